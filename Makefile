@@ -1,0 +1,45 @@
+# make demo — build and run the main job on the bundled example session.
+# make test — every test suite (Rust, C; Python and Node where present), one release build.
+SHELL := /bin/bash
+CARGO ?= cargo
+RELEASE := target/release
+LIB := $(RELEASE)/libankita.so
+CLI := $(RELEASE)/ankita
+C_TEST := target/c/test_ankita
+CFLAGS_TEST := -std=c99 -Wall -Wextra -Werror -Iinclude
+VALGRIND := valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
+	--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1
+
+.PHONY: all build demo test test-rust test-c lint tools clean
+
+all: build
+
+build:
+	$(CARGO) build --release --locked
+
+demo: build
+	@echo "== probing the bundled example images (header only, priced with the ankita profile)"
+	$(CLI) probe tests/fixtures/images/{png,jpeg,gif,webp}/*
+
+test: build test-rust test-c
+
+test-rust: build
+	$(CARGO) test --release --locked
+
+$(C_TEST): tests/c/test_ankita.c include/ankita.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_TEST) $< -L$(RELEASE) -lankita -Wl,-rpath,$(abspath $(RELEASE)) -o $@
+
+test-c: build tools $(C_TEST)
+	$(VALGRIND) $(C_TEST)
+
+# Installs what the test suites need when the machine lacks it.
+tools:
+	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
+
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --all-targets --locked -- -D warnings
+
+clean:
+	$(CARGO) clean

@@ -1,0 +1,136 @@
+//! The C ABI. Every export runs inside [`boundary`]: arguments are checked for NULL and UTF-8,
+//! panics are caught and reported as `internal`, and the answer is always a JSON string that
+//! the caller releases with [`ankita_string_free`]. Nothing here holds global mutable state, so
+//! every function may be called from many threads at once.
+
+use crate::error::{Error, ErrorCode};
+use serde_json::Value;
+use std::ffi::{c_char, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Runs `body` and turns its outcome, or its panic, into an owned JSON C string.
+fn boundary(body: impl FnOnce() -> Result<Value, Error>) -> *mut c_char {
+    let response = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(value)) => value,
+        Ok(Err(error)) => error.to_response(),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Error::new(ErrorCode::Internal, format!("internal error: {what}")).to_response()
+        }
+    };
+    // serde_json escapes U+0000, so the text never holds an interior NUL.
+    CString::new(response.to_string())
+        .map(CString::into_raw)
+        .unwrap_or(std::ptr::null_mut())
+}
+
+/// Borrows a C string argument as UTF-8, or says which argument is NULL or not UTF-8.
+///
+/// # Safety
+/// `ptr` is NULL or points to a NUL-terminated string that outlives `'a`.
+unsafe fn str_arg<'a>(ptr: *const c_char, name: &str) -> Result<&'a str, Error> {
+    if ptr.is_null() {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("{name} is NULL"),
+        ));
+    }
+    // SAFETY: non-NULL and NUL-terminated per the caller's contract.
+    let bytes = unsafe { CStr::from_ptr(ptr) }.to_bytes();
+    std::str::from_utf8(bytes).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "{name} is not valid UTF-8 (invalid byte at offset {})",
+                e.valid_up_to()
+            ),
+        )
+    })
+}
+
+/// Probes an image given as a data URL or bare base64 text, reading only its header.
+///
+/// Answers `{"ok": true, "format": "png", "width": 1700, "height": 2200, "tokens": 765,
+/// "budget_bytes": 3060}`; `format`, `width`, `height` and `tokens` are null when the image
+/// cannot be decoded (it then costs its text's byte length). A NULL or non-UTF-8 `image` gets
+/// `{"ok": false, "error": {"code": "invalid_argument", ...}}`.
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `image` is NULL or a NUL-terminated string valid for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_probe_image(image: *const c_char) -> *mut c_char {
+    boundary(|| {
+        // SAFETY: forwarded from this function's contract.
+        let image = unsafe { str_arg(image, "image") }?;
+        Ok(crate::probe_response(
+            image,
+            crate::pricing::ImageProfile::default(),
+        ))
+    })
+}
+
+/// Releases a string returned by any `ankita_*` function. NULL is accepted and ignored.
+///
+/// Never pass a string from another allocator, and never release a string twice. The pointer
+/// from `ankita_version` is static and must not be passed here.
+///
+/// # Safety
+/// `s` is NULL or a pointer returned by an `ankita_*` function and not yet released.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_string_free(s: *mut c_char) {
+    if !s.is_null() {
+        // SAFETY: `s` came from `CString::into_raw` in `boundary`, per the caller's contract.
+        drop(unsafe { CString::from_raw(s) });
+    }
+}
+
+/// The library version, e.g. `"0.1.0"`. The string is static: never release it.
+#[no_mangle]
+pub extern "C" fn ankita_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(f: impl FnOnce() -> *mut c_char) -> Value {
+        let p = f();
+        assert!(!p.is_null());
+        let text = unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned();
+        unsafe { ankita_string_free(p) };
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn null_and_invalid_utf8_are_errors() {
+        let v = call(|| unsafe { ankita_probe_image(std::ptr::null()) });
+        assert_eq!(v["error"]["code"], "invalid_argument");
+        assert_eq!(v["error"]["message"], "image is NULL");
+        let bad = b"data:\xff\xfe\0";
+        let v = call(|| unsafe { ankita_probe_image(bad.as_ptr().cast()) });
+        assert_eq!(v["error"]["code"], "invalid_argument");
+        assert!(v["error"]["message"].as_str().unwrap().contains("offset 5"));
+    }
+
+    #[test]
+    fn panics_become_internal_errors() {
+        let v = call(|| boundary(|| panic!("boom")));
+        assert_eq!(v["ok"], false);
+        assert_eq!(v["error"]["code"], "internal");
+        assert_eq!(v["error"]["message"], "internal error: boom");
+    }
+
+    #[test]
+    fn version_is_the_package_version() {
+        let v = unsafe { CStr::from_ptr(ankita_version()) };
+        assert_eq!(v.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
+    }
+}

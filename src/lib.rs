@@ -1,0 +1,43 @@
+//! ankita: fit a multimodal chat history into a model's context budget.
+//!
+//! Images are priced by pixels from their header alone ([`probe`], [`pricing`]); the history
+//! is trimmed in a fixed, explainable order; the report says what was removed. The C ABI
+//! ([`ffi`]) and every binding speak the JSON contract of DESIGN §8.
+
+pub mod error;
+pub mod ffi;
+pub mod pricing;
+pub mod probe;
+
+pub use error::{Error, ErrorCode};
+pub use pricing::{ImagePrice, ImageProfile};
+pub use probe::{ImageFormat, ImageInfo, ProbeError};
+
+use serde_json::{json, Value};
+
+/// The probe answer of the JSON contract for a data URL or bare base64 text:
+/// `{"ok": true, "format", "width", "height", "tokens", "budget_bytes"}`.
+///
+/// ```
+/// let v = ankita::probe_response("data:image/gif;base64,R0lGODlhAQABAAAAACw=", Default::default());
+/// assert_eq!(v["format"], "gif");
+/// assert_eq!(v["tokens"], 765);
+/// ```
+pub fn probe_response(text: &str, profile: ImageProfile) -> Value {
+    let price = pricing::price_probe(
+        probe::probe_text(text),
+        text.len(),
+        profile,
+        None,
+        pricing::DEFAULT_BYTES_PER_TOKEN,
+    );
+    let info = price.probe.ok();
+    json!({
+        "ok": true,
+        "format": info.map(|i| i.format.as_str()),
+        "width": info.map(|i| i.width),
+        "height": info.map(|i| i.height),
+        "tokens": price.tokens,
+        "budget_bytes": price.budget_bytes,
+    })
+}

@@ -1,0 +1,119 @@
+/* C ABI tests: built with -Wall -Wextra -Werror against include/ankita.h and run under valgrind. */
+#include "ankita.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            fprintf(stderr, "%s:%d: check failed: %s\n  ", __FILE__,       \
+                    __LINE__, #cond);                                      \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fputc('\n', stderr);                                           \
+            failures++;                                                    \
+        }                                                                  \
+    } while (0)
+
+/* Calls fn(arg), checks the answer equals `expected` exactly, and frees it. */
+static void expect_answer(char *(*fn)(const char *), const char *arg, const char *expected,
+                          const char *what) {
+    char *got = fn(arg);
+    CHECK(got != NULL, "%s: NULL answer", what);
+    if (got != NULL) {
+        CHECK(strcmp(got, expected) == 0, "%s:\n  got      %s\n  expected %s", what, got, expected);
+    }
+    ankita_string_free(got);
+}
+
+static char *base64_encode(const unsigned char *data, size_t len) {
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t out_len = 4 * ((len + 2) / 3);
+    char *out = malloc(out_len + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < len; i += 3) {
+        unsigned long v = (unsigned long)data[i] << 16;
+        if (i + 1 < len) v |= (unsigned long)data[i + 1] << 8;
+        if (i + 2 < len) v |= data[i + 2];
+        out[o++] = alphabet[(v >> 18) & 63];
+        out[o++] = alphabet[(v >> 12) & 63];
+        out[o++] = i + 1 < len ? alphabet[(v >> 6) & 63] : '=';
+        out[o++] = i + 2 < len ? alphabet[v & 63] : '=';
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* A 1700x2200 PNG header followed by 100,000 filler bytes, as a data URL. */
+static char *padded_png_data_url(void) {
+    size_t len = 33 + 100000;
+    unsigned char *png = calloc(len, 1);
+    const unsigned char head[] = {0x89, 'P',  'N',  'G',  '\r', '\n', 0x1A, '\n', 0, 0, 0,
+                                  13,   'I',  'H',  'D',  'R',  0,    0,    0x06, 0xA4,
+                                  0,    0,    0x08, 0x98, 8,    2,    0,    0,    0};
+    memcpy(png, head, sizeof head);
+    char *b64 = base64_encode(png, len);
+    free(png);
+    const char *prefix = "data:image/png;base64,";
+    char *url = malloc(strlen(prefix) + strlen(b64) + 1);
+    strcpy(url, prefix);
+    strcat(url, b64);
+    free(b64);
+    return url;
+}
+
+static void test_probe(void) {
+    char *url = padded_png_data_url();
+    CHECK(strlen(url) > 100000, "data URL is %zu bytes", strlen(url));
+    expect_answer(ankita_probe_image, url,
+                  "{\"ok\":true,\"format\":\"png\",\"width\":1700,\"height\":2200,"
+                  "\"tokens\":765,\"budget_bytes\":3060}",
+                  "padded 1700x2200 PNG");
+    free(url);
+
+    /* Bare base64 of a 1x1 GIF89a. */
+    expect_answer(ankita_probe_image, "R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==",
+                  "{\"ok\":true,\"format\":\"gif\",\"width\":1,\"height\":1,"
+                  "\"tokens\":765,\"budget_bytes\":3060}",
+                  "bare base64 GIF");
+
+    /* Undecodable: costs its own length (here 26 bytes). */
+    expect_answer(ankita_probe_image, "data:image/bmp;base64,Qk0=",
+                  "{\"ok\":true,\"format\":null,\"width\":null,\"height\":null,"
+                  "\"tokens\":null,\"budget_bytes\":26}",
+                  "BMP");
+}
+
+static void test_bad_arguments(void) {
+    expect_answer(ankita_probe_image, NULL,
+                  "{\"ok\":false,\"error\":{\"code\":\"invalid_argument\","
+                  "\"message\":\"image is NULL\"}}",
+                  "NULL image");
+    const char bad_utf8[] = {'d', 'a', 't', 'a', ':', (char)0xC3, (char)0x28, 0};
+    expect_answer(ankita_probe_image, bad_utf8,
+                  "{\"ok\":false,\"error\":{\"code\":\"invalid_argument\","
+                  "\"message\":\"image is not valid UTF-8 (invalid byte at offset 5)\"}}",
+                  "invalid UTF-8");
+    ankita_string_free(NULL);
+}
+
+static void test_version(void) {
+    const char *v = ankita_version();
+    CHECK(v != NULL && strlen(v) >= 5 && strchr(v, '.') != NULL, "version %s", v ? v : "(null)");
+}
+
+int main(void) {
+    test_version();
+    test_probe();
+    test_bad_arguments();
+    if (failures) {
+        fprintf(stderr, "%d C check(s) failed\n", failures);
+        return 1;
+    }
+    printf("C ABI tests passed\n");
+    return 0;
+}
