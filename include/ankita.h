@@ -35,6 +35,48 @@ extern "C" {
 // `image` is NULL or a NUL-terminated string valid for the duration of the call.
 char *ankita_probe_image(const char *image);
 
+// Trims a chat history to its budget: the JSON contract of DESIGN §8.
+//
+// `request_json` is `{"messages": [...], "max_bytes"?, "context_tokens"?, ...}`. The answer is
+// `{"ok": true, "messages": [...], "report": {...}}` or `{"ok": false, "error": {"code",
+// "message", "path"?}}` with codes `invalid_json`, `invalid_request`,
+// `context_budget_exceeded`, `history_budget_too_small`, `image_overflow`,
+// `invalid_argument` (NULL or non-UTF-8 argument) and `internal`.
+//
+// Ownership: the returned string is owned by the caller and must be released with
+// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+//
+// # Safety
+// `request_json` is NULL or a NUL-terminated string valid for the duration of the call.
+char *ankita_trim(const char *request_json);
+
+// Repairs a restored session: orphan tool messages, broken or unanswered tool calls, unknown
+// roles and empty messages (DESIGN §5).
+//
+// `messages_json` is the messages array. The answer is `{"ok": true, "messages": [...],
+// "report": {"repaired": [...]}}` or an error JSON as for `ankita_trim`.
+//
+// Ownership: the returned string is owned by the caller and must be released with
+// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+//
+// # Safety
+// `messages_json` is NULL or a NUL-terminated string valid for the duration of the call.
+char *ankita_sanitize(const char *messages_json);
+
+// Vision tokens of an image of `width` × `height` pixels under a pricing profile.
+//
+// `options_json` may be NULL (the default `ankita` profile) or `{"image_profile"?: "...",
+// "detail"?: "low" | "high" | "auto", "bytes_per_token"?: 4}`. Answers `{"ok": true,
+// "tokens": 765, "budget_bytes": 3060}`, or an error JSON (`invalid_argument` for a zero side,
+// `invalid_request` for a bad option).
+//
+// Ownership: the returned string is owned by the caller and must be released with
+// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+//
+// # Safety
+// `options_json` is NULL or a NUL-terminated string valid for the duration of the call.
+char *ankita_estimate_image_tokens(uint32_t width, uint32_t height, const char *options_json);
+
 // Releases a string returned by any `ankita_*` function. NULL is accepted and ignored.
 //
 // Never pass a string from another allocator, and never release a string twice. The pointer

@@ -10,20 +10,27 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs `body` and turns its outcome, or its panic, into an owned JSON C string.
 fn boundary(body: impl FnOnce() -> Result<Value, Error>) -> *mut c_char {
+    boundary_text(|| body().map(|value| value.to_string()))
+}
+
+/// Like [`boundary`] for bodies that already produce the JSON text.
+fn boundary_text(body: impl FnOnce() -> Result<String, Error>) -> *mut c_char {
     let response = match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(value)) => value,
-        Ok(Err(error)) => error.to_response(),
+        Ok(Ok(text)) => text,
+        Ok(Err(error)) => error.to_response().to_string(),
         Err(panic) => {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            Error::new(ErrorCode::Internal, format!("internal error: {what}")).to_response()
+            Error::new(ErrorCode::Internal, format!("internal error: {what}"))
+                .to_response()
+                .to_string()
         }
     };
     // serde_json escapes U+0000, so the text never holds an interior NUL.
-    CString::new(response.to_string())
+    CString::new(response)
         .map(CString::into_raw)
         .unwrap_or(std::ptr::null_mut())
 }
@@ -73,6 +80,83 @@ pub unsafe extern "C" fn ankita_probe_image(image: *const c_char) -> *mut c_char
             image,
             crate::pricing::ImageProfile::default(),
         ))
+    })
+}
+
+/// Trims a chat history to its budget: the JSON contract of DESIGN §8.
+///
+/// `request_json` is `{"messages": [...], "max_bytes"?, "context_tokens"?, ...}`. The answer is
+/// `{"ok": true, "messages": [...], "report": {...}}` or `{"ok": false, "error": {"code",
+/// "message", "path"?}}` with codes `invalid_json`, `invalid_request`,
+/// `context_budget_exceeded`, `history_budget_too_small`, `image_overflow`,
+/// `invalid_argument` (NULL or non-UTF-8 argument) and `internal`.
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `request_json` is NULL or a NUL-terminated string valid for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_trim(request_json: *const c_char) -> *mut c_char {
+    boundary_text(|| {
+        // SAFETY: forwarded from this function's contract.
+        let request = unsafe { str_arg(request_json, "request_json") }?;
+        Ok(crate::api::trim_json(request))
+    })
+}
+
+/// Repairs a restored session: orphan tool messages, broken or unanswered tool calls, unknown
+/// roles and empty messages (DESIGN §5).
+///
+/// `messages_json` is the messages array. The answer is `{"ok": true, "messages": [...],
+/// "report": {"repaired": [...]}}` or an error JSON as for `ankita_trim`.
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `messages_json` is NULL or a NUL-terminated string valid for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_sanitize(messages_json: *const c_char) -> *mut c_char {
+    boundary_text(|| {
+        // SAFETY: forwarded from this function's contract.
+        let messages = unsafe { str_arg(messages_json, "messages_json") }?;
+        Ok(crate::api::sanitize_json(messages))
+    })
+}
+
+/// Vision tokens of an image of `width` × `height` pixels under a pricing profile.
+///
+/// `options_json` may be NULL (the default `ankita` profile) or `{"image_profile"?: "...",
+/// "detail"?: "low" | "high" | "auto", "bytes_per_token"?: 4}`. Answers `{"ok": true,
+/// "tokens": 765, "budget_bytes": 3060}`, or an error JSON (`invalid_argument` for a zero side,
+/// `invalid_request` for a bad option).
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `options_json` is NULL or a NUL-terminated string valid for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_estimate_image_tokens(
+    width: u32,
+    height: u32,
+    options_json: *const c_char,
+) -> *mut c_char {
+    boundary(|| {
+        let options = if options_json.is_null() {
+            Value::Object(Default::default())
+        } else {
+            // SAFETY: non-NULL and NUL-terminated per this function's contract.
+            let text = unsafe { str_arg(options_json, "options_json") }?;
+            serde_json::from_str(text).map_err(|e| {
+                Error::new(
+                    ErrorCode::InvalidJson,
+                    format!("options_json: invalid JSON: {e}"),
+                )
+            })?
+        };
+        crate::api::estimate_image_tokens(width, height, &options)
     })
 }
 

@@ -4,14 +4,25 @@
 //! is trimmed in a fixed, explainable order; the report says what was removed. The C ABI
 //! ([`ffi`]) and every binding speak the JSON contract of DESIGN §8.
 
+pub mod api;
 pub mod error;
 pub mod ffi;
+mod json;
+pub mod message;
 pub mod pricing;
 pub mod probe;
+pub mod repair;
+pub mod report;
+pub mod request;
+pub mod shed;
+pub mod trim;
 
 pub use error::{Error, ErrorCode};
 pub use pricing::{ImagePrice, ImageProfile};
 pub use probe::{ImageFormat, ImageInfo, ProbeError};
+pub use report::Report;
+pub use request::{OnImageOverflow, TrimOptions};
+pub use trim::{plan_sanitize, plan_trim, NewContent, NewPart, Plan, PlannedMessage};
 
 use serde_json::{json, Value};
 

@@ -1,50 +1,320 @@
-//! The `ankita` command line: probe images (and, with the trimming engine, trim and sanitize
-//! sessions). Exit codes: 0 success, 1 budget failure, 2 usage error, 3 invalid input.
+//! The `ankita` command line.
+//!
+//! Exit codes: 0 success; 1 the budget cannot be met (`context_budget_exceeded`,
+//! `history_budget_too_small`, `image_overflow`); 2 usage error; 3 invalid input (unreadable
+//! file, invalid JSON, invalid request).
 
-use ankita::pricing::{price_probe, ImageProfile, DEFAULT_BYTES_PER_TOKEN};
+use ankita::api;
+use ankita::message::image_url_of;
+use ankita::pricing::{price_image_url, price_probe, ImagePrice, ImageProfile};
 use ankita::probe;
+use ankita::shed::describe_image;
+use ankita::{Error, ErrorCode};
+use serde_json::{Map, Value};
+use std::io::Read;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage:
+  ankita trim [FILE|-] [--max-bytes N] [--context-tokens N] [--max-output-tokens N]
+              [--max-messages N] [--tools FILE] [--memory FILE] [--profile P]
+              [--on-image-overflow placeholder|drop|error] [--summary]
+      FILE holds a request object ({\"messages\": [...], ...}) or a bare messages array.
+      Prints the response JSON; --summary also prints a readable report to stderr.
+  ankita sanitize [FILE|-]         repair a restored session (orphan tool messages, broken calls)
   ankita probe [--json] FILE|DATA_URL...   format, pixel size and price of images
   ankita --version";
 
+const EXIT_BUDGET: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 const EXIT_INVALID_INPUT: u8 = 3;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
+    let result = match args.first().map(String::as_str) {
+        Some("trim") => trim_command(&args[1..]),
+        Some("sanitize") => sanitize_command(&args[1..]),
         Some("probe") => probe_command(&args[1..]),
         Some("--version") | Some("-V") => {
             println!("ankita {}", env!("CARGO_PKG_VERSION"));
-            ExitCode::SUCCESS
+            Ok(())
         }
         Some("--help") | Some("-h") => {
             println!("{USAGE}");
-            ExitCode::SUCCESS
+            Ok(())
         }
-        _ => usage_error("missing or unknown command"),
+        _ => Err(Failure::Usage("missing or unknown command".into())),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(message)) => {
+            eprintln!("ankita: {message}\n{USAGE}");
+            ExitCode::from(EXIT_USAGE)
+        }
+        Err(Failure::Input(message)) => {
+            eprintln!("ankita: {message}");
+            ExitCode::from(EXIT_INVALID_INPUT)
+        }
+        Err(Failure::Api(error)) => {
+            println!("{}", error.to_response());
+            eprintln!("ankita: {error}");
+            let budget = matches!(
+                error.code,
+                ErrorCode::ContextBudgetExceeded
+                    | ErrorCode::HistoryBudgetTooSmall
+                    | ErrorCode::ImageOverflow
+            );
+            ExitCode::from(if budget {
+                EXIT_BUDGET
+            } else {
+                EXIT_INVALID_INPUT
+            })
+        }
     }
 }
 
-fn usage_error(message: &str) -> ExitCode {
-    eprintln!("ankita: {message}\n{USAGE}");
-    ExitCode::from(EXIT_USAGE)
+enum Failure {
+    Usage(String),
+    Input(String),
+    Api(Error),
 }
 
-fn probe_command(args: &[String]) -> ExitCode {
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Failure::Api(error)
+    }
+}
+
+fn read_input(path: Option<&str>) -> Result<String, Failure> {
+    let mut text = String::new();
+    match path {
+        None | Some("-") => std::io::stdin()
+            .read_to_string(&mut text)
+            .map(|_| text)
+            .map_err(|e| Failure::Input(format!("stdin: {e}"))),
+        Some(path) => {
+            std::fs::read_to_string(path).map_err(|e| Failure::Input(format!("{path}: {e}")))
+        }
+    }
+}
+
+fn parse_json(text: &str, what: &str) -> Result<Value, Failure> {
+    serde_json::from_str(text).map_err(|e| {
+        Failure::Api(Error::new(
+            ErrorCode::InvalidJson,
+            format!("{what}: invalid JSON: {e}"),
+        ))
+    })
+}
+
+fn trim_command(args: &[String]) -> Result<(), Failure> {
+    let mut file = None;
+    let mut summary = false;
+    let mut overrides = Map::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| Failure::Usage(format!("{name} needs a value")))
+        };
+        let number = |name: &str, v: String| -> Result<Value, Failure> {
+            v.parse::<u64>().map(Value::from).map_err(|_| {
+                Failure::Usage(format!("{name} takes a non-negative integer, not {v:?}"))
+            })
+        };
+        match arg.as_str() {
+            "--summary" => summary = true,
+            "--max-bytes" => {
+                overrides.insert("max_bytes".into(), number(arg, value(arg)?)?);
+            }
+            "--context-tokens" => {
+                overrides.insert("context_tokens".into(), number(arg, value(arg)?)?);
+            }
+            "--max-output-tokens" => {
+                overrides.insert("max_output_tokens".into(), number(arg, value(arg)?)?);
+            }
+            "--max-messages" => {
+                overrides.insert("max_messages".into(), number(arg, value(arg)?)?);
+            }
+            "--profile" => {
+                overrides.insert("image_profile".into(), value(arg)?.into());
+            }
+            "--on-image-overflow" => {
+                overrides.insert("on_image_overflow".into(), value(arg)?.into());
+            }
+            "--tools" => {
+                let path = value(arg)?;
+                overrides.insert(
+                    "tools".into(),
+                    parse_json(&read_input(Some(&path))?, &path)?,
+                );
+            }
+            "--memory" => {
+                let path = value(arg)?;
+                overrides.insert("memory".into(), read_input(Some(&path))?.into());
+            }
+            flag if flag.starts_with("--") => {
+                return Err(Failure::Usage(format!("unknown option {flag}")))
+            }
+            path if file.is_none() => file = Some(path.to_owned()),
+            extra => return Err(Failure::Usage(format!("unexpected argument {extra:?}"))),
+        }
+    }
+    let input = parse_json(
+        &read_input(file.as_deref())?,
+        file.as_deref().unwrap_or("stdin"),
+    )?;
+    let mut request = match input {
+        Value::Array(messages) => {
+            let mut request = Map::new();
+            request.insert("messages".into(), Value::Array(messages));
+            request
+        }
+        Value::Object(request) => request,
+        _ => {
+            return Err(Failure::Input(
+                "the input must be a request object or a messages array".into(),
+            ))
+        }
+    };
+    request.extend(overrides);
+    let images = if summary {
+        image_inventory(&request)
+    } else {
+        Vec::new()
+    };
+    let response = api::trim_value(Value::Object(request))?;
+    println!("{response}");
+    if summary {
+        eprint!("{}", render_summary(&response["report"], &images));
+    }
+    Ok(())
+}
+
+fn sanitize_command(args: &[String]) -> Result<(), Failure> {
+    if let Some(flag) = args.iter().find(|a| a.starts_with("--")) {
+        return Err(Failure::Usage(format!("unknown option {flag}")));
+    }
+    if args.len() > 1 {
+        return Err(Failure::Usage("sanitize takes one FILE".into()));
+    }
+    let input = read_input(args.first().map(String::as_str))?;
+    let response = api::sanitize_value(parse_json(&input, "input")?)?;
+    println!("{response}");
+    Ok(())
+}
+
+/// Every image of the request with its price, for the summary.
+fn image_inventory(request: &Map<String, Value>) -> Vec<(usize, usize, ImagePrice, usize)> {
+    let profile = request
+        .get("image_profile")
+        .and_then(Value::as_str)
+        .and_then(|name| ImageProfile::from_name(name).ok())
+        .unwrap_or_default();
+    let bpt = request
+        .get("bytes_per_token")
+        .and_then(Value::as_u64)
+        .unwrap_or(4);
+    let mut images = Vec::new();
+    let messages = request.get("messages").and_then(Value::as_array);
+    for (i, message) in messages.into_iter().flatten().enumerate() {
+        let parts = message.get("content").and_then(Value::as_array);
+        for (p, part) in parts.into_iter().flatten().enumerate() {
+            if part.get("type").and_then(Value::as_str) != Some("image_url") {
+                continue;
+            }
+            if let Some((url, detail)) = part.as_object().and_then(image_url_of) {
+                images.push((i, p, price_image_url(url, profile, detail, bpt), url.len()));
+            }
+        }
+    }
+    images
+}
+
+fn render_summary(report: &Value, images: &[(usize, usize, ImagePrice, usize)]) -> String {
+    let list = |key: &str| -> Vec<Value> { report[key].as_array().cloned().unwrap_or_default() };
+    let mut out = String::new();
+    let budget = match report["budget_bytes"].as_u64() {
+        Some(b) => format!("{b} bytes (~{} tokens)", report["budget_tokens"]),
+        None => "none (max_messages only)".into(),
+    };
+    out += &format!(
+        "ankita: kept {} of {} messages; cost {} bytes (~{} tokens); budget {budget}\n",
+        report["output_messages"],
+        report["input_messages"],
+        report["cost_bytes"],
+        report["cost_tokens"]
+    );
+    let dropped = list("dropped_messages");
+    if !dropped.is_empty() {
+        let indices: Vec<String> = dropped.iter().map(Value::to_string).collect();
+        out += &format!(
+            "  dropped {} messages: {}\n",
+            dropped.len(),
+            indices.join(", ")
+        );
+    }
+    for t in list("truncated") {
+        out += &format!(
+            "  shrunk messages[{}]{}: {} → {} bytes\n",
+            t["index"],
+            part_suffix(&t["part"]),
+            t["from_bytes"],
+            t["to_bytes"]
+        );
+    }
+    for a in list("dropped_attachments") {
+        out += &format!(
+            "  dropped attachment body messages[{}].content[{}]: {} bytes\n",
+            a["index"], a["part"], a["bytes"]
+        );
+    }
+    for r in list("repaired") {
+        out += &format!(
+            "  repaired messages[{}]: {} ({})\n",
+            r["index"],
+            r["action"].as_str().unwrap_or(""),
+            r["reason"].as_str().unwrap_or("")
+        );
+    }
+    let dropped_images = list("dropped_images");
+    for &(i, p, price, url_bytes) in images {
+        let was_dropped = dropped_images
+            .iter()
+            .any(|d| d["index"] == i && d["part"] == p)
+            || dropped.iter().any(|d| *d == i);
+        out += &format!(
+            "  image messages[{i}].content[{p}]: {} = {} budget bytes (data URL {} bytes) — {}\n",
+            describe_image(&price),
+            price.budget_bytes,
+            url_bytes,
+            if was_dropped { "dropped" } else { "kept" }
+        );
+    }
+    out
+}
+
+fn part_suffix(part: &Value) -> String {
+    match part.as_u64() {
+        Some(p) => format!(".content[{p}]"),
+        None => String::new(),
+    }
+}
+
+fn probe_command(args: &[String]) -> Result<(), Failure> {
     let json = args.iter().any(|a| a == "--json");
     let inputs: Vec<&String> = args.iter().filter(|a| *a != "--json").collect();
     if let Some(flag) = inputs.iter().find(|a| a.starts_with("--")) {
-        return usage_error(&format!("unknown option {flag}"));
+        return Err(Failure::Usage(format!("unknown option {flag}")));
     }
     if inputs.is_empty() {
-        return usage_error("probe needs at least one FILE or data URL");
+        return Err(Failure::Usage(
+            "probe needs at least one FILE or data URL".into(),
+        ));
     }
     let profile = ImageProfile::default();
-    let mut status = ExitCode::SUCCESS;
+    let mut failed = None;
     for input in inputs {
         let (label, result, size) = if probe::is_data_url(input) {
             let shown: String = input.chars().take(40).collect();
@@ -63,12 +333,12 @@ fn probe_command(args: &[String]) -> ExitCode {
                 }
                 Err(e) => {
                     eprintln!("ankita: {input}: {e}");
-                    status = ExitCode::from(EXIT_INVALID_INPUT);
+                    failed = Some(Failure::Input(format!("{input}: {e}")));
                     continue;
                 }
             }
         };
-        let price = price_probe(result, size, profile, None, DEFAULT_BYTES_PER_TOKEN);
+        let price = price_probe(result, size, profile, None, 4);
         if json {
             let info = price.probe.ok();
             println!(
@@ -85,12 +355,9 @@ fn probe_command(args: &[String]) -> ExitCode {
             );
         } else {
             match price.probe {
-                Ok(info) => println!(
-                    "{label}: {} {}×{}, {} tokens = {} budget bytes (input {} bytes)",
-                    info.format,
-                    info.width,
-                    info.height,
-                    price.tokens.unwrap_or(0),
+                Ok(_) => println!(
+                    "{label}: {} = {} budget bytes (input {} bytes)",
+                    describe_image(&price),
                     price.budget_bytes,
                     size
                 ),
@@ -101,5 +368,5 @@ fn probe_command(args: &[String]) -> ExitCode {
             }
         }
     }
-    status
+    failed.map_or(Ok(()), Err)
 }

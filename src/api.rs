@@ -1,0 +1,201 @@
+//! The JSON contract (DESIGN §8): what the C ABI and the CLI speak, built on [`crate::trim`].
+//!
+//! ```
+//! let response = ankita::api::trim_json(r#"{"messages": [
+//!     {"role": "system", "content": "Be brief."},
+//!     {"role": "tool", "tool_call_id": "gone", "content": "orphan"},
+//!     {"role": "user", "content": "Hi"}
+//! ], "max_bytes": 4096}"#);
+//! let v: serde_json::Value = serde_json::from_str(&response).unwrap();
+//! assert_eq!(v["ok"], true);
+//! assert_eq!(v["messages"].as_array().unwrap().len(), 2);
+//! assert_eq!(v["report"]["repaired"][0]["action"], "orphan_tool_removed");
+//! ```
+
+use crate::error::{Error, ErrorCode};
+use crate::pricing::ImageProfile;
+use crate::request::TrimOptions;
+use crate::trim::{plan_sanitize, plan_trim, NewContent, NewPart, Plan};
+use serde_json::{Map, Value};
+
+/// Trims a request given as JSON text; always answers JSON text (success or error).
+pub fn trim_json(request: &str) -> String {
+    respond(parse_json(request).and_then(trim_value))
+}
+
+/// Repairs a messages array (or `{"messages": [...]}`) given as JSON text.
+pub fn sanitize_json(messages: &str) -> String {
+    respond(parse_json(messages).and_then(sanitize_value))
+}
+
+/// Trims a parsed request and returns the whole success response
+/// `{"ok": true, "messages": [...], "report": {...}}`.
+pub fn trim_value(request: Value) -> Result<Value, Error> {
+    let (messages, options) = parse_request(request)?;
+    let plan = plan_trim(&messages, &options)?;
+    Ok(response(apply_plan(messages, &plan), &plan, false))
+}
+
+/// Repairs parsed messages and returns `{"ok": true, "messages": [...], "report": {"repaired"}}`.
+pub fn sanitize_value(messages: Value) -> Result<Value, Error> {
+    let messages =
+        match messages {
+            Value::Array(messages) => messages,
+            Value::Object(mut request) => match request.remove("messages") {
+                Some(Value::Array(messages)) if request.is_empty() => messages,
+                _ => return Err(Error::invalid_request(
+                    "sanitize takes the messages array (or an object holding only \"messages\")",
+                    "messages",
+                )),
+            },
+            _ => {
+                return Err(Error::invalid_request(
+                    "sanitize takes the messages array",
+                    "messages",
+                ))
+            }
+        };
+    let plan = plan_sanitize(&messages)?;
+    Ok(response(apply_plan(messages, &plan), &plan, true))
+}
+
+/// `{"ok": true, "tokens", "budget_bytes"}` for an image of `width` × `height` pixels.
+/// `options` may hold `image_profile`, `detail` and `bytes_per_token`.
+pub fn estimate_image_tokens(width: u32, height: u32, options: &Value) -> Result<Value, Error> {
+    let options = options
+        .as_object()
+        .ok_or_else(|| Error::new(ErrorCode::InvalidRequest, "options must be a JSON object"))?;
+    if width == 0 || height == 0 {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("image size {width}×{height} has a zero side"),
+        ));
+    }
+    let mut profile = ImageProfile::default();
+    let mut detail = None;
+    let mut bytes_per_token = crate::pricing::DEFAULT_BYTES_PER_TOKEN;
+    for (key, value) in options {
+        match (key.as_str(), value) {
+            (_, Value::Null) => {}
+            ("image_profile" | "profile", Value::String(name)) => profile = ImageProfile::from_name(name)?,
+            ("detail", Value::String(d)) => detail = Some(d.as_str()),
+            ("bytes_per_token", v) if v.as_u64().is_some_and(|n| n > 0) => {
+                bytes_per_token = v.as_u64().unwrap_or(1)
+            }
+            _ => {
+                return Err(Error::invalid_request(
+                    format!("unknown or invalid option {key:?} = {value}; known: image_profile (string), detail (string), bytes_per_token (integer ≥ 1)"),
+                    key.as_str(),
+                ))
+            }
+        }
+    }
+    let tokens = profile.tokens(width, height, detail);
+    let mut out = Map::new();
+    out.insert("ok".into(), true.into());
+    out.insert("tokens".into(), tokens.into());
+    out.insert(
+        "budget_bytes".into(),
+        tokens.saturating_mul(bytes_per_token).into(),
+    );
+    Ok(Value::Object(out))
+}
+
+/// Splits a request object into its messages and options.
+pub fn parse_request(request: Value) -> Result<(Vec<Value>, TrimOptions), Error> {
+    let Value::Object(mut request) = request else {
+        return Err(Error::new(
+            ErrorCode::InvalidRequest,
+            "the request must be a JSON object",
+        ));
+    };
+    let messages = match request.remove("messages") {
+        Some(Value::Array(messages)) => messages,
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "messages must be an array",
+                "messages",
+            ))
+        }
+        None => return Err(Error::invalid_request("messages is missing", "messages")),
+    };
+    let options = TrimOptions::from_map(&request)?;
+    Ok((messages, options))
+}
+
+/// Builds the returned messages from the caller's own, moving (never copying) what is kept.
+pub fn apply_plan(mut messages: Vec<Value>, plan: &Plan) -> Vec<Value> {
+    plan.messages
+        .iter()
+        .map(|planned| {
+            let mut message = std::mem::take(&mut messages[planned.index]);
+            let Value::Object(obj) = &mut message else {
+                return message;
+            };
+            if planned.remove_tool_calls {
+                obj.shift_remove("tool_calls");
+            }
+            match &planned.content {
+                None => {}
+                Some(NewContent::Text(text)) => {
+                    obj.insert("content".into(), Value::String(text.clone()));
+                }
+                Some(NewContent::Parts(parts)) => {
+                    let mut old = match obj.get_mut("content").map(Value::take) {
+                        Some(Value::Array(old)) => old,
+                        _ => Vec::new(),
+                    };
+                    let new = parts
+                        .iter()
+                        .map(|part| match part {
+                            NewPart::Keep(p) => std::mem::take(&mut old[*p]),
+                            NewPart::Text {
+                                from: Some(p),
+                                text,
+                            } => {
+                                let mut part = std::mem::take(&mut old[*p]);
+                                part["text"] = Value::String(text.clone());
+                                part
+                            }
+                            NewPart::Text { from: None, text } => {
+                                let mut part = Map::new();
+                                part.insert("type".into(), "text".into());
+                                part.insert("text".into(), Value::String(text.clone()));
+                                Value::Object(part)
+                            }
+                        })
+                        .collect();
+                    obj.insert("content".into(), Value::Array(new));
+                }
+            }
+            message
+        })
+        .collect()
+}
+
+fn response(messages: Vec<Value>, plan: &Plan, repairs_only: bool) -> Value {
+    let report = if repairs_only {
+        let mut r = Map::new();
+        r.insert("repaired".into(), plan.report.to_json()["repaired"].take());
+        Value::Object(r)
+    } else {
+        plan.report.to_json()
+    };
+    let mut out = Map::new();
+    out.insert("ok".into(), true.into());
+    out.insert("messages".into(), Value::Array(messages));
+    out.insert("report".into(), report);
+    Value::Object(out)
+}
+
+fn parse_json(text: &str) -> Result<Value, Error> {
+    serde_json::from_str(text)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}")))
+}
+
+fn respond(result: Result<Value, Error>) -> String {
+    match result {
+        Ok(value) => value.to_string(),
+        Err(error) => error.to_response().to_string(),
+    }
+}

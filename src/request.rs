@@ -1,0 +1,272 @@
+//! The request around the messages: budget options of the JSON contract (DESIGN §7–§8), parsed
+//! with errors that name the offending key.
+
+use crate::error::{Error, ErrorCode};
+use crate::json::compact_len;
+use crate::pricing::{ImageProfile, DEFAULT_BYTES_PER_TOKEN};
+use serde_json::{json, Map, Value};
+
+/// The history budget below which `trim` refuses to run.
+pub const MIN_HISTORY_BYTES: u64 = 512;
+/// Default for `overhead_bytes`: request framing the caller does not list.
+pub const DEFAULT_OVERHEAD_BYTES: u64 = 1024;
+/// Default for `max_messages`.
+pub const DEFAULT_MAX_MESSAGES: usize = 40;
+
+/// What happens to an image that must go to fit the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnImageOverflow {
+    /// The image part becomes a short text part saying what was omitted.
+    #[default]
+    Placeholder,
+    /// The image part is removed.
+    Drop,
+    /// The call fails with `image_overflow`.
+    Error,
+}
+
+impl OnImageOverflow {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnImageOverflow::Placeholder => "placeholder",
+            OnImageOverflow::Drop => "drop",
+            OnImageOverflow::Error => "error",
+        }
+    }
+}
+
+/// Every option of a trim request except `messages`. `Default` gives the contract's defaults
+/// and no byte budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrimOptions {
+    /// A history budget in bytes, given directly.
+    pub max_bytes: Option<u64>,
+    /// The model's context window in tokens; the history budget is derived from it (§7).
+    pub context_tokens: Option<u64>,
+    pub max_output_tokens: u64,
+    pub overhead_bytes: u64,
+    pub bytes_per_token: u64,
+    /// Compact JSON bytes of the `tools` schemas.
+    pub tools_bytes: u64,
+    /// UTF-8 bytes of `memory` (text placed elsewhere in the prompt).
+    pub memory_bytes: u64,
+    pub max_messages: usize,
+    pub image_profile: ImageProfile,
+    pub on_image_overflow: OnImageOverflow,
+}
+
+impl Default for TrimOptions {
+    fn default() -> Self {
+        TrimOptions {
+            max_bytes: None,
+            context_tokens: None,
+            max_output_tokens: 0,
+            overhead_bytes: DEFAULT_OVERHEAD_BYTES,
+            bytes_per_token: DEFAULT_BYTES_PER_TOKEN,
+            tools_bytes: 0,
+            memory_bytes: 0,
+            max_messages: DEFAULT_MAX_MESSAGES,
+            image_profile: ImageProfile::default(),
+            on_image_overflow: OnImageOverflow::default(),
+        }
+    }
+}
+
+/// Request keys other than `messages`.
+pub const OPTION_KEYS: &[&str] = &[
+    "max_bytes",
+    "context_tokens",
+    "max_output_tokens",
+    "tools",
+    "memory",
+    "overhead_bytes",
+    "bytes_per_token",
+    "max_messages",
+    "image_profile",
+    "on_image_overflow",
+];
+
+impl TrimOptions {
+    /// Reads the options from a request object, ignoring `messages`. Unknown keys are an error:
+    /// a typo must not silently change the budget. `null` means "not given".
+    pub fn from_map(request: &Map<String, Value>) -> Result<Self, Error> {
+        let mut options = TrimOptions::default();
+        for (key, value) in request {
+            if key == "messages" || value.is_null() {
+                continue;
+            }
+            match key.as_str() {
+                "max_bytes" => options.max_bytes = Some(uint(value, key)?),
+                "context_tokens" => options.context_tokens = Some(uint(value, key)?),
+                "max_output_tokens" => options.max_output_tokens = uint(value, key)?,
+                "overhead_bytes" => options.overhead_bytes = uint(value, key)?,
+                "bytes_per_token" => {
+                    options.bytes_per_token = uint(value, key)?;
+                    if options.bytes_per_token == 0 {
+                        return Err(Error::invalid_request("bytes_per_token must be at least 1", key));
+                    }
+                }
+                "max_messages" => {
+                    options.max_messages = usize::try_from(uint(value, key)?).unwrap_or(usize::MAX)
+                }
+                "tools" => {
+                    if !value.is_array() {
+                        return Err(Error::invalid_request(
+                            "tools must be an array of tool schemas",
+                            key,
+                        ));
+                    }
+                    options.tools_bytes = compact_len(value);
+                }
+                "memory" => options.memory_bytes = memory_bytes(value)?,
+                "image_profile" => {
+                    let name = value.as_str().ok_or_else(|| {
+                        Error::invalid_request("image_profile must be a string", key)
+                    })?;
+                    options.image_profile = ImageProfile::from_name(name)?;
+                }
+                "on_image_overflow" => {
+                    options.on_image_overflow = match value.as_str() {
+                        Some("placeholder") => OnImageOverflow::Placeholder,
+                        Some("drop") => OnImageOverflow::Drop,
+                        Some("error") => OnImageOverflow::Error,
+                        _ => {
+                            return Err(Error::invalid_request(
+                                format!(
+                                    "on_image_overflow must be \"placeholder\", \"drop\" or \"error\", not {}",
+                                    value
+                                ),
+                                key,
+                            ))
+                        }
+                    }
+                }
+                _ => {
+                    return Err(Error::invalid_request(
+                        format!(
+                            "unknown request key {key:?}; known keys: messages, {}",
+                            OPTION_KEYS.join(", ")
+                        ),
+                        key,
+                    ))
+                }
+            }
+        }
+        Ok(options)
+    }
+
+    /// The history budget in bytes (§7), or `None` when neither `max_bytes` nor
+    /// `context_tokens` is given. Fails with `history_budget_too_small` below 512 bytes.
+    pub fn history_budget(&self) -> Result<Option<u64>, Error> {
+        let bpt = i128::from(self.bytes_per_token);
+        let from_context = self.context_tokens.map(|tokens| {
+            i128::from(tokens) * bpt
+                - i128::from(self.max_output_tokens) * bpt
+                - i128::from(self.overhead_bytes)
+                - i128::from(self.tools_bytes)
+                - i128::from(self.memory_bytes)
+        });
+        let budget = match (from_context, self.max_bytes) {
+            (None, None) => return Ok(None),
+            (Some(c), None) => c,
+            (None, Some(m)) => i128::from(m),
+            (Some(c), Some(m)) => c.min(i128::from(m)),
+        };
+        if budget < i128::from(MIN_HISTORY_BYTES) {
+            let mut details = Map::new();
+            details.insert("breakdown".into(), self.breakdown(budget));
+            return Err(Error::new(
+                ErrorCode::HistoryBudgetTooSmall,
+                format!(
+                    "The history budget is {budget} bytes after reserving the output, overhead, \
+                     tool schemas and memory; at least {MIN_HISTORY_BYTES} bytes are needed."
+                ),
+            )
+            .with_details(details));
+        }
+        Ok(Some(budget as u64))
+    }
+
+    /// Where the context window goes, for error reports.
+    pub(crate) fn breakdown(&self, history_bytes: i128) -> Value {
+        let bpt = self.bytes_per_token;
+        let mut b = Map::new();
+        if let Some(tokens) = self.context_tokens {
+            b.insert("context_bytes".into(), json!(tokens.saturating_mul(bpt)));
+            b.insert(
+                "output_reserve_bytes".into(),
+                json!(self.max_output_tokens.saturating_mul(bpt)),
+            );
+            b.insert("overhead_bytes".into(), json!(self.overhead_bytes));
+            b.insert("tools_bytes".into(), json!(self.tools_bytes));
+            b.insert("memory_bytes".into(), json!(self.memory_bytes));
+        }
+        if let Some(max) = self.max_bytes {
+            b.insert("max_bytes".into(), json!(max));
+        }
+        b.insert("history_bytes".into(), json!(history_bytes));
+        Value::Object(b)
+    }
+}
+
+fn uint(value: &Value, key: &str) -> Result<u64, Error> {
+    value.as_u64().ok_or_else(|| {
+        Error::invalid_request(
+            format!("{key} must be a non-negative integer, not {value}"),
+            key,
+        )
+    })
+}
+
+fn memory_bytes(value: &Value) -> Result<u64, Error> {
+    match value {
+        Value::String(s) => Ok(s.len() as u64),
+        Value::Array(items) => items.iter().enumerate().try_fold(0u64, |sum, (i, item)| {
+            let s = item.as_str().ok_or_else(|| {
+                Error::invalid_request("memory items must be strings", format!("memory[{i}]"))
+            })?;
+            Ok(sum + s.len() as u64)
+        }),
+        _ => Err(Error::invalid_request(
+            "memory must be a string or an array of strings",
+            "memory",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(v: Value) -> Result<TrimOptions, Error> {
+        TrimOptions::from_map(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn agent_side_budget() {
+        let o = opts(json!({"context_tokens": 1000, "max_output_tokens": 100,
+            "tools": [{"type": "function"}], "memory": "abcd"}))
+        .unwrap();
+        // 4000 − 400 − 1024 − 21 (`[{"type":"function"}]`) − 4
+        assert_eq!(o.history_budget().unwrap(), Some(2551));
+        let o = opts(json!({"context_tokens": 1000, "max_bytes": 600})).unwrap();
+        assert_eq!(o.history_budget().unwrap(), Some(600));
+        assert_eq!(opts(json!({})).unwrap().history_budget().unwrap(), None);
+    }
+
+    #[test]
+    fn too_small_and_unknown_keys() {
+        let e = opts(json!({"context_tokens": 300}))
+            .unwrap()
+            .history_budget()
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::HistoryBudgetTooSmall);
+        let e = opts(json!({"max_byte": 3})).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("max_byte"));
+        assert!(e.message.contains("max_bytes"));
+        let e = opts(json!({"max_bytes": -1})).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("max_bytes"));
+        let e = opts(json!({"memory": ["a", 3]})).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("memory[1]"));
+    }
+}

@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Writes the shared JSON cases (request + expected response) that drive the Rust, C, Python
+and Node tests. Expectations are written here by hand from DESIGN.md, with byte costs computed
+by the small independent cost model below (DESIGN §2), never by the library itself.
+
+Run: python3 tests/cases/generate.py   (rewrites tests/cases/*.json)
+"""
+import base64
+import copy
+import json
+import math
+import pathlib
+
+HERE = pathlib.Path(__file__).resolve().parent
+FIXTURES = HERE.parent / "fixtures" / "images"
+NOTE = "[Incomplete tool calls removed from restored session.]"
+CASES = []
+
+
+def data_url(path, media="image/png"):
+    return f"data:{media};base64," + base64.b64encode((FIXTURES / path).read_bytes()).decode()
+
+
+PNG_1700x2200 = data_url("png/rgb_1700x2200.png")  # 765 tokens = 3060 bytes
+JPEG_500x375 = data_url("jpeg/baseline_500x375.jpg", "image/jpeg")  # 765 tokens
+GIF_1x1 = data_url("gif/pixel_1x1.gif", "image/gif")
+BMP = data_url("invalid/bmp_40x30.bmp", "image/bmp")  # undecodable: costs its length
+
+
+def compact(value):
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def ankita_tokens(w, h):
+    """DESIGN §3, written out again independently."""
+    w, h = float(w), float(h)
+    fit = 2048 / max(w, h)
+    if fit < 1:
+        w, h = max(1.0, math.floor(w * fit)), max(1.0, math.floor(h * fit))
+    d = 768 / min(w, h)
+    if d != 1:
+        w, h = max(1.0, math.floor(w * d)), max(1.0, math.floor(h * d))
+    return 85 + 170 * math.ceil(w / 512) * math.ceil(h / 512)
+
+
+IMAGE_BYTES = {PNG_1700x2200: 4 * ankita_tokens(1700, 2200), JPEG_500x375: 4 * ankita_tokens(500, 375),
+               GIF_1x1: 4 * ankita_tokens(1, 1), BMP: len(BMP)}
+
+
+def part_cost(part):
+    if part["type"] == "text":
+        return len(part["text"].encode())
+    if part["type"] == "image_url":
+        return IMAGE_BYTES[part["image_url"]["url"]]
+    return len(compact(part).encode())
+
+
+def cost(message):
+    meta = {k: v for k, v in message.items() if k != "content"}
+    content = message.get("content")
+    if isinstance(content, str):
+        body = len(content.encode())
+    elif isinstance(content, list):
+        body = sum(part_cost(p) for p in content)
+    else:
+        body = 0
+    return len(compact(meta).encode()) + body
+
+
+def total(messages):
+    return sum(cost(m) for m in messages)
+
+
+def case(name, description, request, expect, function="trim"):
+    CASES.append({"name": name, "description": description, "function": function,
+                  "request": request, "expect": expect})
+
+
+SYSTEM_PROMPT = ("You are a desktop companion that helps with the user's screen, files and tools. "
+                 "Answer briefly, cite the screenshot or file you rely on, and ask before running a "
+                 "command that changes anything. When a tool fails, say so plainly and propose the "
+                 "next step. Never invent the content of an image you were not shown; if an image "
+                 "was omitted to fit the context, say that you cannot see it.")
+
+
+def sys(text=SYSTEM_PROMPT):
+    return {"role": "system", "content": text}
+
+
+def user(text):
+    return {"role": "user", "content": text}
+
+
+def assistant(text):
+    return {"role": "assistant", "content": text}
+
+
+def image(url, **extra):
+    return {"type": "image_url", "image_url": {"url": url, **extra}}
+
+
+def text(t, **extra):
+    return {"type": "text", "text": t, **extra}
+
+
+def call(cid, name="read_file", args='{"path": "src/main.rs"}'):
+    return {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
+
+
+def calls(*ids, content=None):
+    return {"role": "assistant", "content": content, "tool_calls": [call(i) for i in ids]}
+
+
+def reply(cid, body):
+    return {"role": "tool", "tool_call_id": cid, "content": body}
+
+
+def filler(n, seed="log line"):
+    s = (seed + " ") * (n // (len(seed) + 1) + 1)
+    return s[:n]
+
+
+def ok(messages, **report):
+    return {"ok": True, "messages": messages, "report": report}
+
+
+def err(code, **error):
+    return {"ok": False, "error": {"code": code, **error}}
+
+
+# --- images are priced by pixels -----------------------------------------------------------
+msgs = [sys(), {"role": "user", "content": [text("What does this error dialog say?"), image(PNG_1700x2200)]}]
+assert len(PNG_1700x2200) > 4000
+case("image_priced_by_pixels",
+     "A 1700×2200 screenshot costs 765 tokens (3,060 bytes): it fits a 4,000-byte budget that its "
+     f"{len(PNG_1700x2200)}-byte data URL alone would exceed.",
+     {"messages": msgs, "max_bytes": 4000},
+     ok(msgs, budget_bytes=4000, cost_bytes=total(msgs), dropped_messages=[], dropped_images=[],
+        truncated=[], output_messages=2))
+
+# --- tool exchanges are atomic ---------------------------------------------------------------
+loop = [sys(), user("Check the three config files."),
+        calls("c1", "c2", "c3"),
+        reply("c3", filler(300, "third")), reply("c1", filler(300, "first")), reply("c2", filler(300, "second")),
+        assistant("All three parse."), user("Thanks. Now what?")]
+case("parallel_tool_calls_out_of_order_kept",
+     "Three parallel tool calls answered out of order form one valid exchange.",
+     {"messages": loop, "max_bytes": 100_000},
+     ok(loop, dropped_messages=[], repaired=[], output_messages=8))
+tight = total([loop[0], loop[1], loop[6], loop[7]]) + 200
+assert tight < total(loop)
+case("parallel_tool_calls_dropped_whole",
+     "When the exchange does not fit, the assistant call and all three replies go together.",
+     {"messages": loop, "max_bytes": tight},
+     ok([loop[0], loop[1], loop[6], loop[7]], dropped_messages=[2, 3, 4, 5], truncated=[], repaired=[]))
+
+# --- repair --------------------------------------------------------------------------------
+msgs = [user("hi"), reply("gone", "stale output"), assistant("hello"), user("bye")]
+case("orphan_tool_removed", "A tool message without its call is removed and reported.",
+     {"messages": msgs},
+     ok([msgs[0], msgs[2], msgs[3]], dropped_messages=[], budget_bytes=None,
+        repaired=[{"index": 1, "action": "orphan_tool_removed",
+                   "reason": "tool message does not answer a tool call of the assistant message right before it"}]))
+
+bad = {"role": "assistant", "content": "Let me look.",
+       "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": {"path": "a"}}}]}
+msgs = [user("open a"), bad, reply("c1", "contents of a"), user("and?")]
+case("malformed_tool_call_replaced_with_note",
+     "Arguments that are not a string: the call and its reply go, the text keeps a visible note.",
+     {"messages": msgs},
+     ok([msgs[0], {"role": "assistant", "content": "Let me look.\n" + NOTE}, msgs[3]],
+        repaired=[{"index": 1, "action": "incomplete_tool_calls_removed",
+                   "reason": "function.arguments is not a string",
+                   "path": "messages[1].tool_calls[0].function.arguments"},
+                  {"index": 2, "action": "incomplete_tool_reply_removed",
+                   "reason": "reply to the incomplete tool calls of messages[1]"}]))
+
+msgs = [user("run it"), calls("c1", "c2"), reply("c1", "done"), user("status?")]
+case("unanswered_tool_call_note_alone",
+     "A call without its reply (session saved mid-call): the assistant had no text, so the note stands alone.",
+     {"messages": msgs},
+     ok([msgs[0], {"role": "assistant", "content": NOTE}, msgs[3]],
+        repaired=[{"index": 1, "action": "incomplete_tool_calls_removed",
+                   "reason": "tool call \"c2\" has no reply"},
+                  {"index": 2, "action": "incomplete_tool_reply_removed",
+                   "reason": "reply to the incomplete tool calls of messages[1]"}]))
+
+msgs = [user("a"), calls("c1"), reply("c1", "x"), reply("c1", "y"), user("b")]
+case("duplicate_reply_removes_calls",
+     "Two replies to one call do not match one-to-one: the calls and both replies go.",
+     {"messages": msgs},
+     ok([msgs[0], {"role": "assistant", "content": NOTE}, msgs[4]],
+        repaired=[{"index": 1, "action": "incomplete_tool_calls_removed",
+                   "reason": "tool call \"c1\" is answered twice"},
+                  {"index": 2, "action": "incomplete_tool_reply_removed",
+                   "reason": "reply to the incomplete tool calls of messages[1]"},
+                  {"index": 3, "action": "incomplete_tool_reply_removed",
+                   "reason": "reply to the incomplete tool calls of messages[1]"}]))
+
+msgs = [{"role": "user", "content": [text("Here is the screen"), image(GIF_1x1, detail="low")]},
+        assistant("I see it."), {"role": "narrator", "content": "???"}, {"role": "user", "content": ""},
+        {"role": "assistant", "content": None, "tool_calls": []}, user("thanks")]
+case("sanitize_keeps_array_user_content",
+     "Restore repair keeps array user content; removes unknown roles, empty messages and empty tool_calls.",
+     msgs,
+     ok([msgs[0], msgs[1], msgs[5]],
+        repaired=[{"index": 2, "action": "unknown_role_removed", "reason": "unknown role \"narrator\"",
+                   "path": "messages[2].role"},
+                  {"index": 3, "action": "empty_message_removed", "reason": "message has no content",
+                   "path": "messages[3].content"},
+                  {"index": 4, "action": "empty_tool_calls_removed", "reason": "tool_calls is an empty array",
+                   "path": "messages[4].tool_calls"},
+                  {"index": 4, "action": "empty_message_removed", "reason": "message has no content",
+                   "path": "messages[4].content"}]),
+     function="sanitize")
+
+# --- anchors through a long tool loop ----------------------------------------------------------
+goal = user("Goal: rename the project to ankita everywhere, tests included.")
+correction = user("Correction: leave CHANGELOG.md untouched.")
+request = user("Continue.")
+msgs = [sys(), goal, assistant("Starting."), correction, assistant("Noted."), request]
+for k in range(30):
+    msgs += [calls(f"call_{k:02d}"), reply(f"call_{k:02d}", filler(400, f"grep result {k:02d}"))]
+exchange = total(msgs[6:8])
+assert all(total(msgs[6 + 2 * k:8 + 2 * k]) == exchange for k in range(30))
+fixed = total([msgs[0], goal, correction, request])
+budget = fixed + 5 * exchange + exchange // 2
+kept_loop = msgs[-10:]
+case("anchors_survive_long_tool_loop",
+     "The goal and a later correction stay (anchors) while 30 tool exchanges shrink to the newest 5.",
+     {"messages": msgs, "max_bytes": budget, "max_messages": 100},
+     ok([msgs[0], goal, correction, request] + kept_loop,
+        dropped_messages=[2, 4] + list(range(6, len(msgs) - 10)), truncated=[],
+        cost_bytes=fixed + 5 * exchange, output_messages=14))
+
+# --- shedding order ----------------------------------------------------------------------------
+msgs = [sys(), user("hello"), assistant(filler(3000, "old answer")), user("new question?")]
+budget = total([msgs[0], msgs[1], msgs[3]]) + 100
+case("shed_groups_before_text",
+     "Old groups go whole before any text is shrunk.",
+     {"messages": msgs, "max_bytes": budget},
+     ok([msgs[0], msgs[1], msgs[3]], dropped_messages=[2], truncated=[]))
+
+big, small = filler(6000, "stack frame"), filler(1500, "warning")
+msgs = [sys(), user("Why does the build fail?"), calls("c1", "c2"), reply("c1", big), reply("c2", small)]
+budget = total(msgs) - 3000
+out = copy.deepcopy(msgs)
+cut_text = big[:1472] + "\n[... 3056 bytes omitted to fit the context budget ...]\n" + big[-1472:]
+assert len(cut_text) == 3000
+out[3]["content"] = cut_text
+case("shed_biggest_text_first",
+     "The exchange in progress does not fit: the biggest tool output shrinks (head and tail kept, "
+     "marker says how much was cut); the smaller one is untouched.",
+     {"messages": msgs, "max_bytes": budget},
+     ok(out, dropped_messages=[], truncated=[{"index": 3, "part": None, "from_bytes": 6000, "to_bytes": 3000}],
+        dropped_images=[], cost_bytes=budget))
+
+old_shot = {"role": "user", "content": [text("Earlier screenshot:"), image(JPEG_500x375)]}
+req_shot = {"role": "user", "content": [text("What changed since then?"), image(PNG_1700x2200)]}
+msgs = [sys(), old_shot, assistant("Noted."), req_shot]
+budget = total([msgs[0], req_shot]) + cost({"role": "user", "content": []}) + 1000
+placeholder = "[Image omitted to fit the context budget: JPEG 500×375, ~765 tokens]"
+out_old = {"role": "user", "content": [text("Earlier screenshot:"), text(placeholder)]}
+case("shed_images_oldest_first_placeholder",
+     "Texts are already small: the older screenshot becomes a placeholder; the request's screenshot stays.",
+     {"messages": msgs, "max_bytes": budget},
+     ok([msgs[0], out_old, req_shot], dropped_messages=[2], truncated=[],
+        dropped_images=[{"index": 1, "part": 1, "format": "jpeg", "width": 500, "height": 375,
+                         "tokens": 765, "budget_bytes": 3060}]))
+case("shed_images_drop_mode",
+     "on_image_overflow=drop removes the image part instead.",
+     {"messages": msgs, "max_bytes": budget, "on_image_overflow": "drop"},
+     ok([msgs[0], {"role": "user", "content": [text("Earlier screenshot:")]}, req_shot],
+        dropped_messages=[2],
+        dropped_images=[{"index": 1, "part": 1, "format": "jpeg", "width": 500, "height": 375,
+                         "tokens": 765, "budget_bytes": 3060}]))
+case("shed_images_error_mode",
+     "on_image_overflow=error fails instead of dropping an image.",
+     {"messages": msgs, "max_bytes": budget, "on_image_overflow": "error"},
+     err("image_overflow", path="messages[1].content[1]",
+         message="Image messages[1].content[1] (JPEG 500×375, ~765 tokens) does not fit the context "
+                 "budget and on_image_overflow is \"error\"."))
+
+body = "Attached file: notes.txt\n" + filler(3000, "note")
+req = {"role": "user", "content": [text("Summarise the notes and the screen."), text(body), image(PNG_1700x2200)]}
+msgs = [sys(), req]
+budget = total([sys(), {"role": "user", "content": [text("Summarise the notes and the screen.")]}]) + 600
+img_ph = "[Image omitted to fit the context budget: PNG 1700×2200, ~765 tokens]"
+stub = f"Attached file: notes.txt\n[File body omitted to fit the context budget: {len(body)} bytes]"
+case("shed_attachments_last_resort",
+     "Images go before attachment bodies; the attachment body is the last resort (its first line stays).",
+     {"messages": msgs, "max_bytes": budget},
+     ok([sys(), {"role": "user", "content": [text("Summarise the notes and the screen."), text(stub), text(img_ph)]}],
+        dropped_images=[{"index": 1, "part": 2, "format": "png", "width": 1700, "height": 2200,
+                         "tokens": 765, "budget_bytes": 3060}],
+        dropped_attachments=[{"index": 1, "part": 1, "bytes": len(body)}], truncated=[]))
+
+# --- loud failures -------------------------------------------------------------------------------
+msgs = [sys(filler(2000, "policy")), user(filler(2000, "question"))]
+case("context_budget_exceeded",
+     "The pinned system message and the request alone exceed the budget: a loud failure with a breakdown.",
+     {"messages": msgs, "max_bytes": 1000},
+     err("context_budget_exceeded", message="The current request/tool schema exceeds the model context budget.",
+         breakdown={"max_bytes": 1000, "history_bytes": 1000, "system_bytes": cost(msgs[0]),
+                    "request_bytes": cost(msgs[1]), "required_bytes": total(msgs)}))
+tools = [{"type": "function", "function": {"name": "search", "description": filler(2000, "describe"),
+                                           "parameters": {"type": "object"}}}]
+history = 1000 * 4 - 200 * 4 - 1024 - len(compact(tools))
+assert history < 512
+case("history_budget_too_small",
+     "Output reserve, overhead and tool schemas leave less than 512 bytes for the history.",
+     {"messages": [user("hi")], "context_tokens": 1000, "max_output_tokens": 200, "tools": tools},
+     err("history_budget_too_small",
+         message=f"The history budget is {history} bytes after reserving the output, overhead, tool schemas "
+                 "and memory; at least 512 bytes are needed.",
+         breakdown={"context_bytes": 4000, "output_reserve_bytes": 800, "overhead_bytes": 1024,
+                    "tools_bytes": len(compact(tools)), "memory_bytes": 0, "history_bytes": history}))
+
+msgs = [user("agent budget")]
+case("agent_side_budget",
+     "context_tokens − output reserve − overhead − tools − memory gives the history budget.",
+     {"messages": msgs, "context_tokens": 2000, "max_output_tokens": 500, "overhead_bytes": 100,
+      "tools": [{"type": "function"}], "memory": ["likes tea", "lives in Oslo"]},
+     ok(msgs, budget_bytes=2000 * 4 - 500 * 4 - 100 - 21 - len("likes tea") - len("lives in Oslo"),
+        budget_tokens=math.ceil((6000 - 100 - 21 - 9 - 13) / 4)))
+
+# --- count limit, roles, pass-through ---------------------------------------------------------------
+msgs = [user("u0"), assistant("a1"), user("u2"), assistant("a3"), user("u4"), assistant("a5"),
+        user("u6"), assistant("a7"), user("u8")]
+case("max_messages",
+     "max_messages=4: the request and two anchors are kept, then groups newest first while they fit.",
+     {"messages": msgs, "max_messages": 4},
+     ok([msgs[4], msgs[6], msgs[7], msgs[8]], dropped_messages=[0, 1, 2, 3, 5], budget_bytes=None,
+        output_messages=4))
+
+dev = {"role": "developer", "content": filler(1200, "rule")}
+msgs = [dev, user("first"), assistant(filler(800, "answer")), user("second")]
+case("developer_role_pinned",
+     "A leading developer message is pinned like a system message: kept and never shrunk.",
+     {"messages": msgs, "max_bytes": total([dev, msgs[1], msgs[3]]) + 50},
+     ok([dev, msgs[1], msgs[3]], dropped_messages=[2], truncated=[]))
+
+keep = {"role": "user", "name": "ana", "x_client_id": 17,
+        "content": [text("see", cache_control={"type": "ephemeral"}), image(GIF_1x1, detail="high")]}
+tool_turn = {"role": "assistant", "content": None, "refusal": None, "x_trace": {"span": "a1"},
+             "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}, "x": 1}]}
+big_reply = {"role": "tool", "tool_call_id": "c1", "name": "f",
+             "content": [text(filler(2000, "row"), cache_control={"type": "ephemeral"})]}
+msgs = [keep, tool_turn, big_reply]
+budget = total(msgs) - 1000
+shrunk = copy.deepcopy(big_reply)
+s = filler(2000, "row")
+shrunk["content"][0]["text"] = s[:472] + "\n[... 1056 bytes omitted to fit the context budget ...]\n" + s[-472:]
+assert len(shrunk["content"][0]["text"]) == 1000
+case("unknown_fields_preserved",
+     "Fields the library does not know pass through unchanged, also on a part whose text was shrunk.",
+     {"messages": msgs, "max_bytes": budget},
+     ok([keep, tool_turn, shrunk], truncated=[{"index": 2, "part": 0, "from_bytes": 2000, "to_bytes": 1000}]))
+
+msgs = [{"role": "user", "content": [text("what is this?"), image(BMP)]}]
+case("undecodable_image_costs_its_length",
+     "A BMP cannot be read: it costs its data URL's length, never a free pass.",
+     {"messages": msgs, "max_bytes": 100_000},
+     ok(msgs, cost_bytes=cost(msgs[0]), budget_bytes=100_000))
+assert cost(msgs[0]) > len(BMP)
+
+# --- invalid requests ----------------------------------------------------------------------------
+case("invalid_part_names_its_path", "A part without a type is named by its path.",
+     {"messages": [user("a"), assistant("b"), user("c"), {"role": "user", "content": [text("x"), {"image_url": {}}]}]},
+     err("invalid_request", path="messages[3].content[1].type", message="type is missing"))
+case("unknown_request_key", "A typo in a budget key is an error, not a silent default.",
+     {"messages": [user("a")], "max_byte": 100},
+     err("invalid_request", path="max_byte"))
+case("content_of_wrong_type", "Content that is a number is named by its path.",
+     {"messages": [{"role": "user", "content": 3}]},
+     err("invalid_request", path="messages[0].content",
+         message="content must be a string, an array of parts or null"))
+
+for c in CASES:
+    (HERE / f"{c['name']}.json").write_text(json.dumps(c, indent=1, ensure_ascii=False) + "\n")
+print(f"wrote {len(CASES)} cases to {HERE}")
