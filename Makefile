@@ -10,7 +10,7 @@ CFLAGS_TEST := -std=c99 -Wall -Wextra -Werror -Iinclude
 VALGRIND := valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
 	--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1
 
-.PHONY: all build demo test test-rust test-c lint tools clean
+.PHONY: all build demo test test-rust test-c test-python test-node lint tools clean
 
 all: build
 
@@ -21,7 +21,7 @@ demo: build
 	@echo "== probing the bundled example images (header only, priced with the ankita profile)"
 	$(CLI) probe tests/fixtures/images/{png,jpeg,gif,webp}/*
 
-test: build test-rust test-c
+test: build test-rust test-c test-python test-node
 
 test-rust: build
 	$(CARGO) test --release --locked
@@ -32,6 +32,13 @@ $(C_TEST): tests/c/test_ankita.c include/ankita.h $(LIB)
 
 test-c: build tools $(C_TEST)
 	$(VALGRIND) $(C_TEST)
+
+# Each binding owns its test script; it installs what it needs (venv, npm packages) itself.
+test-python: build
+	@if [ -x bindings/python/run-tests.sh ]; then bindings/python/run-tests.sh; else echo "test-python: no Python package yet"; fi
+
+test-node: build
+	@if [ -x bindings/node/run-tests.sh ]; then bindings/node/run-tests.sh; else echo "test-node: no Node package yet"; fi
 
 # Installs what the test suites need when the machine lacks it.
 tools:
