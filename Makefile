@@ -6,6 +6,7 @@ RELEASE := target/release
 LIB := $(RELEASE)/libankita.so
 CLI := $(RELEASE)/ankita
 C_TEST := target/c/test_ankita
+C_DRIVER := target/c/case_driver
 CFLAGS_TEST := -std=c99 -Wall -Wextra -Werror -Iinclude
 VALGRIND := valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
 	--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1
@@ -30,8 +31,13 @@ $(C_TEST): tests/c/test_ankita.c include/ankita.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_TEST) $< -L$(RELEASE) -lankita -Wl,-rpath,$(abspath $(RELEASE)) -o $@
 
-test-c: build tools $(C_TEST)
+$(C_DRIVER): tests/c/case_driver.c include/ankita.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_TEST) $< -L$(RELEASE) -lankita -Wl,-rpath,$(abspath $(RELEASE)) -o $@
+
+test-c: build tools $(C_TEST) $(C_DRIVER)
 	$(VALGRIND) $(C_TEST)
+	python3 tests/c/run_cases.py $(C_DRIVER) $(VALGRIND)
 
 # Each binding owns its test script; it installs what it needs (venv, npm packages) itself.
 test-python: build

@@ -101,6 +101,44 @@ static void test_bad_arguments(void) {
     ankita_string_free(NULL);
 }
 
+static void test_trim_and_sanitize(void) {
+    expect_answer(ankita_trim, NULL,
+                  "{\"ok\":false,\"error\":{\"code\":\"invalid_argument\","
+                  "\"message\":\"request_json is NULL\"}}",
+                  "NULL request");
+    expect_answer(ankita_sanitize, NULL,
+                  "{\"ok\":false,\"error\":{\"code\":\"invalid_argument\","
+                  "\"message\":\"messages_json is NULL\"}}",
+                  "NULL messages");
+    expect_answer(ankita_trim, "{\"messages\": [",
+                  "{\"ok\":false,\"error\":{\"code\":\"invalid_json\","
+                  "\"message\":\"invalid JSON: EOF while parsing a list at line 1 column 14\"}}",
+                  "truncated JSON");
+    expect_answer(ankita_trim,
+                  "{\"messages\":[{\"role\":\"tool\",\"tool_call_id\":\"x\",\"content\":\"o\"},"
+                  "{\"role\":\"user\",\"content\":\"hi\"}],\"max_bytes\":4096}",
+                  "{\"ok\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+                  "\"report\":{\"budget_bytes\":4096,\"budget_tokens\":1024,\"cost_bytes\":17,"
+                  "\"cost_tokens\":5,\"input_messages\":2,\"output_messages\":1,"
+                  "\"dropped_messages\":[],\"truncated\":[],\"dropped_images\":[],"
+                  "\"dropped_attachments\":[],\"repaired\":[{\"index\":0,"
+                  "\"action\":\"orphan_tool_removed\",\"reason\":\"tool message does not answer "
+                  "a tool call of the assistant message right before it\"}]}}",
+                  "orphan removed");
+}
+
+static void test_estimate(void) {
+    char *r = ankita_estimate_image_tokens(1700, 2200, NULL);
+    CHECK(r && strcmp(r, "{\"ok\":true,\"tokens\":765,\"budget_bytes\":3060}") == 0, "%s", r);
+    ankita_string_free(r);
+    r = ankita_estimate_image_tokens(0, 10, NULL);
+    CHECK(r && strstr(r, "\"code\":\"invalid_argument\"") != NULL, "%s", r);
+    ankita_string_free(r);
+    r = ankita_estimate_image_tokens(10, 10, "{\"image_profile\": \"nope\"}");
+    CHECK(r && strstr(r, "\"code\":\"invalid_request\"") != NULL, "%s", r);
+    ankita_string_free(r);
+}
+
 static void test_version(void) {
     const char *v = ankita_version();
     CHECK(v != NULL && strlen(v) >= 5 && strchr(v, '.') != NULL, "version %s", v ? v : "(null)");
@@ -110,6 +148,8 @@ int main(void) {
     test_version();
     test_probe();
     test_bad_arguments();
+    test_trim_and_sanitize();
+    test_estimate();
     if (failures) {
         fprintf(stderr, "%d C check(s) failed\n", failures);
         return 1;

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Runs every shared case (tests/cases/*.json) through the C ABI via case_driver, under valgrind
+when VALGRIND is set, and checks the answers as tests/cases/README.md says.
+
+Usage: run_cases.py DRIVER [valgrind args...]
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+CASES = pathlib.Path(__file__).resolve().parent.parent / "cases"
+
+
+def is_subset(expected, actual):
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return all(k in actual and is_subset(v, actual[k]) for k, v in expected.items())
+    return expected == actual
+
+
+def check(case, response):
+    expect = case["expect"]
+    if expect["ok"] != response.get("ok"):
+        return f"ok: expected {expect['ok']}, got {json.dumps(response)[:400]}"
+    if "messages" in expect and expect["messages"] != response.get("messages"):
+        return "messages differ"
+    for key in ("report", "error"):
+        if key in expect and not is_subset(expect[key], response.get(key)):
+            return f"{key}: expected ⊆ {json.dumps(expect[key])[:400]}, got {json.dumps(response.get(key))[:400]}"
+    return None
+
+
+def main():
+    driver, wrapper = sys.argv[1], sys.argv[2:]
+    paths = sorted(CASES.glob("*.json"))
+    failures = []
+    for path in paths:
+        case = json.loads(path.read_text())
+        run = subprocess.run(wrapper + [driver, case["function"]], input=json.dumps(case["request"]).encode(),
+                             capture_output=True)
+        if run.returncode != 0:
+            failures.append(f"{case['name']}: exit {run.returncode}: {run.stderr.decode()[-2000:]}")
+            continue
+        why = check(case, json.loads(run.stdout))
+        if why:
+            failures.append(f"{case['name']}: {why}")
+    for f in failures:
+        print("FAIL", f, file=sys.stderr)
+    print(f"C ABI cases: {len(paths) - len(failures)} of {len(paths)} passed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
