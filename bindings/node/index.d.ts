@@ -1,0 +1,265 @@
+// Types of the ankita Node package: the JSON contract of DESIGN §8 in TypeScript.
+
+/** A role of the OpenAI Chat Completions format; other roles are removed by repair. */
+export type Role = "system" | "developer" | "user" | "assistant" | "tool";
+
+/** A text part. A text starting with `Attached file:` is an attachment body. */
+export interface TextPart {
+  type: "text";
+  text: string;
+  [key: string]: unknown;
+}
+
+/** An image part; a `data:` URL is priced by its pixels, read from the header alone. */
+export interface ImagePart {
+  type: "image_url";
+  image_url: {
+    url: string;
+    detail?: "low" | "high" | "auto";
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** Any other part type: kept unchanged, costs its JSON bytes. */
+export interface OtherPart {
+  type: string;
+  [key: string]: unknown;
+}
+
+export type ContentPart = TextPart | ImagePart | OtherPart;
+
+/** A function call of an assistant message. */
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/**
+ * A chat message. Fields the library does not know (`name`, `cache_control`, `refusal`, …)
+ * pass through unchanged.
+ */
+export interface Message {
+  role: Role | (string & {});
+  content?: string | ContentPart[] | null;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  name?: string;
+  [key: string]: unknown;
+}
+
+/** Image pricing profile; `ankita` (default) is an upper bound across OpenAI-compatible APIs. */
+export type ImageProfile = "ankita" | (string & {});
+
+/** What to do with an image that does not fit: see DESIGN §6. */
+export type OnImageOverflow = "placeholder" | "drop" | "error";
+
+/**
+ * The request keys of the JSON contract besides `messages`, passed through unchanged (an
+ * unknown key is an `invalid_request` error). Without `max_bytes` nor `context_tokens` only
+ * `max_messages` applies.
+ */
+export interface TrimOptions {
+  /** The history budget in bytes; with `context_tokens` too, the smaller wins. */
+  max_bytes?: number;
+  /** The model's context window in tokens; the history budget is derived from it (§7). */
+  context_tokens?: number;
+  /** Tokens reserved for the answer. */
+  max_output_tokens?: number;
+  /** Tool schemas sent with the request; their JSON bytes are reserved. */
+  tools?: unknown[];
+  /** Text placed elsewhere in the prompt; its bytes are reserved. */
+  memory?: string | string[];
+  /** Bytes reserved for the request's framing (default 1,024). */
+  overhead_bytes?: number;
+  /** Bytes per token (default 4). */
+  bytes_per_token?: number;
+  /** At most this many messages, tool exchanges kept whole (default 40). */
+  max_messages?: number;
+  image_profile?: ImageProfile;
+  /** Default `placeholder`. */
+  on_image_overflow?: OnImageOverflow;
+  /** The target model (a key the core is learning; passed through). */
+  model?: string;
+  /** The target API format (a key the core is learning; passed through). */
+  format?: string;
+}
+
+/** A text shrunk to fit: head and tail kept around a marker. */
+export interface Truncation {
+  /** Index of the message in the input `messages`. */
+  index: number;
+  /** Index of the part in that message's content array; null for string content. */
+  part: number | null;
+  from_bytes: number;
+  to_bytes: number;
+}
+
+/** An image left out; `format`, `width`, `height`, `tokens` are null when not decodable. */
+export interface DroppedImage {
+  index: number;
+  part: number;
+  format: ImageFormat | null;
+  width: number | null;
+  height: number | null;
+  tokens: number | null;
+  budget_bytes: number;
+}
+
+/** An attachment body dropped as a last resort. */
+export interface DroppedAttachment {
+  index: number;
+  part: number;
+  bytes: number;
+}
+
+/** A repair of the restored session (DESIGN §5). */
+export interface Repair {
+  index: number;
+  action:
+    | "orphan_tool_removed"
+    | "incomplete_tool_calls_removed"
+    | "incomplete_tool_reply_removed"
+    | "empty_tool_calls_removed"
+    | "empty_message_removed"
+    | "unknown_role_removed"
+    | (string & {});
+  reason?: string;
+  path?: string;
+  [key: string]: unknown;
+}
+
+/** What `trim` removed or changed; every `index` is an index in the input `messages`. */
+export interface TrimReport {
+  /** The history budget; null when only `max_messages` applies. */
+  budget_bytes: number | null;
+  budget_tokens?: number | null;
+  /** Cost of the returned messages. */
+  cost_bytes: number;
+  cost_tokens?: number;
+  input_messages: number;
+  output_messages: number;
+  /** Input indices of messages removed whole by trimming (repairs are in `repaired`). */
+  dropped_messages: number[];
+  truncated: Truncation[];
+  dropped_images: DroppedImage[];
+  dropped_attachments: DroppedAttachment[];
+  repaired: Repair[];
+  [key: string]: unknown;
+}
+
+export interface TrimResult {
+  messages: Message[];
+  report: TrimReport;
+}
+
+export interface SanitizeReport {
+  repaired: Repair[];
+  [key: string]: unknown;
+}
+
+export interface SanitizeResult {
+  messages: Message[];
+  report: SanitizeReport;
+}
+
+export type ImageFormat = "png" | "jpeg" | "gif" | "webp";
+
+/** What the image header says, and the image's price under the default profile. */
+export interface ImageInfo {
+  format: ImageFormat;
+  width: number;
+  height: number;
+  tokens: number;
+  budget_bytes: number;
+}
+
+export interface EstimateOptions {
+  /** Pricing profile, default `ankita`. */
+  profile?: ImageProfile;
+  /** The target model (a key the core is learning; passed through). */
+  model?: string;
+  detail?: "low" | "high" | "auto";
+  /** Bytes per token for `budget_bytes` (default 4). */
+  bytes_per_token?: number;
+}
+
+export interface ImageEstimate {
+  tokens: number;
+  budget_bytes: number;
+}
+
+/** The error codes of the core. */
+export type AnkitaErrorCode =
+  | "invalid_json"
+  | "invalid_request"
+  | "context_budget_exceeded"
+  | "history_budget_too_small"
+  | "image_overflow"
+  | "invalid_argument"
+  | "internal";
+
+/** The byte breakdown of `context_budget_exceeded` and `history_budget_too_small`. */
+export type Breakdown = Record<string, number>;
+
+/** Every field of the core's error object besides `code`, `message` and `path`. */
+export interface AnkitaErrorDetails {
+  breakdown?: Breakdown;
+  [key: string]: unknown;
+}
+
+/** An error reported by ankita, with the core's stable `code`. */
+export class AnkitaError extends Error {
+  constructor(
+    code: AnkitaErrorCode,
+    message: string,
+    extra?: { path?: string; details?: AnkitaErrorDetails; cause?: unknown },
+  );
+  readonly name: "AnkitaError";
+  readonly code: AnkitaErrorCode;
+  /** The part of the request at fault, e.g. `messages[3].content[1].type`. */
+  readonly path: string | undefined;
+  readonly details: AnkitaErrorDetails;
+  /** Builds the error from the `error` object of a failed response. */
+  static fromJSON(error: {
+    code?: unknown;
+    message?: unknown;
+    path?: unknown;
+    [key: string]: unknown;
+  }): AnkitaError;
+  /** The error object of the JSON contract: `{code, message, path?, ...details}`. */
+  toJSON(): { code: AnkitaErrorCode; message: string; path?: string; [key: string]: unknown };
+}
+
+/** Trims a chat history to its budget (DESIGN §6). Throws an {@link AnkitaError}. */
+export function trim(messages: readonly Message[], options?: TrimOptions): TrimResult;
+
+/** Like {@link trim}, with the native work on a worker thread. Rejects with an AnkitaError. */
+export function trimAsync(messages: readonly Message[], options?: TrimOptions): Promise<TrimResult>;
+
+/** Repairs a restored session (DESIGN §5). Throws an {@link AnkitaError}. */
+export function sanitize(messages: readonly Message[]): SanitizeResult;
+
+/** Like {@link sanitize}, with the native work on a worker thread. */
+export function sanitizeAsync(messages: readonly Message[]): Promise<SanitizeResult>;
+
+/**
+ * Format, pixel size and price of an image, read from its header alone: a data URL or bare
+ * base64 text, or the image's bytes. Null when the image cannot be decoded.
+ */
+export function probeImage(image: string | Uint8Array | ArrayBuffer): ImageInfo | null;
+
+/** Vision tokens of an image of `width` × `height` pixels under a pricing profile. */
+export function estimateImageTokens(
+  width: number,
+  height: number,
+  options?: EstimateOptions,
+): ImageEstimate;
+
+/** The native library's version, e.g. `"0.1.0"`. */
+export function version(): string;
+
+/** The path of the native library in use. */
+export function libraryPath(): string;

@@ -1,0 +1,276 @@
+// ankita for Node and Electron: trim an OpenAI-style chat history to its context budget.
+//
+// Every call is JSON in, JSON out through the C ABI (DESIGN §8, §9): the request is serialised
+// here, the native call runs (on a koffi worker thread for the *Async variants), and the answer
+// is parsed back; a failed answer becomes an AnkitaError.
+
+import { AnkitaError } from "./lib/error.js";
+import { native } from "./lib/native.js";
+
+export { AnkitaError };
+
+const MAX_U32 = 0xffff_ffff;
+
+/**
+ * Trims a chat history to its budget (DESIGN §6).
+ *
+ * `options` are the request keys of the JSON contract, in its snake_case: `max_bytes`,
+ * `context_tokens`, `max_output_tokens`, `tools`, `memory`, `overhead_bytes`,
+ * `bytes_per_token`, `max_messages`, `image_profile`, `on_image_overflow`, …; they are passed
+ * through unchanged, so an unknown key is an `invalid_request` error, not a silent default.
+ *
+ * @param {import("./index.js").Message[]} messages the history, oldest first
+ * @param {import("./index.js").TrimOptions} [options]
+ * @returns {import("./index.js").TrimResult} the kept messages and what was removed or changed
+ * @throws {AnkitaError} with `code`, `path` and `details` (such as `breakdown`)
+ *
+ * @example
+ * const { messages: kept, report } = trim(history, { context_tokens: 8192, max_output_tokens: 1024 });
+ * if (report.dropped_images.length) console.log("some screenshots were left out");
+ */
+export function trim(messages, options) {
+  const request = trimRequest(messages, options);
+  return trimResult(answer(native().trim(request.text), request.value));
+}
+
+/**
+ * Like {@link trim}, but the native work runs on a worker thread: the event loop (Electron's
+ * main process) stays free while the history is trimmed. Serialising the request and parsing
+ * the answer still happen on the calling thread.
+ *
+ * @param {import("./index.js").Message[]} messages
+ * @param {import("./index.js").TrimOptions} [options]
+ * @returns {Promise<import("./index.js").TrimResult>} rejects with an AnkitaError
+ */
+export async function trimAsync(messages, options) {
+  const request = trimRequest(messages, options);
+  return trimResult(answer(await callAsync(native().trim, request.text), request.value));
+}
+
+/**
+ * Repairs a restored session (DESIGN §5): orphan tool replies, broken or unanswered tool calls,
+ * unknown roles and empty messages. Nothing is trimmed.
+ *
+ * @param {import("./index.js").Message[]} messages
+ * @returns {import("./index.js").SanitizeResult}
+ * @throws {AnkitaError}
+ *
+ * @example
+ * const { messages: repaired, report } = sanitize(JSON.parse(savedSession));
+ */
+export function sanitize(messages) {
+  const text = serialise(messages, "messages");
+  return sanitizeResult(answer(native().sanitize(text), { messages }));
+}
+
+/**
+ * Like {@link sanitize}, with the native work on a worker thread.
+ *
+ * @param {import("./index.js").Message[]} messages
+ * @returns {Promise<import("./index.js").SanitizeResult>} rejects with an AnkitaError
+ */
+export async function sanitizeAsync(messages) {
+  const text = serialise(messages, "messages");
+  return sanitizeResult(answer(await callAsync(native().sanitize, text), { messages }));
+}
+
+/**
+ * Reads an image's format and pixel size from its header alone, and prices it with the
+ * default `ankita` profile.
+ *
+ * @param {string | Uint8Array | ArrayBuffer} image a data URL or bare base64 text, or the
+ *   image's bytes (a Buffer, Uint8Array or ArrayBuffer)
+ * @returns {import("./index.js").ImageInfo | null} null when the image cannot be decoded
+ *   (unknown format, truncated header, zero size…)
+ * @throws {AnkitaError} `invalid_argument` for anything else than text or bytes
+ *
+ * @example
+ * probeImage(fs.readFileSync("screenshot.png"));
+ * // { format: "png", width: 1700, height: 2200, tokens: 765, budget_bytes: 3060 }
+ */
+export function probeImage(image) {
+  let text;
+  if (typeof image === "string") {
+    text = image;
+  } else if (image instanceof Uint8Array) {
+    text = Buffer.from(image.buffer, image.byteOffset, image.byteLength).toString("base64");
+  } else if (image instanceof ArrayBuffer) {
+    text = Buffer.from(image).toString("base64");
+  } else {
+    throw new AnkitaError(
+      "invalid_argument",
+      `image must be a data URL, base64 text or the image's bytes, not ${describe(image)}`,
+    );
+  }
+  // A C string ends at the first NUL: refuse rather than probe a prefix.
+  if (text.includes("\0")) {
+    throw new AnkitaError("invalid_argument", "image text holds a NUL character");
+  }
+  const response = answer(native().probeImage(text));
+  if (response.format === null || response.format === undefined) return null;
+  const { format, width, height, tokens, budget_bytes } = response;
+  return { format, width, height, tokens, budget_bytes };
+}
+
+/**
+ * Vision tokens of an image of `width` × `height` pixels under a pricing profile.
+ *
+ * @param {number} width pixels, an integer from 1 to 2³²−1
+ * @param {number} height pixels, an integer from 1 to 2³²−1
+ * @param {import("./index.js").EstimateOptions} [options] `profile` (default `ankita`),
+ *   `model`, `detail` (`low` | `high` | `auto`), `bytes_per_token` (default 4)
+ * @returns {import("./index.js").ImageEstimate} `{ tokens, budget_bytes }`
+ * @throws {AnkitaError} `invalid_argument` for a size that is not a positive integer,
+ *   `invalid_request` for an unknown profile or option
+ *
+ * @example
+ * estimateImageTokens(1700, 2200); // { tokens: 765, budget_bytes: 3060 }
+ */
+export function estimateImageTokens(width, height, options = {}) {
+  for (const [name, value] of [
+    ["width", width],
+    ["height", height],
+  ]) {
+    if (!Number.isInteger(value) || value < 0 || value > MAX_U32) {
+      throw new AnkitaError(
+        "invalid_argument",
+        `${name} must be an integer from 1 to ${MAX_U32}, not ${describe(value)}`,
+      );
+    }
+  }
+  if (options === null || options === undefined) options = {};
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new AnkitaError("invalid_request", `options must be an object, not ${describe(options)}`);
+  }
+  const { profile, model, detail, bytes_per_token, ...unknown } = options;
+  const request = { image_profile: profile, model, detail, bytes_per_token, ...unknown };
+  for (const key of Object.keys(request)) if (request[key] === undefined) delete request[key];
+  const response = answer(
+    native().estimateImageTokens(width, height, serialise(request, "options")),
+  );
+  return { tokens: response.tokens, budget_bytes: response.budget_bytes };
+}
+
+/**
+ * The native library's version, e.g. `"0.1.0"`.
+ *
+ * @returns {string}
+ */
+export function version() {
+  return native().version();
+}
+
+/**
+ * The path of the native library in use (see the README, "Library discovery").
+ *
+ * @returns {string}
+ */
+export function libraryPath() {
+  return native().path;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function trimRequest(messages, options) {
+  if (options === null || options === undefined) options = {};
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new AnkitaError("invalid_request", `options must be an object, not ${describe(options)}`);
+  }
+  const value = { ...options, messages };
+  return { value, text: serialise(value, "request") };
+}
+
+function trimResult(response) {
+  return { messages: response.messages, report: response.report };
+}
+
+function sanitizeResult(response) {
+  return { messages: response.messages, report: response.report };
+}
+
+function serialise(value, what) {
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new AnkitaError("invalid_json", `${what} cannot be written as JSON: ${error.message}`, {
+      cause: error,
+    });
+  }
+  // JSON.stringify(undefined) and the like: the core answers "not an array/object" for null.
+  return text ?? "null";
+}
+
+function callAsync(fn, ...args) {
+  return new Promise((resolve, reject) => {
+    fn.async(...args, (error, result) => {
+      if (error) {
+        reject(new AnkitaError("internal", `native call failed: ${error.message}`, { cause: error }));
+      } else {
+        resolve(result);
+      }
+    });
+  });
+}
+
+/**
+ * Parses a library answer; throws its error as an AnkitaError.
+ *
+ * @param {string | null} text
+ * @param {unknown} [input] what was sent, to locate a lone surrogate the core refused
+ */
+function answer(text, input) {
+  if (typeof text !== "string") {
+    throw new AnkitaError("internal", "the native library returned no answer");
+  }
+  let response;
+  try {
+    response = JSON.parse(text);
+  } catch (error) {
+    throw new AnkitaError("internal", `the native library answered invalid JSON: ${error.message}`);
+  }
+  if (response?.ok === true) return response;
+  const error = AnkitaError.fromJSON(response?.error);
+  if (error.code === "invalid_json" && input !== undefined) locateLoneSurrogate(error, input);
+  throw error;
+}
+
+// JSON.stringify writes a lone UTF-16 surrogate as a "\udXXX" escape, which is not Unicode and
+// which the core refuses as invalid JSON. Say where it is, so the caller can fix that string.
+function locateLoneSurrogate(error, input) {
+  const path = findLoneSurrogate(input, "");
+  if (path === null) return;
+  const where = path.replace(/^\./, "");
+  error.message = `invalid JSON: ${where} holds a lone UTF-16 surrogate (not valid Unicode)`;
+  error.path = where;
+}
+
+function findLoneSurrogate(value, path) {
+  if (typeof value === "string") return isWellFormed(value) ? null : path;
+  if (value === null || typeof value !== "object") return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findLoneSurrogate(value[i], `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (!isWellFormed(key)) return `${path}.${key}`;
+    const found = findLoneSurrogate(item, `${path}.${key}`);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+function isWellFormed(text) {
+  if (typeof text.isWellFormed === "function") return text.isWellFormed();
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+}
+
+function describe(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number") return String(value);
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,150 @@
+// The one file that touches koffi: finds libankita, declares its C ABI, and makes sure every
+// string the library returns is released by the library's own ankita_string_free.
+
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const require = createRequire(import.meta.url);
+
+/** The package directory (bindings/node in the repository, node_modules/ankita when installed). */
+export const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * The file name of the shared library on a platform.
+ *
+ * @param {string} [platform] a `process.platform` value
+ * @returns {string} `libankita.so`, `libankita.dylib` or `ankita.dll`
+ */
+export function libraryFileName(platform = process.platform) {
+  if (platform === "win32") return "ankita.dll";
+  if (platform === "darwin") return "libankita.dylib";
+  return "libankita.so";
+}
+
+/**
+ * Every place the library is looked for, in order.
+ *
+ * 1. the `ANKITA_LIB` environment variable (a path to the library file);
+ * 2. the prebuild bundled in the package: `prebuilds/<platform>-<arch>/<file>` (first its
+ *    `app.asar.unpacked` twin when the package sits inside an Electron asar archive, since a
+ *    shared library cannot be loaded from inside the archive);
+ * 3. the repository's build output, `../../target/release/<file>` from the package;
+ * 4. `process.resourcesPath` of a packaged Electron app: `<resources>/<file>` and
+ *    `<resources>/prebuilds/<platform>-<arch>/<file>` (where `extraResources` puts it).
+ *
+ * @param {object} [where] overrides, for tests
+ * @param {Record<string, string | undefined>} [where.env]
+ * @param {string} [where.packageDir]
+ * @param {string} [where.resourcesPath]
+ * @param {string} [where.platform]
+ * @param {string} [where.arch]
+ * @returns {{ source: string, path: string }[]}
+ */
+export function candidatePaths({
+  env = process.env,
+  packageDir = PACKAGE_DIR,
+  resourcesPath = process.resourcesPath,
+  platform = process.platform,
+  arch = process.arch,
+} = {}) {
+  const file = libraryFileName(platform);
+  const prebuild = path.join("prebuilds", `${platform}-${arch}`, file);
+  const candidates = [];
+  if (env.ANKITA_LIB) candidates.push({ source: "ANKITA_LIB", path: path.resolve(env.ANKITA_LIB) });
+  const asar = `${path.sep}app.asar${path.sep}`;
+  if (packageDir.includes(asar)) {
+    candidates.push({
+      source: "prebuild (asar unpacked)",
+      path: path.join(packageDir.replace(asar, `${path.sep}app.asar.unpacked${path.sep}`), prebuild),
+    });
+  }
+  candidates.push({ source: "prebuild", path: path.join(packageDir, prebuild) });
+  candidates.push({
+    source: "repository build",
+    path: path.resolve(packageDir, "..", "..", "target", "release", file),
+  });
+  if (resourcesPath) {
+    candidates.push({ source: "resourcesPath", path: path.join(resourcesPath, file) });
+    candidates.push({ source: "resourcesPath prebuild", path: path.join(resourcesPath, prebuild) });
+  }
+  return candidates;
+}
+
+/**
+ * Loads the first candidate that `load` accepts.
+ *
+ * @template T
+ * @param {{ source: string, path: string }[]} candidates
+ * @param {(path: string) => T} load throws when the file cannot be loaded
+ * @param {(path: string) => boolean} exists
+ * @returns {{ path: string, lib: T }}
+ * @throws {Error} listing every path tried and why each failed
+ */
+export function loadFirst(candidates, load, exists) {
+  const failures = [];
+  for (const candidate of candidates) {
+    if (!exists(candidate.path)) {
+      failures.push(`  ${candidate.path} (${candidate.source}): not found`);
+      continue;
+    }
+    try {
+      return { path: candidate.path, lib: load(candidate.path) };
+    } catch (error) {
+      const why = String(error?.message ?? error).split("\n")[0];
+      failures.push(`  ${candidate.path} (${candidate.source}): ${why}`);
+    }
+  }
+  const error = new Error(
+    `ankita: cannot load the native library. Build it with \`cargo build --release\` at the ` +
+      `repository root, or set ANKITA_LIB to its path. Tried:\n${failures.join("\n")}`,
+  );
+  error.code = "library_not_found";
+  error.tried = failures;
+  throw error;
+}
+
+let bound = null;
+
+/** How many library strings have been released through ankita_string_free (for the tests). */
+export const stringStats = { released: 0 };
+
+/**
+ * Loads the library once and declares its functions.
+ *
+ * @returns {{
+ *   path: string,
+ *   trim: Function, sanitize: Function, probeImage: Function,
+ *   estimateImageTokens: Function, version: () => string,
+ * }}
+ */
+export function native() {
+  if (bound) return bound;
+  const koffi = require("koffi");
+  const fs = require("node:fs");
+  const found = loadFirst(candidatePaths(), (file) => koffi.load(file), fs.existsSync);
+  const lib = found.lib;
+
+  const stringFree = lib.func("void ankita_string_free(void *s)");
+  // Koffi copies the returned char* into a JS string, then hands the original pointer to this
+  // finaliser: the library's own free function, never C free(). NULL is never passed on.
+  const AnkitaString = koffi.disposable("AnkitaString", "const char *", (pointer) => {
+    stringStats.released++;
+    stringFree(pointer);
+  });
+
+  bound = {
+    path: found.path,
+    trim: lib.func("ankita_trim", AnkitaString, ["const char *"]),
+    sanitize: lib.func("ankita_sanitize", AnkitaString, ["const char *"]),
+    probeImage: lib.func("ankita_probe_image", AnkitaString, ["const char *"]),
+    estimateImageTokens: lib.func("ankita_estimate_image_tokens", AnkitaString, [
+      "uint32_t",
+      "uint32_t",
+      "const char *",
+    ]),
+    // Static string: a plain (non-disposable) type, never released.
+    version: lib.func("const char *ankita_version(void)"),
+  };
+  return bound;
+}
