@@ -18,9 +18,15 @@ all: build
 build:
 	$(CARGO) build --release --locked
 
+# A companion session with two real screenshots (~0.9 MB of base64), an attached log and a long
+# tool loop, trimmed for a 16k-token model that reserves 2k tokens for its answer.
 demo: build
-	@echo "== probing the bundled example images (header only, priced with the ankita profile)"
-	$(CLI) probe tests/fixtures/images/{png,jpeg,gif,webp}/*
+	@mkdir -p target/demo
+	$(CLI) probe examples/screenshots/*.png
+	$(CLI) trim examples/session.json --context-tokens 16000 --max-output-tokens 2000 \
+		--tools examples/tools.json --memory examples/memory.txt --summary > target/demo/response.json
+	@echo "Trimmed session written to target/demo/response.json; the question it ends with:"
+	@python3 -c 'import json; m = json.load(open("target/demo/response.json"))["messages"]; print("  " + m[-1]["content"])'
 
 test: build test-rust test-c test-python test-node
 

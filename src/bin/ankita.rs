@@ -279,13 +279,20 @@ fn render_summary(report: &Value, images: &[(usize, usize, ImagePrice, usize)]) 
         );
     }
     let dropped_images = list("dropped_images");
+    let budget_bytes = report["budget_bytes"].as_u64();
     for &(i, p, price, url_bytes) in images {
         let was_dropped = dropped_images
             .iter()
             .any(|d| d["index"] == i && d["part"] == p)
             || dropped.iter().any(|d| *d == i);
+        let as_text = match budget_bytes {
+            Some(b) if url_bytes as u64 > b && !was_dropped => {
+                "; measured as text it alone would exceed the budget"
+            }
+            _ => "",
+        };
         out += &format!(
-            "  image messages[{i}].content[{p}]: {} = {} budget bytes (data URL {} bytes) — {}\n",
+            "  image messages[{i}].content[{p}]: {} = {} budget bytes (data URL {} bytes) — {}{as_text}\n",
             describe_image(&price),
             price.budget_bytes,
             url_bytes,
