@@ -11,6 +11,7 @@ mod json;
 pub mod message;
 pub mod pricing;
 pub mod probe;
+pub mod profiles;
 pub mod repair;
 pub mod report;
 pub mod request;
