@@ -145,6 +145,7 @@ export function estimateImageTokens(width, height, options = {}) {
   const { profile, model, detail, bytes_per_token, ...unknown } = options;
   const request = { image_profile: profile, model, detail, bytes_per_token, ...unknown };
   for (const key of Object.keys(request)) if (request[key] === undefined) delete request[key];
+  rejectNonFinite(request);
   const response = answer(
     native().estimateImageTokens(width, height, serialise(request, "options")),
   );
@@ -176,8 +177,21 @@ function trimRequest(messages, options) {
   if (typeof options !== "object" || Array.isArray(options)) {
     throw new AnkitaError("invalid_request", `options must be an object, not ${describe(options)}`);
   }
+  rejectNonFinite(options);
   const value = { ...options, messages };
   return { value, text: serialise(value, "request") };
+}
+
+// JSON.stringify writes NaN and ±Infinity as null, which the core takes for "not given": a
+// budget computed as NaN must not silently turn into no budget.
+function rejectNonFinite(options) {
+  for (const [key, item] of Object.entries(options)) {
+    if (typeof item === "number" && !Number.isFinite(item)) {
+      throw new AnkitaError("invalid_request", `${key} must be a finite number, not ${item}`, {
+        path: key,
+      });
+    }
+  }
 }
 
 function trimResult(response) {
@@ -205,7 +219,9 @@ function callAsync(fn, ...args) {
   return new Promise((resolve, reject) => {
     fn.async(...args, (error, result) => {
       if (error) {
-        reject(new AnkitaError("internal", `native call failed: ${error.message}`, { cause: error }));
+        reject(
+          new AnkitaError("internal", `native call failed: ${error.message}`, { cause: error }),
+        );
       } else {
         resolve(result);
       }

@@ -56,7 +56,10 @@ export function candidatePaths({
   if (packageDir.includes(asar)) {
     candidates.push({
       source: "prebuild (asar unpacked)",
-      path: path.join(packageDir.replace(asar, `${path.sep}app.asar.unpacked${path.sep}`), prebuild),
+      path: path.join(
+        packageDir.replace(asar, `${path.sep}app.asar.unpacked${path.sep}`),
+        prebuild,
+      ),
     });
   }
   candidates.push({ source: "prebuild", path: path.join(packageDir, prebuild) });

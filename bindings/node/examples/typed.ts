@@ -1,0 +1,88 @@
+// A typed use of the package, checked by `tsc -p examples` (run-tests.sh); never run.
+
+import {
+  AnkitaError,
+  estimateImageTokens,
+  probeImage,
+  sanitize,
+  trim,
+  trimAsync,
+  version,
+  type AnkitaErrorCode,
+  type ImageInfo,
+  type Message,
+  type TrimOptions,
+  type TrimReport,
+} from "ankita";
+
+const history: Message[] = [
+  { role: "system", content: "You are a desktop companion." },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "What is on my screen?" },
+      {
+        type: "image_url",
+        image_url: { url: "data:image/png;base64,iVBORw0KGgo", detail: "high" },
+      },
+    ],
+  },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "call_1", type: "function", function: { name: "ocr", arguments: "{}" } }],
+  },
+  {
+    role: "tool",
+    tool_call_id: "call_1",
+    content: "Invoice #42",
+    cache_control: { type: "ephemeral" },
+  },
+];
+
+const options: TrimOptions = {
+  context_tokens: 8192,
+  max_output_tokens: 1024,
+  tools: [{ type: "function", function: { name: "ocr", parameters: { type: "object" } } }],
+  memory: ["The user prefers short answers."],
+  on_image_overflow: "placeholder",
+  image_profile: "ankita",
+};
+
+function tell(report: TrimReport): string[] {
+  return report.dropped_images.map(
+    (image) =>
+      `${image.format ?? "unknown"} ${image.width}×${image.height}: ~${image.tokens} tokens`,
+  );
+}
+
+export async function main(): Promise<void> {
+  const { messages, report } = trim(history, options);
+  const kept: Message[] = messages;
+  const count: number = report.output_messages + report.dropped_messages.length + kept.length;
+  tell(report);
+
+  const later = await trimAsync(history, { max_bytes: 4096 });
+  const budget: number | null = later.report.budget_bytes;
+
+  const repaired = sanitize(history).report.repaired.map((r) => `${r.index}: ${r.action}`);
+
+  const info: ImageInfo | null = probeImage(new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
+  const width: number | undefined = info?.width;
+  const { tokens, budget_bytes } = estimateImageTokens(1700, 2200, {
+    profile: "ankita",
+    detail: "low",
+  });
+
+  try {
+    trim(history, { max_bytes: 10 });
+  } catch (error) {
+    if (error instanceof AnkitaError) {
+      const code: AnkitaErrorCode = error.code;
+      const where: string | undefined = error.path;
+      const breakdown = error.details.breakdown?.required_bytes;
+      console.log(code, where, breakdown, error.toJSON().message);
+    }
+  }
+  console.log(version(), count, budget, repaired, width, tokens, budget_bytes);
+}

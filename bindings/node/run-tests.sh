@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Tests of the Node package: installs its npm dependencies from the lockfile, makes sure the
+# native library is built, checks formatting and the typed example, then runs node --test.
+# Called by `make test` (which builds the library first); runs on its own too.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+cd "$here"
+
+case "$(uname -s)" in
+  Darwin) lib="libankita.dylib" ;;
+  MINGW* | MSYS* | CYGWIN*) lib="ankita.dll" ;;
+  *) lib="libankita.so" ;;
+esac
+
+echo "== node $(node --version), npm $(npm --version)"
+npm ci --no-audit --no-fund --loglevel=error </dev/null
+
+if [[ -z "${ANKITA_LIB:-}" && ! -f "$repo/target/release/$lib" ]]; then
+  echo "== $repo/target/release/$lib is missing: cargo build --release"
+  (cd "$repo" && cargo build --release --locked)
+fi
+
+echo "== prettier --check"
+npx --no-install prettier --check . </dev/null
+
+echo "== tsc (the typed example against index.d.ts)"
+npx --no-install tsc -p examples </dev/null
+
+echo "== node --test"
+node --test test/*.test.js </dev/null

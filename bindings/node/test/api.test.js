@@ -1,0 +1,147 @@
+// probeImage, estimateImageTokens, version, AnkitaError and the shape of trim's answer.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+
+import * as ankita from "../index.js";
+import { AnkitaError, estimateImageTokens, probeImage, trim, version } from "../index.js";
+import { IMAGES_DIR, REPO } from "./helpers.js";
+
+const manifest = JSON.parse(fs.readFileSync(path.join(IMAGES_DIR, "manifest.json"), "utf8"));
+
+test("the package exports exactly the documented API", () => {
+  assert.deepStrictEqual(Object.keys(ankita).sort(), [
+    "AnkitaError",
+    "estimateImageTokens",
+    "libraryPath",
+    "probeImage",
+    "sanitize",
+    "sanitizeAsync",
+    "trim",
+    "trimAsync",
+    "version",
+  ]);
+});
+
+test("version() is the crate's version", () => {
+  const cargo = fs.readFileSync(path.join(REPO, "Cargo.toml"), "utf8");
+  assert.equal(version(), cargo.match(/^version\s*=\s*"([^"]+)"/m)[1]);
+});
+
+describe("probeImage on every fixture", () => {
+  for (const entry of manifest) {
+    test(entry.file, () => {
+      const bytes = fs.readFileSync(path.join(IMAGES_DIR, entry.file));
+      const base64 = bytes.toString("base64");
+      const asBuffer = probeImage(bytes);
+      if (entry.format === null) {
+        assert.equal(asBuffer, null);
+        assert.equal(probeImage(`data:image/png;base64,${base64}`), null);
+        return;
+      }
+      const expected = {
+        format: entry.format,
+        width: entry.width,
+        height: entry.height,
+        ...estimateImageTokens(entry.width, entry.height),
+      };
+      assert.deepStrictEqual(asBuffer, expected);
+      assert.deepStrictEqual(probeImage(`data:image/${entry.format};base64,${base64}`), expected);
+      assert.deepStrictEqual(probeImage(base64), expected);
+      assert.deepStrictEqual(probeImage(new Uint8Array(bytes)), expected);
+      const view = new Uint8Array(bytes.length + 7);
+      view.set(bytes, 7);
+      assert.deepStrictEqual(probeImage(view.subarray(7)), expected, "a view at an offset");
+      const copy = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
+      assert.deepStrictEqual(probeImage(copy), expected, "an ArrayBuffer");
+    });
+  }
+});
+
+describe("estimateImageTokens", () => {
+  test("the worked example of DESIGN §3", () => {
+    assert.deepStrictEqual(estimateImageTokens(1700, 2200), { tokens: 765, budget_bytes: 3060 });
+    assert.deepStrictEqual(estimateImageTokens(1700, 2200, { profile: "ankita" }), {
+      tokens: 765,
+      budget_bytes: 3060,
+    });
+  });
+
+  test("bytes_per_token scales budget_bytes", () => {
+    assert.deepStrictEqual(estimateImageTokens(1700, 2200, { bytes_per_token: 3 }), {
+      tokens: 765,
+      budget_bytes: 2295,
+    });
+  });
+
+  test("detail is accepted", () => {
+    for (const detail of ["low", "high", "auto"]) {
+      assert.equal(typeof estimateImageTokens(640, 480, { detail }).tokens, "number");
+    }
+  });
+
+  test("the largest 32-bit sides are priced", () => {
+    assert.ok(estimateImageTokens(2 ** 32 - 1, 2 ** 32 - 1).tokens > 0);
+  });
+});
+
+describe("AnkitaError", () => {
+  test("carries code, message, path and details", () => {
+    const error = AnkitaError.fromJSON({
+      code: "context_budget_exceeded",
+      message: "too big",
+      path: "messages[2]",
+      breakdown: { max_bytes: 10 },
+    });
+    assert.ok(error instanceof Error);
+    assert.equal(error.name, "AnkitaError");
+    assert.equal(error.code, "context_budget_exceeded");
+    assert.equal(error.message, "too big");
+    assert.equal(error.path, "messages[2]");
+    assert.deepStrictEqual(error.details, { breakdown: { max_bytes: 10 } });
+    assert.deepStrictEqual(error.toJSON(), {
+      code: "context_budget_exceeded",
+      message: "too big",
+      path: "messages[2]",
+      breakdown: { max_bytes: 10 },
+    });
+    assert.match(error.stack, /AnkitaError: too big/);
+  });
+
+  test("a real budget failure has the breakdown in details", () => {
+    const history = [
+      { role: "system", content: "s".repeat(3000) },
+      { role: "user", content: "q" },
+    ];
+    assert.throws(
+      () => trim(history, { max_bytes: 1000 }),
+      (error) =>
+        error instanceof AnkitaError &&
+        error.code === "context_budget_exceeded" &&
+        error.path === undefined &&
+        error.details.breakdown.max_bytes === 1000 &&
+        error.details.breakdown.system_bytes > 1000,
+    );
+  });
+});
+
+test("trim answers { messages, report } with the report of DESIGN §8", () => {
+  const result = trim([{ role: "user", content: "hello" }], { max_bytes: 1000 });
+  assert.deepStrictEqual(Object.keys(result).sort(), ["messages", "report"]);
+  for (const key of [
+    "budget_bytes",
+    "cost_bytes",
+    "input_messages",
+    "output_messages",
+    "dropped_messages",
+    "truncated",
+    "dropped_images",
+    "dropped_attachments",
+    "repaired",
+  ]) {
+    assert.ok(Object.hasOwn(result.report, key), `report.${key} is missing`);
+  }
+  assert.equal(result.report.budget_bytes, 1000);
+});

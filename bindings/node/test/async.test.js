@@ -1,0 +1,86 @@
+// The async API: many calls in flight at once, each answer its own.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { AnkitaError, sanitize, sanitizeAsync, trim, trimAsync } from "../index.js";
+
+/** A history that differs with `seed`: its own words, length and a tool exchange. */
+function history(seed) {
+  const messages = [{ role: "system", content: `You are assistant number ${seed}.` }];
+  for (let turn = 0; turn < 5 + (seed % 17); turn++) {
+    messages.push({
+      role: "user",
+      content: `question ${seed}.${turn} ${"lorem ipsum ".repeat(seed)}`,
+    });
+    if (turn % 4 === 1) {
+      const id = `call_${seed}_${turn}`;
+      messages.push({
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id, type: "function", function: { name: "look", arguments: `{"n":${seed}}` } },
+        ],
+      });
+      messages.push({ role: "tool", tool_call_id: id, content: `result ${seed}.${turn}` });
+    }
+    messages.push({ role: "assistant", content: `answer ${seed}.${turn}` });
+  }
+  messages.push({ role: "user", content: `the last question of ${seed}` });
+  return messages;
+}
+
+function options(seed) {
+  return { max_bytes: 600 + 97 * seed, max_messages: 4 + (seed % 11) };
+}
+
+test("50 concurrent trimAsync calls each get the answer to their own input", async () => {
+  const seeds = Array.from({ length: 50 }, (_, i) => i + 1);
+  const results = await Promise.all(seeds.map((seed) => trimAsync(history(seed), options(seed))));
+  results.forEach((result, i) => {
+    const seed = seeds[i];
+    assert.deepStrictEqual(result, trim(history(seed), options(seed)), `seed ${seed}`);
+    assert.equal(result.messages[0].content, `You are assistant number ${seed}.`);
+    assert.equal(result.messages.at(-1).content, `the last question of ${seed}`);
+    assert.equal(result.report.input_messages, history(seed).length);
+    assert.equal(result.report.output_messages, result.messages.length);
+    assert.ok(result.report.cost_bytes <= options(seed).max_bytes, `seed ${seed} over budget`);
+  });
+});
+
+test("successes and failures in flight together settle independently", async () => {
+  const calls = [];
+  for (let seed = 1; seed <= 40; seed++) {
+    if (seed % 3 === 0) {
+      const tooLong = { role: "user", content: "x".repeat(5000 + seed) };
+      calls.push(trimAsync([...history(seed), tooLong], { max_bytes: 1000 }));
+    } else if (seed % 3 === 1) calls.push(sanitizeAsync(history(seed)));
+    else calls.push(trimAsync(history(seed), { ...options(seed), typo_key: 1 }));
+  }
+  const settled = await Promise.allSettled(calls);
+  settled.forEach((outcome, i) => {
+    const seed = i + 1;
+    if (seed % 3 === 1) {
+      assert.equal(outcome.status, "fulfilled");
+      assert.deepStrictEqual(outcome.value, sanitize(history(seed)));
+    } else {
+      assert.equal(outcome.status, "rejected");
+      assert.ok(outcome.reason instanceof AnkitaError);
+      const code = seed % 3 === 0 ? "context_budget_exceeded" : "invalid_request";
+      assert.equal(outcome.reason.code, code, `seed ${seed}: ${outcome.reason.message}`);
+      if (code === "invalid_request") assert.equal(outcome.reason.path, "typo_key");
+      else assert.equal(typeof outcome.reason.details.breakdown, "object");
+    }
+  });
+});
+
+test("trimAsync returns before the native call ends, and the event loop keeps turning", async () => {
+  const big = history(40);
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 0);
+  const pending = Array.from({ length: 200 }, () => trimAsync(big, { max_bytes: 2000 }));
+  assert.ok(pending[0] instanceof Promise);
+  await Promise.all(pending);
+  clearInterval(timer);
+  assert.ok(ticks > 0, "no timer fired while 200 async calls ran");
+});
