@@ -1,7 +1,8 @@
 //! Provider-exact image-token rules, one file per provider (`IMAGE_TOKENS.md` is the spec).
 //!
 //! Each rule is a pure function of the pixel size as stored in the header (and, for some
-//! providers, the OpenAI `detail` hint); this module holds the arithmetic.
+//! providers, the OpenAI `detail` hint). [`crate::pricing::ImageProfile`] picks one of them by
+//! profile name or by model name ([`models`]); this module holds the arithmetic.
 //!
 //! | profile | rule | file |
 //! |---|---|---|
@@ -28,6 +29,7 @@
 
 pub mod anthropic;
 pub mod gemini;
+pub mod models;
 pub mod openai;
 pub mod pixtral;
 pub mod qwen;
@@ -62,6 +64,15 @@ pub const TYPICAL_IMAGE_SIZES: &[(u32, u32)] = &[
     (3000, 2000),
     (2480, 3508),
 ];
+
+/// The largest `tokens(w, h)` over [`TYPICAL_IMAGE_SIZES`] in both orientations.
+pub(crate) fn max_over_typical_sizes(tokens: impl Fn(u32, u32) -> u64) -> u64 {
+    TYPICAL_IMAGE_SIZES
+        .iter()
+        .flat_map(|&(w, h)| [tokens(w, h), tokens(h, w)])
+        .max()
+        .unwrap_or(1)
+}
 
 /// `ceil(n / d)` for `d > 0`.
 pub(crate) fn ceil_div(n: u128, d: u128) -> u128 {

@@ -1,7 +1,8 @@
 //! OpenAI: the 512-px tile models and the 32-px patch models.
 //!
 //! Source: OpenAI "Images and vision — calculating costs" (2025 and 2026 versions; see
-//! `IMAGE_TOKENS.md`). Each model's parameters are a `const fn` of its type.
+//! `IMAGE_TOKENS.md`). Each model's parameters are a `const fn` of its type; which model names
+//! select which parameters is in [`super::models`].
 //!
 //! ```
 //! use ankita::profiles::openai::{OpenAiPatch, OpenAiTile};
