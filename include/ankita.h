@@ -66,7 +66,7 @@ char *ankita_sanitize(const char *messages_json);
 // Vision tokens of an image of `width` × `height` pixels under a pricing profile.
 //
 // `options_json` may be NULL (the default `ankita` profile) or `{"image_profile"?: "...",
-// "detail"?: "low" | "high" | "auto", "bytes_per_token"?: 4}`. Answers `{"ok": true,
+// "model"?: "...", "detail"?: "low" | "high" | "auto", "bytes_per_token"?: 4}`. Answers `{"ok": true,
 // "tokens": 765, "budget_bytes": 3060}`, or an error JSON (`invalid_argument` for a zero side,
 // `invalid_request` for a bad option).
 //
@@ -75,7 +75,21 @@ char *ankita_sanitize(const char *messages_json);
 //
 // # Safety
 // `options_json` is NULL or a NUL-terminated string valid for the duration of the call.
-char *ankita_estimate_image_tokens(uint32_t width, uint32_t height, const char *options_json);
+char *ankita_estimate_image_tokens(uint32_t width,
+                                   uint32_t height,
+                                   const char *options_json);
+
+// Probes an image like `ankita_probe_image`, priced with options: `options_json` may be NULL
+// or `{"image_profile"?: "openai", "model"?: "gpt-4o", "detail"?: "low" | "high" | "auto",
+// "bytes_per_token"?: 4}` (give `image_profile` or `model`, not both).
+//
+// Ownership: the returned string is owned by the caller and must be released with
+// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+//
+// # Safety
+// `image` and `options_json` are NULL or NUL-terminated strings valid for the duration of
+// the call.
+char *ankita_probe_image_with(const char *image, const char *options_json);
 
 // Releases a string returned by any `ankita_*` function. NULL is accepted and ignored.
 //

@@ -13,7 +13,7 @@
 //! ```
 
 use crate::error::{Error, ErrorCode};
-use crate::pricing::ImageProfile;
+use crate::pricing::{ImageProfile, DEFAULT_BYTES_PER_TOKEN};
 use crate::request::TrimOptions;
 use crate::trim::{plan_sanitize, plan_trim, NewContent, NewPart, Plan};
 use serde_json::{Map, Value};
@@ -60,36 +60,15 @@ pub fn sanitize_value(messages: Value) -> Result<Value, Error> {
 }
 
 /// `{"ok": true, "tokens", "budget_bytes"}` for an image of `width` × `height` pixels.
-/// `options` may hold `image_profile`, `detail` and `bytes_per_token`.
+/// `options` may hold `image_profile` (or `profile`) or `model`, `detail` and `bytes_per_token`.
 pub fn estimate_image_tokens(width: u32, height: u32, options: &Value) -> Result<Value, Error> {
-    let options = options
-        .as_object()
-        .ok_or_else(|| Error::new(ErrorCode::InvalidRequest, "options must be a JSON object"))?;
     if width == 0 || height == 0 {
         return Err(Error::new(
             ErrorCode::InvalidArgument,
             format!("image size {width}×{height} has a zero side"),
         ));
     }
-    let mut profile = ImageProfile::default();
-    let mut detail = None;
-    let mut bytes_per_token = crate::pricing::DEFAULT_BYTES_PER_TOKEN;
-    for (key, value) in options {
-        match (key.as_str(), value) {
-            (_, Value::Null) => {}
-            ("image_profile" | "profile", Value::String(name)) => profile = ImageProfile::from_name(name)?,
-            ("detail", Value::String(d)) => detail = Some(d.as_str()),
-            ("bytes_per_token", v) if v.as_u64().is_some_and(|n| n > 0) => {
-                bytes_per_token = v.as_u64().unwrap_or(1)
-            }
-            _ => {
-                return Err(Error::invalid_request(
-                    format!("unknown or invalid option {key:?} = {value}; known: image_profile (string), detail (string), bytes_per_token (integer ≥ 1)"),
-                    key.as_str(),
-                ))
-            }
-        }
-    }
+    let (profile, detail, bytes_per_token) = pricing_options(options)?;
     let tokens = profile.tokens(width, height, detail);
     let mut out = Map::new();
     out.insert("ok".into(), true.into());
@@ -99,6 +78,61 @@ pub fn estimate_image_tokens(width: u32, height: u32, options: &Value) -> Result
         tokens.saturating_mul(bytes_per_token).into(),
     );
     Ok(Value::Object(out))
+}
+
+/// The probe answer for a data URL or bare base64, priced with `options` as for
+/// [`estimate_image_tokens`].
+pub fn probe_image(image: &str, options: &Value) -> Result<Value, Error> {
+    let (profile, detail, bytes_per_token) = pricing_options(options)?;
+    Ok(crate::probe_response_with(
+        image,
+        profile,
+        detail,
+        bytes_per_token,
+    ))
+}
+
+/// Reads `{"image_profile" | "profile" | "model", "detail", "bytes_per_token"}`.
+fn pricing_options(options: &Value) -> Result<(ImageProfile, Option<&str>, u64), Error> {
+    let options = match options {
+        Value::Null => return Ok((ImageProfile::default(), None, DEFAULT_BYTES_PER_TOKEN)),
+        Value::Object(options) => options,
+        _ => {
+            return Err(Error::new(
+                ErrorCode::InvalidRequest,
+                "options must be a JSON object",
+            ))
+        }
+    };
+    let mut profile_keys = Map::new();
+    for key in ["image_profile", "model"] {
+        if let Some(v) = options.get(key) {
+            profile_keys.insert(key.into(), v.clone());
+        }
+    }
+    if let Some(v) = options.get("profile") {
+        profile_keys.insert("image_profile".into(), v.clone());
+    }
+    let profile = crate::request::profile_of(&profile_keys)?;
+    let mut detail = None;
+    let mut bytes_per_token = DEFAULT_BYTES_PER_TOKEN;
+    for (key, value) in options {
+        match (key.as_str(), value) {
+            (_, Value::Null) => {}
+            ("image_profile" | "profile" | "model", Value::String(_)) => {}
+            ("detail", Value::String(d)) => detail = Some(d.as_str()),
+            ("bytes_per_token", v) if v.as_u64().is_some_and(|n| n > 0) => {
+                bytes_per_token = v.as_u64().unwrap_or(1)
+            }
+            _ => {
+                return Err(Error::invalid_request(
+                    format!("unknown or invalid option {key:?} = {value}; known: image_profile or model (string), detail (string), bytes_per_token (integer ≥ 1)"),
+                    key.as_str(),
+                ))
+            }
+        }
+    }
+    Ok((profile, detail, bytes_per_token))
 }
 
 /// Splits a request object into its messages and options.

@@ -128,7 +128,7 @@ pub unsafe extern "C" fn ankita_sanitize(messages_json: *const c_char) -> *mut c
 /// Vision tokens of an image of `width` × `height` pixels under a pricing profile.
 ///
 /// `options_json` may be NULL (the default `ankita` profile) or `{"image_profile"?: "...",
-/// "detail"?: "low" | "high" | "auto", "bytes_per_token"?: 4}`. Answers `{"ok": true,
+/// "model"?: "...", "detail"?: "low" | "high" | "auto", "bytes_per_token"?: 4}`. Answers `{"ok": true,
 /// "tokens": 765, "budget_bytes": 3060}`, or an error JSON (`invalid_argument` for a zero side,
 /// `invalid_request` for a bad option).
 ///
@@ -157,6 +157,48 @@ pub unsafe extern "C" fn ankita_estimate_image_tokens(
             })?
         };
         crate::api::estimate_image_tokens(width, height, &options)
+    })
+}
+
+/// Probes an image like `ankita_probe_image`, priced with options: `options_json` may be NULL
+/// or `{"image_profile"?: "openai", "model"?: "gpt-4o", "detail"?: "low" | "high" | "auto",
+/// "bytes_per_token"?: 4}` (give `image_profile` or `model`, not both).
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `image` and `options_json` are NULL or NUL-terminated strings valid for the duration of
+/// the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_probe_image_with(
+    image: *const c_char,
+    options_json: *const c_char,
+) -> *mut c_char {
+    boundary(|| {
+        // SAFETY: forwarded from this function's contract.
+        let image = unsafe { str_arg(image, "image") }?;
+        // SAFETY: forwarded from this function's contract.
+        let options = unsafe { options_arg(options_json) }?;
+        crate::api::probe_image(image, &options)
+    })
+}
+
+/// Parses an optional JSON options argument (NULL means none).
+///
+/// # Safety
+/// `ptr` is NULL or a NUL-terminated string valid for the duration of the call.
+unsafe fn options_arg(ptr: *const c_char) -> Result<Value, Error> {
+    if ptr.is_null() {
+        return Ok(Value::Null);
+    }
+    // SAFETY: non-NULL and NUL-terminated per the caller's contract.
+    let text = unsafe { str_arg(ptr, "options_json") }?;
+    serde_json::from_str(text).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidJson,
+            format!("options_json: invalid JSON: {e}"),
+        )
     })
 }
 

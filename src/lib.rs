@@ -36,12 +36,22 @@ use serde_json::{json, Value};
 /// assert_eq!(v["tokens"], 765);
 /// ```
 pub fn probe_response(text: &str, profile: ImageProfile) -> Value {
+    probe_response_with(text, profile, None, pricing::DEFAULT_BYTES_PER_TOKEN)
+}
+
+/// [`probe_response`] with a `detail` level and a bytes-per-token rate.
+pub fn probe_response_with(
+    text: &str,
+    profile: ImageProfile,
+    detail: Option<&str>,
+    bytes_per_token: u64,
+) -> Value {
     let price = pricing::price_probe(
         probe::probe_text(text),
         text.len(),
         profile,
-        None,
-        pricing::DEFAULT_BYTES_PER_TOKEN,
+        detail,
+        bytes_per_token,
     );
     let info = price.probe.ok();
     json!({

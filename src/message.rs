@@ -4,8 +4,9 @@
 
 use crate::error::Error;
 use crate::json::{compact_len, compact_len_without};
-use crate::pricing::{price_image_url, ImagePrice, ImageProfile};
+use crate::pricing::{price_image_url_with_size, ImagePrice, ImageProfile};
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 use std::collections::HashSet;
 
 /// A text part whose text starts with this is an attachment body (DESIGN §4).
@@ -113,12 +114,20 @@ impl MessageInfo {
     }
 }
 
+/// How images are priced while parsing.
+#[derive(Clone, Copy)]
+pub(crate) struct Pricing<'a> {
+    pub profile: ImageProfile,
+    pub bytes_per_token: u64,
+    /// Caller-given sizes of remote images, by URL.
+    pub image_sizes: &'a HashMap<String, (u32, u32)>,
+}
+
 /// Parses `messages[index]`.
 pub(crate) fn parse_message(
     index: usize,
     message: &Value,
-    profile: ImageProfile,
-    bytes_per_token: u64,
+    pricing: Pricing<'_>,
 ) -> Result<MessageInfo, Error> {
     let at = |rest: &str| format!("messages[{index}]{rest}");
     let obj = message
@@ -148,8 +157,7 @@ pub(crate) fn parse_message(
                     part,
                     &at(&format!(".content[{p}]")),
                     p,
-                    profile,
-                    bytes_per_token,
+                    pricing,
                 )?);
             }
             (ContentShape::Parts, units)
@@ -197,13 +205,7 @@ pub(crate) fn parse_message(
     })
 }
 
-fn parse_part(
-    part: &Value,
-    path: &str,
-    index: usize,
-    profile: ImageProfile,
-    bytes_per_token: u64,
-) -> Result<Unit, Error> {
+fn parse_part(part: &Value, path: &str, index: usize, pricing: Pricing<'_>) -> Result<Unit, Error> {
     let obj = part
         .as_object()
         .ok_or_else(|| Error::invalid_request("each content part must be a JSON object", path))?;
@@ -241,7 +243,14 @@ fn parse_part(
                     format!("{path}.image_url"),
                 )
             })?;
-            let price = price_image_url(url, profile, detail, bytes_per_token);
+            let size = pricing.image_sizes.get(url).copied();
+            let price = price_image_url_with_size(
+                url,
+                size,
+                pricing.profile,
+                detail,
+                pricing.bytes_per_token,
+            );
             (UnitKind::Image(price), price.budget_bytes)
         }
         _ => (UnitKind::Other, compact_len(part)),

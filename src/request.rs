@@ -5,6 +5,7 @@ use crate::error::{Error, ErrorCode};
 use crate::json::compact_len;
 use crate::pricing::{ImageProfile, DEFAULT_BYTES_PER_TOKEN};
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 
 /// The history budget below which `trim` refuses to run.
 pub const MIN_HISTORY_BYTES: u64 = 512;
@@ -53,6 +54,9 @@ pub struct TrimOptions {
     pub max_messages: usize,
     pub image_profile: ImageProfile,
     pub on_image_overflow: OnImageOverflow,
+    /// Pixel sizes of remote (http/https) images, by URL, when the caller knows them; other
+    /// remote images are priced at the profile's typical worst case.
+    pub image_sizes: HashMap<String, (u32, u32)>,
 }
 
 impl Default for TrimOptions {
@@ -68,6 +72,7 @@ impl Default for TrimOptions {
             max_messages: DEFAULT_MAX_MESSAGES,
             image_profile: ImageProfile::default(),
             on_image_overflow: OnImageOverflow::default(),
+            image_sizes: HashMap::new(),
         }
     }
 }
@@ -83,6 +88,8 @@ pub const OPTION_KEYS: &[&str] = &[
     "bytes_per_token",
     "max_messages",
     "image_profile",
+    "model",
+    "image_sizes",
     "on_image_overflow",
 ];
 
@@ -119,12 +126,8 @@ impl TrimOptions {
                     options.tools_bytes = compact_len(value);
                 }
                 "memory" => options.memory_bytes = memory_bytes(value)?,
-                "image_profile" => {
-                    let name = value.as_str().ok_or_else(|| {
-                        Error::invalid_request("image_profile must be a string", key)
-                    })?;
-                    options.image_profile = ImageProfile::from_name(name)?;
-                }
+                "image_profile" | "model" => {} // below: they interact
+                "image_sizes" => options.image_sizes = image_sizes(value)?,
                 "on_image_overflow" => {
                     options.on_image_overflow = match value.as_str() {
                         Some("placeholder") => OnImageOverflow::Placeholder,
@@ -152,6 +155,7 @@ impl TrimOptions {
                 }
             }
         }
+        options.image_profile = profile_of(request)?;
         Ok(options)
     }
 
@@ -207,6 +211,59 @@ impl TrimOptions {
         b.insert("history_bytes".into(), json!(history_bytes));
         Value::Object(b)
     }
+}
+
+/// The pricing profile from `image_profile` or `model` (giving both is ambiguous).
+pub fn profile_of(options: &Map<String, Value>) -> Result<ImageProfile, Error> {
+    let string = |key: &str| -> Result<Option<&str>, Error> {
+        match options.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(Error::invalid_request(
+                format!("{key} must be a string"),
+                key,
+            )),
+        }
+    };
+    match (string("image_profile")?, string("model")?) {
+        (Some(_), Some(_)) => Err(Error::invalid_request(
+            "give image_profile or model, not both",
+            "model",
+        )),
+        (Some(name), None) => ImageProfile::from_name(name),
+        (None, Some(model)) => ImageProfile::from_model(model),
+        (None, None) => Ok(ImageProfile::default()),
+    }
+}
+
+/// `{"https://…/cat.png": [1920, 1080]}` or `{"…": {"width": 1920, "height": 1080}}`.
+fn image_sizes(value: &Value) -> Result<HashMap<String, (u32, u32)>, Error> {
+    let map = value.as_object().ok_or_else(|| {
+        Error::invalid_request(
+            "image_sizes must map image URLs to [width, height]",
+            "image_sizes",
+        )
+    })?;
+    map.iter()
+        .map(|(url, size)| {
+            let side = |v: Option<&Value>| {
+                v.and_then(Value::as_u64)
+                    .and_then(|n| u32::try_from(n).ok())
+            };
+            let (w, h) = match size {
+                Value::Array(wh) if wh.len() == 2 => (side(wh.first()), side(wh.get(1))),
+                Value::Object(o) => (side(o.get("width")), side(o.get("height"))),
+                _ => (None, None),
+            };
+            match (w, h) {
+                (Some(w), Some(h)) if w > 0 && h > 0 => Ok((url.clone(), (w, h))),
+                _ => Err(Error::invalid_request(
+                    "an image size must be [width, height] with positive integer sides",
+                    format!("image_sizes[{url:?}]"),
+                )),
+            }
+        })
+        .collect()
 }
 
 fn uint(value: &Value, key: &str) -> Result<u64, Error> {

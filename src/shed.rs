@@ -80,6 +80,7 @@ pub fn describe_image(price: &ImagePrice) -> String {
             "{} {}×{}, ~{} tokens",
             info.format, info.width, info.height, tokens
         ),
+        (Err(_), Some(tokens)) => format!("remote image, ~{tokens} tokens"),
         _ => format!("unreadable image, {} bytes", price.budget_bytes),
     }
 }

@@ -15,8 +15,7 @@
 //! Every unit is priced once; the steps keep running totals.
 
 use crate::error::{Error, ErrorCode};
-use crate::message::{parse_message, Change, ContentShape, Role, UnitKind};
-use crate::pricing::{ImageProfile, DEFAULT_BYTES_PER_TOKEN};
+use crate::message::{parse_message, Change, ContentShape, Pricing, Role, UnitKind};
 use crate::repair::{self, Msg, Session};
 use crate::report::{DroppedAttachment, DroppedImage, Report, Truncation};
 use crate::request::{OnImageOverflow, TrimOptions};
@@ -86,7 +85,7 @@ enum Tag {
 /// Trims `messages` to the budget of `options`.
 pub fn plan_trim(messages: &[Value], options: &TrimOptions) -> Result<Plan, Error> {
     let budget = options.history_budget()?;
-    let session = parse_and_repair(messages, options.image_profile, options.bytes_per_token)?;
+    let session = parse_and_repair(messages, options)?;
     let mut trimmer = Trimmer::new(messages, session, options, budget);
     trimmer.select();
     if let Some(budget) = budget {
@@ -97,25 +96,26 @@ pub fn plan_trim(messages: &[Value], options: &TrimOptions) -> Result<Plan, Erro
 
 /// Repairs `messages` (DESIGN §5) without trimming.
 pub fn plan_sanitize(messages: &[Value]) -> Result<Plan, Error> {
-    let session = parse_and_repair(messages, ImageProfile::default(), DEFAULT_BYTES_PER_TOKEN)?;
     let options = TrimOptions {
         max_messages: usize::MAX,
         ..TrimOptions::default()
     };
+    let session = parse_and_repair(messages, &options)?;
     let mut trimmer = Trimmer::new(messages, session, &options, None);
     trimmer.kept.iter_mut().for_each(|k| *k = true);
     Ok(trimmer.finish())
 }
 
-fn parse_and_repair(
-    messages: &[Value],
-    profile: ImageProfile,
-    bytes_per_token: u64,
-) -> Result<Session, Error> {
+fn parse_and_repair(messages: &[Value], options: &TrimOptions) -> Result<Session, Error> {
+    let pricing = Pricing {
+        profile: options.image_profile,
+        bytes_per_token: options.bytes_per_token,
+        image_sizes: &options.image_sizes,
+    };
     let infos = messages
         .iter()
         .enumerate()
-        .map(|(i, m)| parse_message(i, m, profile, bytes_per_token))
+        .map(|(i, m)| parse_message(i, m, pricing))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(repair::repair(messages, infos))
 }

@@ -6,7 +6,7 @@
 
 use ankita::api;
 use ankita::message::image_url_of;
-use ankita::pricing::{price_image_url, price_probe, ImagePrice, ImageProfile};
+use ankita::pricing::{price_image_url, price_probe, ImagePrice};
 use ankita::probe;
 use ankita::shed::describe_image;
 use ankita::{Error, ErrorCode};
@@ -17,12 +17,13 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage:
   ankita trim [FILE|-] [--max-bytes N] [--context-tokens N] [--max-output-tokens N]
-              [--max-messages N] [--tools FILE] [--memory FILE] [--profile P]
+              [--max-messages N] [--tools FILE] [--memory FILE] [--profile P | --model M]
               [--on-image-overflow placeholder|drop|error] [--summary]
       FILE holds a request object ({\"messages\": [...], ...}) or a bare messages array.
       Prints the response JSON; --summary also prints a readable report to stderr.
   ankita sanitize [FILE|-]         repair a restored session (orphan tool messages, broken calls)
-  ankita probe [--json] FILE|DATA_URL...   format, pixel size and price of images
+  ankita probe [--json] [--profile P | --model M] [--detail low|high|auto] FILE|DATA_URL...
+      format, pixel size and price of images
   ankita --version";
 
 const EXIT_BUDGET: u8 = 1;
@@ -140,6 +141,9 @@ fn trim_command(args: &[String]) -> Result<(), Failure> {
             "--profile" => {
                 overrides.insert("image_profile".into(), value(arg)?.into());
             }
+            "--model" => {
+                overrides.insert("model".into(), value(arg)?.into());
+            }
             "--on-image-overflow" => {
                 overrides.insert("on_image_overflow".into(), value(arg)?.into());
             }
@@ -207,11 +211,7 @@ fn sanitize_command(args: &[String]) -> Result<(), Failure> {
 
 /// Every image of the request with its price, for the summary.
 fn image_inventory(request: &Map<String, Value>) -> Vec<(usize, usize, ImagePrice, usize)> {
-    let profile = request
-        .get("image_profile")
-        .and_then(Value::as_str)
-        .and_then(|name| ImageProfile::from_name(name).ok())
-        .unwrap_or_default();
+    let profile = ankita::request::profile_of(request).unwrap_or_default();
     let bpt = request
         .get("bytes_per_token")
         .and_then(Value::as_u64)
@@ -310,19 +310,40 @@ fn part_suffix(part: &Value) -> String {
 }
 
 fn probe_command(args: &[String]) -> Result<(), Failure> {
-    let json = args.iter().any(|a| a == "--json");
-    let inputs: Vec<&String> = args.iter().filter(|a| *a != "--json").collect();
-    if let Some(flag) = inputs.iter().find(|a| a.starts_with("--")) {
-        return Err(Failure::Usage(format!("unknown option {flag}")));
+    let mut json = false;
+    let mut inputs = Vec::new();
+    let mut profile_keys = Map::new();
+    let mut detail = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| Failure::Usage(format!("{name} needs a value")))
+        };
+        match arg.as_str() {
+            "--json" => json = true,
+            "--profile" => {
+                profile_keys.insert("image_profile".into(), value(arg)?.into());
+            }
+            "--model" => {
+                profile_keys.insert("model".into(), value(arg)?.into());
+            }
+            "--detail" => detail = Some(value(arg)?),
+            flag if flag.starts_with("--") => {
+                return Err(Failure::Usage(format!("unknown option {flag}")))
+            }
+            input => inputs.push(input.to_owned()),
+        }
     }
     if inputs.is_empty() {
         return Err(Failure::Usage(
             "probe needs at least one FILE or data URL".into(),
         ));
     }
-    let profile = ImageProfile::default();
+    let profile = ankita::request::profile_of(&profile_keys)?;
     let mut failed = None;
-    for input in inputs {
+    for input in &inputs {
         let (label, result, size) = if probe::is_data_url(input) {
             let shown: String = input.chars().take(40).collect();
             (format!("{shown}…"), probe::probe_text(input), input.len())
@@ -345,7 +366,7 @@ fn probe_command(args: &[String]) -> Result<(), Failure> {
                 }
             }
         };
-        let price = price_probe(result, size, profile, None, 4);
+        let price = price_probe(result, size, profile, detail.as_deref(), 4);
         if json {
             let info = price.probe.ok();
             println!(

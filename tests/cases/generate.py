@@ -44,6 +44,7 @@ def ankita_tokens(w, h):
 
 
 IMAGE_BYTES = {PNG_1700x2200: 4 * ankita_tokens(1700, 2200), JPEG_500x375: 4 * ankita_tokens(500, 375),
+               "https://example.com/screens/settings.png": 4 * 1445,
                GIF_1x1: 4 * ankita_tokens(1, 1), BMP: len(BMP)}
 
 
@@ -363,6 +364,34 @@ case("undecodable_image_costs_its_length",
      {"messages": msgs, "max_bytes": 100_000},
      ok(msgs, cost_bytes=cost(msgs[0]), budget_bytes=100_000))
 assert cost(msgs[0]) > len(BMP)
+
+# --- pricing profiles and remote images ---------------------------------------------------------
+shot_turn = {"role": "user", "content": [text("Old screen:"), image(JPEG_500x375)]}
+msgs = [sys(), shot_turn, assistant("Seen."), user("And now?")]
+budget = total([sys(), user("And now?")]) + cost(shot_turn) + 2000
+case("model_selects_pricing",
+     "model=gpt-4o-mini bills a 500×375 image at 2833 + 4×5667 = 25501 tokens (OpenAI tile table): "
+     "far over the budget that the default profile's 765 tokens fit.",
+     {"messages": msgs, "max_bytes": budget, "model": "gpt-4o-mini"},
+     ok([sys(), assistant("Seen."), user("And now?")], dropped_messages=[1]))
+case("default_profile_keeps_same_image",
+     "The same session under the default profile keeps the screenshot.",
+     {"messages": msgs, "max_bytes": budget},
+     ok(msgs, dropped_messages=[]))
+REMOTE = "https://example.com/screens/settings.png"
+msgs = [{"role": "user", "content": [text("See this"), image(REMOTE)]}]
+case("remote_image_priced_as_typical",
+     "A remote image has no header to read: it is priced at the profile's worst case for a typical "
+     "image (1445 tokens under ankita), never at its URL's length.",
+     {"messages": msgs, "max_bytes": 100_000},
+     ok(msgs, cost_bytes=len(compact({"role": "user"})) + len("See this") + 4 * 1445))
+case("remote_image_size_given",
+     "image_sizes gives a remote image's size: 512×512 is 765 tokens.",
+     {"messages": msgs, "max_bytes": 100_000, "image_sizes": {REMOTE: [512, 512]}},
+     ok(msgs, cost_bytes=len(compact({"role": "user"})) + len("See this") + 4 * 765))
+case("profile_and_model_conflict", "image_profile and model together are ambiguous.",
+     {"messages": msgs, "image_profile": "openai", "model": "gpt-4o"},
+     err("invalid_request", path="model", message="give image_profile or model, not both"))
 
 # --- invalid requests ----------------------------------------------------------------------------
 case("invalid_part_names_its_path", "A part without a type is named by its path.",
