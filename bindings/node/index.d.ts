@@ -50,8 +50,23 @@ export interface Message {
   [key: string]: unknown;
 }
 
-/** Image pricing profile; `ankita` (default) is an upper bound across OpenAI-compatible APIs. */
-export type ImageProfile = "ankita" | (string & {});
+/**
+ * Image pricing profile: `ankita` (default) is an upper bound across OpenAI-compatible APIs;
+ * the others are provider rules with default parameters (a `model` gives exact ones).
+ */
+export type ImageProfile =
+  | "ankita"
+  | "openai"
+  | "openai-patch"
+  | "anthropic"
+  | "anthropic-highres"
+  | "anthropic-legacy"
+  | "gemini"
+  | "gemini-1.5"
+  | "gemini-3"
+  | "qwen2-vl"
+  | "pixtral"
+  | (string & {});
 
 /** What to do with an image that does not fit: see DESIGN §6. */
 export type OnImageOverflow = "placeholder" | "drop" | "error";
@@ -78,12 +93,18 @@ export interface TrimOptions {
   bytes_per_token?: number;
   /** At most this many messages, tool exchanges kept whole (default 40). */
   max_messages?: number;
+  /** Image pricing profile (default `ankita`); give this or `model`, not both. */
   image_profile?: ImageProfile;
+  /** The target model, e.g. `gpt-4o-mini`: its provider's exact image pricing. */
+  model?: string;
+  /** Pixel sizes of remote (http/https) images by URL: `[width, height]` or `{width, height}`. */
+  image_sizes?: Record<string, [number, number] | { width: number; height: number }>;
   /** Default `placeholder`. */
   on_image_overflow?: OnImageOverflow;
-  /** The target model (a key the core is learning; passed through). */
-  model?: string;
-  /** The target API format (a key the core is learning; passed through). */
+  /**
+   * The target API format: reserved. Passed through like every key, so it works once the core
+   * knows it; until then the core answers `invalid_request`.
+   */
   format?: string;
 }
 
@@ -167,7 +188,7 @@ export interface SanitizeResult {
 
 export type ImageFormat = "png" | "jpeg" | "gif" | "webp";
 
-/** What the image header says, and the image's price under the default profile. */
+/** What the image header says, and the image's price (default profile `ankita`). */
 export interface ImageInfo {
   format: ImageFormat;
   width: number;
@@ -176,15 +197,19 @@ export interface ImageInfo {
   budget_bytes: number;
 }
 
-export interface EstimateOptions {
-  /** Pricing profile, default `ankita`. */
+/** How `probeImage` and `estimateImageTokens` price an image. */
+export interface PricingOptions {
+  /** Pricing profile, default `ankita`; give this or `model`, not both. */
   profile?: ImageProfile;
-  /** The target model (a key the core is learning; passed through). */
+  /** The target model, e.g. `gpt-4o`: its provider's exact pricing. */
   model?: string;
   detail?: "low" | "high" | "auto";
   /** Bytes per token for `budget_bytes` (default 4). */
   bytes_per_token?: number;
 }
+
+/** @deprecated the same as {@link PricingOptions} */
+export type EstimateOptions = PricingOptions;
 
 export interface ImageEstimate {
   tokens: number;
@@ -249,13 +274,16 @@ export function sanitizeAsync(messages: readonly Message[]): Promise<SanitizeRes
  * Format, pixel size and price of an image, read from its header alone: a data URL or bare
  * base64 text, or the image's bytes. Null when the image cannot be decoded.
  */
-export function probeImage(image: string | Uint8Array | ArrayBuffer): ImageInfo | null;
+export function probeImage(
+  image: string | Uint8Array | ArrayBuffer,
+  options?: PricingOptions,
+): ImageInfo | null;
 
 /** Vision tokens of an image of `width` × `height` pixels under a pricing profile. */
 export function estimateImageTokens(
   width: number,
   height: number,
-  options?: EstimateOptions,
+  options?: PricingOptions,
 ): ImageEstimate;
 
 /** The native library's version, e.g. `"0.1.0"`. */

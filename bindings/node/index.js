@@ -5,6 +5,7 @@
 // is parsed back; a failed answer becomes an AnkitaError.
 
 import { AnkitaError } from "./lib/error.js";
+import { probeText, restoreOriginals, withStandIns } from "./lib/images.js";
 import { native } from "./lib/native.js";
 
 export { AnkitaError };
@@ -30,7 +31,7 @@ const MAX_U32 = 0xffff_ffff;
  */
 export function trim(messages, options) {
   const request = trimRequest(messages, options);
-  return trimResult(answer(native().trim(request.text), request.value));
+  return result(answer(native().trim(request.text), request.value), request.originals);
 }
 
 /**
@@ -44,7 +45,8 @@ export function trim(messages, options) {
  */
 export async function trimAsync(messages, options) {
   const request = trimRequest(messages, options);
-  return trimResult(answer(await callAsync(native().trim, request.text), request.value));
+  const text = await callAsync(native().trim, request.text);
+  return result(answer(text, request.value), request.originals);
 }
 
 /**
@@ -59,8 +61,8 @@ export async function trimAsync(messages, options) {
  * const { messages: repaired, report } = sanitize(JSON.parse(savedSession));
  */
 export function sanitize(messages) {
-  const text = serialise(messages, "messages");
-  return sanitizeResult(answer(native().sanitize(text), { messages }));
+  const request = sanitizeRequest(messages);
+  return result(answer(native().sanitize(request.text), request.value), request.originals);
 }
 
 /**
@@ -70,32 +72,35 @@ export function sanitize(messages) {
  * @returns {Promise<import("./index.js").SanitizeResult>} rejects with an AnkitaError
  */
 export async function sanitizeAsync(messages) {
-  const text = serialise(messages, "messages");
-  return sanitizeResult(answer(await callAsync(native().sanitize, text), { messages }));
+  const request = sanitizeRequest(messages);
+  const text = await callAsync(native().sanitize, request.text);
+  return result(answer(text, request.value), request.originals);
 }
 
 /**
- * Reads an image's format and pixel size from its header alone, and prices it with the
- * default `ankita` profile.
+ * Reads an image's format and pixel size from its header alone, and prices it.
  *
  * @param {string | Uint8Array | ArrayBuffer} image a data URL or bare base64 text, or the
  *   image's bytes (a Buffer, Uint8Array or ArrayBuffer)
+ * @param {import("./index.js").PricingOptions} [options] `profile` or `model` (not both;
+ *   default profile `ankita`), `detail` (`low` | `high` | `auto`), `bytes_per_token` (default 4)
  * @returns {import("./index.js").ImageInfo | null} null when the image cannot be decoded
  *   (unknown format, truncated header, zero size…)
- * @throws {AnkitaError} `invalid_argument` for anything else than text or bytes
+ * @throws {AnkitaError} `invalid_argument` for anything else than text or bytes,
+ *   `invalid_request` for an unknown profile, model or option
  *
  * @example
  * probeImage(fs.readFileSync("screenshot.png"));
  * // { format: "png", width: 1700, height: 2200, tokens: 765, budget_bytes: 3060 }
  */
-export function probeImage(image) {
+export function probeImage(image, options) {
   let text;
   if (typeof image === "string") {
     text = image;
   } else if (image instanceof Uint8Array) {
-    text = Buffer.from(image.buffer, image.byteOffset, image.byteLength).toString("base64");
+    text = probeText(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
   } else if (image instanceof ArrayBuffer) {
-    text = Buffer.from(image).toString("base64");
+    text = probeText(Buffer.from(image));
   } else {
     throw new AnkitaError(
       "invalid_argument",
@@ -106,7 +111,10 @@ export function probeImage(image) {
   if (text.includes("\0")) {
     throw new AnkitaError("invalid_argument", "image text holds a NUL character");
   }
-  const response = answer(native().probeImage(text));
+  const pricing = pricingOptions(options);
+  const response = answer(
+    pricing === null ? native().probeImage(text) : native().probeImageWith(text, pricing),
+  );
   if (response.format === null || response.format === undefined) return null;
   const { format, width, height, tokens, budget_bytes } = response;
   return { format, width, height, tokens, budget_bytes };
@@ -117,11 +125,11 @@ export function probeImage(image) {
  *
  * @param {number} width pixels, an integer from 1 to 2³²−1
  * @param {number} height pixels, an integer from 1 to 2³²−1
- * @param {import("./index.js").EstimateOptions} [options] `profile` (default `ankita`),
- *   `model`, `detail` (`low` | `high` | `auto`), `bytes_per_token` (default 4)
+ * @param {import("./index.js").PricingOptions} [options] `profile` or `model` (not both;
+ *   default profile `ankita`), `detail` (`low` | `high` | `auto`), `bytes_per_token` (default 4)
  * @returns {import("./index.js").ImageEstimate} `{ tokens, budget_bytes }`
  * @throws {AnkitaError} `invalid_argument` for a size that is not a positive integer,
- *   `invalid_request` for an unknown profile or option
+ *   `invalid_request` for an unknown profile, model or option
  *
  * @example
  * estimateImageTokens(1700, 2200); // { tokens: 765, budget_bytes: 3060 }
@@ -138,16 +146,8 @@ export function estimateImageTokens(width, height, options = {}) {
       );
     }
   }
-  if (options === null || options === undefined) options = {};
-  if (typeof options !== "object" || Array.isArray(options)) {
-    throw new AnkitaError("invalid_request", `options must be an object, not ${describe(options)}`);
-  }
-  const { profile, model, detail, bytes_per_token, ...unknown } = options;
-  const request = { image_profile: profile, model, detail, bytes_per_token, ...unknown };
-  for (const key of Object.keys(request)) if (request[key] === undefined) delete request[key];
-  rejectNonFinite(request);
   const response = answer(
-    native().estimateImageTokens(width, height, serialise(request, "options")),
+    native().estimateImageTokens(width, height, pricingOptions(options) ?? "{}"),
   );
   return { tokens: response.tokens, budget_bytes: response.budget_bytes };
 }
@@ -178,8 +178,21 @@ function trimRequest(messages, options) {
     throw new AnkitaError("invalid_request", `options must be an object, not ${describe(options)}`);
   }
   rejectNonFinite(options);
-  const value = { ...options, messages };
-  return { value, text: serialise(value, "request") };
+  const sent = withStandIns(messages);
+  return {
+    value: { ...options, messages },
+    text: serialise({ ...options, messages: sent.messages }, "request"),
+    originals: sent.originals,
+  };
+}
+
+function sanitizeRequest(messages) {
+  const sent = withStandIns(messages);
+  return {
+    value: { messages },
+    text: serialise(sent.messages, "messages"),
+    originals: sent.originals,
+  };
 }
 
 // JSON.stringify writes NaN and ±Infinity as null, which the core takes for "not given": a
@@ -194,12 +207,22 @@ function rejectNonFinite(options) {
   }
 }
 
-function trimResult(response) {
-  return { messages: response.messages, report: response.report };
+// { profile, model, detail, bytes_per_token } as the core's options JSON (profile is sent as
+// image_profile; undefined values are left out); null when there is none.
+function pricingOptions(options) {
+  if (options === null || options === undefined) return null;
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new AnkitaError("invalid_request", `options must be an object, not ${describe(options)}`);
+  }
+  const { profile, model, detail, bytes_per_token, ...unknown } = options;
+  const request = { image_profile: profile, model, detail, bytes_per_token, ...unknown };
+  for (const key of Object.keys(request)) if (request[key] === undefined) delete request[key];
+  rejectNonFinite(request);
+  return Object.keys(request).length === 0 ? null : serialise(request, "options");
 }
 
-function sanitizeResult(response) {
-  return { messages: response.messages, report: response.report };
+function result(response, originals) {
+  return { messages: restoreOriginals(response.messages, originals), report: response.report };
 }
 
 function serialise(value, what) {

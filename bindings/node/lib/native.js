@@ -117,7 +117,7 @@ export const stringStats = { released: 0 };
  *
  * @returns {{
  *   path: string,
- *   trim: Function, sanitize: Function, probeImage: Function,
+ *   trim: Function, sanitize: Function, probeImage: Function, probeImageWith: Function,
  *   estimateImageTokens: Function, version: () => string,
  * }}
  */
@@ -141,6 +141,10 @@ export function native() {
     trim: lib.func("ankita_trim", AnkitaString, ["const char *"]),
     sanitize: lib.func("ankita_sanitize", AnkitaString, ["const char *"]),
     probeImage: lib.func("ankita_probe_image", AnkitaString, ["const char *"]),
+    probeImageWith: lib.func("ankita_probe_image_with", AnkitaString, [
+      "const char *",
+      "const char *",
+    ]),
     estimateImageTokens: lib.func("ankita_estimate_image_tokens", AnkitaString, [
       "uint32_t",
       "uint32_t",

@@ -145,3 +145,51 @@ test("trim answers { messages, report } with the report of DESIGN §8", () => {
   }
   assert.equal(result.report.budget_bytes, 1000);
 });
+
+describe("pricing options", () => {
+  const bytes = fs.readFileSync(path.join(IMAGES_DIR, "png/rgb_1700x2200.png"));
+
+  for (const options of [
+    { model: "gpt-4o" },
+    { model: "gpt-4o-mini", detail: "low" },
+    { profile: "anthropic" },
+    { profile: "gemini", bytes_per_token: 3 },
+    { profile: "ankita", detail: undefined },
+  ]) {
+    test(`probeImage and estimateImageTokens agree: ${JSON.stringify(options)}`, () => {
+      const info = probeImage(bytes, options);
+      assert.deepStrictEqual(info, {
+        format: "png",
+        width: 1700,
+        height: 2200,
+        ...estimateImageTokens(1700, 2200, options),
+      });
+    });
+  }
+
+  test("a model's price differs from the default upper bound", () => {
+    const tokens = (options) => estimateImageTokens(4000, 3000, options).tokens;
+    assert.notEqual(tokens({ model: "claude-sonnet-4" }), tokens({}));
+  });
+
+  for (const [name, options, path] of [
+    ["an unknown profile", { profile: "nope" }, "image_profile"],
+    ["an unknown model", { model: "no-such-model-9" }, undefined],
+    ["both profile and model", { profile: "openai", model: "gpt-4o" }, "model"],
+    ["an unknown key", { colour: "red" }, "colour"],
+  ]) {
+    test(`${name} is invalid_request`, () => {
+      for (const call of [
+        () => probeImage(bytes, options),
+        () => estimateImageTokens(10, 10, options),
+      ]) {
+        assert.throws(call, (error) => {
+          assert.ok(error instanceof AnkitaError);
+          assert.equal(error.code, "invalid_request", error.message);
+          if (path) assert.equal(error.path, path);
+          return true;
+        });
+      }
+    });
+  }
+});

@@ -1,0 +1,140 @@
+// Keeps screenshot payloads on the JS side of the boundary (DESIGN §10).
+//
+// A pasted screenshot is a data URL of a megabyte or more, but the core reads only its header
+// (DESIGN §3): a decodable image is priced by its pixels, whatever its length. So before a
+// request is serialised, each large data-URL image is replaced by a stand-in: the same URL cut
+// to its first kilobytes, tagged with a unique `;ankita-ref=` parameter. The stand-in is used
+// only when the core's own probe decodes it, so the core prices it exactly as the original;
+// images it cannot decode from a prefix (and any URL that is not plain ASCII) go through whole,
+// since an undecodable image costs its full length. In the answer, every stand-in is put back
+// to its original URL. The request serialised on the calling thread shrinks from megabytes to
+// kilobytes, and so does the answer parsed there.
+
+import crypto from "node:crypto";
+
+import { native } from "./native.js";
+
+/**
+ * When a data URL gets a stand-in: at least `minLength` characters long, cut to the first of
+ * `prefixLengths` (payload characters) that the probe decodes. Tests lower these to send every
+ * image through a stand-in; `minLength: Infinity` turns stand-ins off.
+ */
+export const standInSettings = { minLength: 64 * 1024, prefixLengths: [16 * 1024, 128 * 1024] };
+
+const nonce = crypto.randomBytes(6).toString("hex");
+let counter = 0;
+
+/**
+ * `messages` with every large data-URL image replaced by its stand-in. The input is never
+ * changed: the messages, content arrays and parts on the way to a stand-in are copied.
+ *
+ * @param {unknown} messages
+ * @returns {{ messages: unknown, originals: Map<string, string> | null }}
+ */
+export function withStandIns(messages) {
+  if (!Array.isArray(messages)) return { messages, originals: null };
+  let originals = null;
+  let out = messages;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (!isPlainObject(message) || !Array.isArray(message.content)) continue;
+    const content = message.content;
+    let newContent = content;
+    for (let p = 0; p < content.length; p++) {
+      const found = standInPart(content[p]);
+      if (found === null) continue;
+      if (newContent === content) newContent = content.slice();
+      newContent[p] = found.part;
+      originals ??= new Map();
+      originals.set(found.url, found.original);
+    }
+    if (newContent !== content) {
+      if (out === messages) out = messages.slice();
+      out[i] = { ...message, content: newContent };
+    }
+  }
+  return { messages: out, originals };
+}
+
+/**
+ * Puts the original URLs back in the messages of an answer (parsed from JSON: ours to change).
+ *
+ * @param {unknown[]} messages
+ * @param {Map<string, string> | null} originals
+ */
+export function restoreOriginals(messages, originals) {
+  if (originals === null || !Array.isArray(messages)) return messages;
+  for (const message of messages) {
+    if (!Array.isArray(message?.content)) continue;
+    for (const part of message.content) {
+      if (part?.type !== "image_url") continue;
+      const image = part.image_url;
+      if (typeof image === "string") {
+        if (originals.has(image)) part.image_url = originals.get(image);
+      } else if (typeof image?.url === "string" && originals.has(image.url)) {
+        image.url = originals.get(image.url);
+      }
+    }
+  }
+  return messages;
+}
+
+/**
+ * The first bytes of a large image that the probe decodes, or the whole image.
+ *
+ * @param {Buffer} bytes
+ * @returns {string} base64 text
+ */
+export function probeText(bytes) {
+  // A multiple of 3 bytes, so the prefix's base64 is a prefix of the whole image's base64.
+  const prefix = 48 * 1024;
+  if (bytes.length > 2 * prefix) {
+    const text = bytes.subarray(0, prefix).toString("base64");
+    if (decodes(text)) return text;
+  }
+  return bytes.toString("base64");
+}
+
+function standInPart(part) {
+  if (!isPlainObject(part) || part.type !== "image_url") return null;
+  const image = part.image_url;
+  let url;
+  let rebuild;
+  if (typeof image === "string") {
+    url = image;
+    rebuild = (standIn) => ({ ...part, image_url: standIn });
+  } else if (isPlainObject(image) && typeof image.url === "string") {
+    url = image.url;
+    rebuild = (standIn) => ({ ...part, image_url: { ...image, url: standIn } });
+  } else {
+    return null;
+  }
+  if (url.length < standInSettings.minLength) return null;
+  if (url.slice(0, 5).toLowerCase() !== "data:") return null;
+  const comma = url.indexOf(",");
+  if (comma < 0 || comma > 1024) return null;
+  const header = url.slice(0, comma);
+  if (header.slice(-7).toLowerCase() !== ";base64") return null;
+  // Not plain ASCII (or a lone surrogate): the core must see it whole and judge it itself.
+  if (Buffer.byteLength(url, "utf8") !== url.length) return null;
+  for (const length of standInSettings.prefixLengths) {
+    if (comma + 1 + length >= url.length) break;
+    const standIn =
+      `${header.slice(0, -7)};ankita-ref=${nonce}.${++counter}${header.slice(-7)},` +
+      url.slice(comma + 1, comma + 1 + length);
+    if (decodes(standIn)) return { part: rebuild(standIn), url: standIn, original: url };
+  }
+  return null;
+}
+
+function decodes(text) {
+  const response = JSON.parse(native().probeImage(text));
+  return response.ok === true && typeof response.format === "string";
+}
+
+// Only plain data is copied: a class instance or an object with toJSON serialises its own way.
+function isPlainObject(value) {
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && typeof value.toJSON !== "function";
+}

@@ -1,0 +1,42 @@
+"""Fit multimodal chat histories into a model's context budget.
+
+Images are priced by pixels read from their header (a pasted 1.6 MB screenshot costs its
+~765 vision tokens, not 1.6 MB of text), tool calls stay with their replies, the current request
+and the user's goal are kept, and the report says what was removed. See ``trim``.
+"""
+
+from ._ankita import (
+    AnkitaError,
+    ContextBudgetExceeded,
+    HistoryBudgetTooSmall,
+    ImageInfo,
+    ImageOverflow,
+    InvalidRequest,
+    TrimResult,
+    __version__,
+    estimate_image_tokens,
+    probe_image,
+    sanitize,
+    sanitize_json,
+    sanitize_with_report,
+    trim,
+    trim_json,
+)
+
+__all__ = [
+    "AnkitaError",
+    "ContextBudgetExceeded",
+    "HistoryBudgetTooSmall",
+    "ImageInfo",
+    "ImageOverflow",
+    "InvalidRequest",
+    "TrimResult",
+    "__version__",
+    "estimate_image_tokens",
+    "probe_image",
+    "sanitize",
+    "sanitize_json",
+    "sanitize_with_report",
+    "trim",
+    "trim_json",
+]

@@ -1,0 +1,259 @@
+//! Python objects ↔ `serde_json::Value`, directly: no JSON text in between.
+//!
+//! Python → JSON takes what agents hold: `dict` (and other mappings with `str` keys), `list`,
+//! `tuple` (and other sequences except `str`/`bytes`), `str`, `bool`, `int` (64-bit), finite
+//! `float`, `None`. Anything else is an `invalid_request` error whose path says where it is
+//! (`messages[2].content[0].image_url`), so a stray `set` or SDK object is found at once.
+
+use ankita::Error;
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyMapping, PyMemoryView,
+    PySequence, PyString, PyTuple,
+};
+use serde_json::{Map, Number, Value};
+use std::fmt;
+
+/// The nesting limit, serde_json's own: a value that `trim_json` would refuse as too deep is
+/// refused here too, and a reference cycle ends in an error instead of a stack overflow.
+pub const MAX_DEPTH: usize = 128;
+
+/// Where a value sits in the request, rendered only when an error needs it.
+#[derive(Clone, Copy)]
+pub enum Path<'a> {
+    Root(&'a str),
+    Index(&'a Path<'a>, usize),
+    Key(&'a Path<'a>, &'a str),
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Root(name) => f.write_str(name),
+            Path::Index(parent, i) => write!(f, "{parent}[{i}]"),
+            Path::Key(parent, key) => write!(f, "{parent}.{key}"),
+        }
+    }
+}
+
+/// Converts a Python value to JSON; `path` names it in errors.
+pub fn to_value(obj: &Bound<'_, PyAny>, path: Path<'_>) -> Result<Value, Error> {
+    convert(obj, &path, 0)
+}
+
+/// The items of a list or tuple (or other sequence), for the top-level `messages` argument.
+pub fn items<'py>(obj: &Bound<'py, PyAny>, path: &str) -> Result<Vec<Bound<'py, PyAny>>, Error> {
+    if let Ok(list) = obj.cast::<PyList>() {
+        return Ok(list.iter().collect());
+    }
+    if let Ok(tuple) = obj.cast::<PyTuple>() {
+        return Ok(tuple.iter().collect());
+    }
+    match obj.cast::<PySequence>() {
+        Ok(seq) if !is_text_or_bytes(obj) => seq
+            .try_iter()
+            .and_then(|it| it.collect::<PyResult<Vec<_>>>())
+            .map_err(|e| python_error(obj.py(), e, &Path::Root(path))),
+        _ => Err(Error::invalid_request(
+            format!("{path} must be a list, not {}", type_name(obj)),
+            path,
+        )),
+    }
+}
+
+fn convert(obj: &Bound<'_, PyAny>, path: &Path<'_>, depth: usize) -> Result<Value, Error> {
+    // Most frequent first: strings and dicts make up nearly every message.
+    if let Ok(s) = obj.cast::<PyString>() {
+        return s
+            .to_cow()
+            .map(|s| Value::String(s.into_owned()))
+            .map_err(|_| {
+                Error::invalid_request(
+                    "the string is not valid UTF-8 (a lone surrogate?)",
+                    path.to_string(),
+                )
+            });
+    }
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        check_depth(path, depth)?;
+        let mut map = Map::with_capacity(dict.len());
+        for (key, value) in dict.iter() {
+            insert(&mut map, &key, &value, path, depth)?;
+        }
+        return Ok(Value::Object(map));
+    }
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    // `bool` before `int`: in Python a bool is an int.
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if obj.cast::<PyInt>().is_ok() {
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(Value::Number(i.into()));
+        }
+        if let Ok(u) = obj.extract::<u64>() {
+            return Ok(Value::Number(u.into()));
+        }
+        return Err(Error::invalid_request(
+            "the integer does not fit in 64 bits",
+            path.to_string(),
+        ));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return Number::from_f64(f.value())
+            .map(Value::Number)
+            .ok_or_else(|| {
+                Error::invalid_request(
+                    format!("{} is not a JSON number", f.value()),
+                    path.to_string(),
+                )
+            });
+    }
+    if let Ok(list) = obj.cast::<PyList>() {
+        check_depth(path, depth)?;
+        let mut array = Vec::with_capacity(list.len());
+        for (i, item) in list.iter().enumerate() {
+            array.push(convert(&item, &Path::Index(path, i), depth + 1)?);
+        }
+        return Ok(Value::Array(array));
+    }
+    if let Ok(tuple) = obj.cast::<PyTuple>() {
+        check_depth(path, depth)?;
+        let mut array = Vec::with_capacity(tuple.len());
+        for (i, item) in tuple.iter().enumerate() {
+            array.push(convert(&item, &Path::Index(path, i), depth + 1)?);
+        }
+        return Ok(Value::Array(array));
+    }
+    convert_abstract(obj, path, depth)
+}
+
+/// The slow path: mappings and sequences that are not `dict`, `list` or `tuple`.
+fn convert_abstract(obj: &Bound<'_, PyAny>, path: &Path<'_>, depth: usize) -> Result<Value, Error> {
+    let py = obj.py();
+    if is_text_or_bytes(obj) {
+        return Err(not_json(obj, path, "is not a JSON value"));
+    }
+    if let Ok(mapping) = obj.cast::<PyMapping>() {
+        check_depth(path, depth)?;
+        let items = mapping.items().map_err(|e| python_error(py, e, path))?;
+        let mut map = Map::new();
+        for pair in items.iter() {
+            let (key, value) = pair
+                .extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>()
+                .map_err(|e| python_error(py, e, path))?;
+            insert(&mut map, &key, &value, path, depth)?;
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(seq) = obj.cast::<PySequence>() {
+        check_depth(path, depth)?;
+        let mut array = Vec::new();
+        let iter = seq.try_iter().map_err(|e| python_error(py, e, path))?;
+        for (i, item) in iter.enumerate() {
+            let item = item.map_err(|e| python_error(py, e, path))?;
+            array.push(convert(&item, &Path::Index(path, i), depth + 1)?);
+        }
+        return Ok(Value::Array(array));
+    }
+    Err(not_json(obj, path, "is not a JSON value"))
+}
+
+fn insert(
+    map: &mut Map<String, Value>,
+    key: &Bound<'_, PyAny>,
+    value: &Bound<'_, PyAny>,
+    path: &Path<'_>,
+    depth: usize,
+) -> Result<(), Error> {
+    let Ok(key) = key.cast::<PyString>() else {
+        let repr = key.repr().map(|r| r.to_string()).unwrap_or_default();
+        return Err(Error::invalid_request(
+            format!("the key {repr} is not a string (JSON object keys are strings)"),
+            path.to_string(),
+        ));
+    };
+    let key = key.to_cow().map_err(|_| {
+        Error::invalid_request("a key is not valid UTF-8 (a lone surrogate?)", path.to_string())
+    })?;
+    let value = convert(value, &Path::Key(path, &key), depth + 1)?;
+    map.insert(key.into_owned(), value);
+    Ok(())
+}
+
+fn check_depth(path: &Path<'_>, depth: usize) -> Result<(), Error> {
+    if depth >= MAX_DEPTH {
+        return Err(Error::invalid_request(
+            format!("the value is nested more than {MAX_DEPTH} levels deep (a reference cycle?)"),
+            path.to_string(),
+        ));
+    }
+    Ok(())
+}
+
+fn is_text_or_bytes(obj: &Bound<'_, PyAny>) -> bool {
+    obj.cast::<PyString>().is_ok()
+        || obj.cast::<PyBytes>().is_ok()
+        || obj.cast::<PyByteArray>().is_ok()
+        || obj.cast::<PyMemoryView>().is_ok()
+}
+
+/// `a set is not a JSON value`, with a hint for pydantic models (the openai SDK's responses).
+fn not_json(obj: &Bound<'_, PyAny>, path: &Path<'_>, what: &str) -> Error {
+    let name = type_name(obj);
+    let hint = if obj.hasattr("model_dump").unwrap_or(false) {
+        " (pass a dict: .model_dump(exclude_none=True))"
+    } else {
+        " (JSON values are dict, list, tuple, str, int, float, bool and None)"
+    };
+    Error::invalid_request(format!("a {name} {what}{hint}"), path.to_string())
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".into())
+}
+
+/// A Python exception raised while reading a value (a misbehaving mapping or sequence).
+fn python_error(py: Python<'_>, err: PyErr, path: &Path<'_>) -> Error {
+    Error::invalid_request(
+        format!("reading the value raised {}", err.value(py)),
+        path.to_string(),
+    )
+}
+
+/// Converts JSON to Python objects (for reports and new parts).
+pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, to_py(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}

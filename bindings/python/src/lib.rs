@@ -1,0 +1,36 @@
+//! Python bindings of ankita: the native module `ankita._ankita`, re-exported by the Python
+//! package `ankita`. This file only registers things; each binding file follows a core module:
+//!
+//! - `trim.rs`    — `trim`, `sanitize`, `TrimResult` (core `trim`);
+//! - `probe.rs`   — `probe_image`, `ImageInfo` (core `probe`, `pricing`);
+//! - `api.rs`     — `trim_json`, `sanitize_json`, `estimate_image_tokens` (core `api`);
+//! - `error.rs`   — the exception classes (core `error`);
+//! - `convert.rs` — Python objects ↔ `serde_json::Value`, without JSON text.
+//!
+//! There is no global mutable state: every function may be called from many threads, and the
+//! trimming itself runs with the GIL released.
+
+use pyo3::prelude::*;
+
+mod api;
+mod convert;
+mod error;
+mod probe;
+mod trim;
+
+/// Fit multimodal chat histories into a context budget (native module; import `ankita`).
+#[pymodule]
+fn _ankita(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    error::register(m)?;
+    m.add_class::<trim::TrimResult>()?;
+    m.add_class::<probe::ImageInfo>()?;
+    m.add_function(wrap_pyfunction!(trim::trim, m)?)?;
+    m.add_function(wrap_pyfunction!(trim::sanitize, m)?)?;
+    m.add_function(wrap_pyfunction!(trim::sanitize_with_report, m)?)?;
+    m.add_function(wrap_pyfunction!(probe::probe_image, m)?)?;
+    m.add_function(wrap_pyfunction!(api::estimate_image_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(api::trim_json, m)?)?;
+    m.add_function(wrap_pyfunction!(api::sanitize_json, m)?)?;
+    Ok(())
+}

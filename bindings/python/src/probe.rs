@@ -1,0 +1,107 @@
+//! `probe_image` (core: `ankita::probe` and `ankita::pricing`): format, pixel size and price of
+//! an image, from its header alone.
+
+use ankita::pricing::{price_probe, DEFAULT_BYTES_PER_TOKEN};
+use ankita::probe::{probe_bytes, probe_text};
+use ankita::request::profile_of;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyString};
+use serde_json::{Map, Value};
+
+use crate::error::to_py_err;
+
+/// What an image's header says, and its price.
+///
+/// `format` is "png", "jpeg", "gif" or "webp"; `width` and `height` are pixels; `tokens` are
+/// vision tokens under the profile asked for; `budget_bytes` is what the image costs against a
+/// byte budget (tokens × 4).
+#[pyclass(frozen, eq, get_all, module = "ankita")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageInfo {
+    /// "png", "jpeg", "gif" or "webp" (sniffed from the magic bytes, never from a MIME type).
+    format: &'static str,
+    /// Width in pixels.
+    width: u32,
+    /// Height in pixels.
+    height: u32,
+    /// Vision tokens under the profile asked for (default `ankita`).
+    tokens: u64,
+    /// What the image costs against a byte budget: tokens × 4.
+    budget_bytes: u64,
+}
+
+#[pymethods]
+impl ImageInfo {
+    fn __repr__(&self) -> String {
+        format!(
+            "ImageInfo(format={:?}, width={}, height={}, tokens={}, budget_bytes={})",
+            self.format, self.width, self.height, self.tokens, self.budget_bytes
+        )
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (self.format, self.width, self.height, self.tokens).hash(&mut h);
+        h.finish()
+    }
+}
+
+/// Reads an image's format and pixel size from its header, and prices it.
+///
+/// `data` is a data URL (`data:image/png;base64,...`) or bare base64 text (`str`), or the raw
+/// image bytes (`bytes` or `bytearray`). Only the header is read: a 20 MB screenshot costs the
+/// same as a 20 KB one. `profile` or `model` choose the pricing rule and `detail` is the part's
+/// `image_url.detail`, as for `estimate_image_tokens`.
+///
+/// Returns an `ImageInfo`, or `None` when the image cannot be decoded (not base64, an unknown
+/// format such as BMP or TIFF, a truncated header, a zero size); in a trim such an image costs
+/// the byte length of its URL. Raises `InvalidRequest` for an unknown profile or model.
+#[pyfunction]
+#[pyo3(signature = (data, *, profile = None, model = None, detail = None))]
+pub fn probe_image(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    profile: Option<String>,
+    model: Option<String>,
+    detail: Option<String>,
+) -> PyResult<Option<ImageInfo>> {
+    let mut choice = Map::new();
+    for (key, value) in [("image_profile", profile), ("model", model)] {
+        if let Some(value) = value {
+            choice.insert(key.into(), Value::String(value));
+        }
+    }
+    let profile = profile_of(&choice).map_err(|e| to_py_err(py, &e))?;
+    let probe = if let Ok(text) = data.cast::<PyString>() {
+        let text = text.to_cow()?;
+        py.detach(|| probe_text(&text))
+    } else if let Ok(bytes) = data.cast::<PyBytes>() {
+        probe_bytes(bytes.as_bytes())
+    } else if let Ok(bytes) = data.cast::<PyByteArray>() {
+        probe_bytes(&bytes.to_vec())
+    } else {
+        let name = data.get_type().name()?;
+        return Err(PyTypeError::new_err(format!(
+            "probe_image takes a data URL or base64 text (str) or the image bytes (bytes), not {name}"
+        )));
+    };
+    let price = price_probe(
+        probe,
+        0,
+        profile,
+        detail.as_deref(),
+        DEFAULT_BYTES_PER_TOKEN,
+    );
+    Ok(match (price.probe, price.tokens) {
+        (Ok(info), Some(tokens)) => Some(ImageInfo {
+            format: info.format.as_str(),
+            width: info.width,
+            height: info.height,
+            tokens,
+            budget_bytes: price.budget_bytes,
+        }),
+        _ => None,
+    })
+}

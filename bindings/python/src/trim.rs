@@ -1,0 +1,273 @@
+//! `trim` and `sanitize` (core: `ankita::trim`): Python messages → JSON values → a plan made
+//! with the GIL released → the result built from the caller's own objects.
+//!
+//! Only the plan crosses back: an unchanged message is returned as the very object the caller
+//! passed in, a changed one as a shallow copy; megabytes of image data are never copied out.
+
+use ankita::{plan_sanitize, plan_trim, Error, NewContent, NewPart, Plan, TrimOptions};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyMapping};
+use serde_json::{Map, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::convert::{items, to_py, to_value, Path};
+use crate::error::{panic_error, to_py_err};
+
+/// What `trim` returns: the trimmed messages and the report of what was removed or changed.
+///
+/// `messages` shares the caller's objects: a message that trimming left alone is the very dict
+/// that was passed in (not a copy), and a changed one is a shallow copy of it whose unchanged
+/// parts are again the caller's own objects. Copy before mutating either side if both are kept.
+///
+/// `report` is a dict shaped like the JSON contract's report: `budget_bytes`, `cost_bytes`,
+/// `input_messages`, `output_messages`, `dropped_messages` (input indices), `truncated`,
+/// `dropped_images`, `dropped_attachments`, `repaired`.
+#[pyclass(frozen, generic, module = "ankita")]
+pub struct TrimResult {
+    /// The messages to send, in order.
+    #[pyo3(get)]
+    messages: Py<PyList>,
+    /// What was removed or changed, by input index (a dict shaped like the JSON report).
+    #[pyo3(get)]
+    report: Py<PyDict>,
+}
+
+#[pymethods]
+impl TrimResult {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let report = self.report.bind(py);
+        let field = |key: &str| -> PyResult<String> {
+            Ok(match report.get_item(key)? {
+                Some(v) => v.repr()?.to_string(),
+                None => "None".into(),
+            })
+        };
+        Ok(format!(
+            "TrimResult(messages=<{} messages>, cost_bytes={}, budget_bytes={})",
+            self.messages.bind(py).len(),
+            field("cost_bytes")?,
+            field("budget_bytes")?,
+        ))
+    }
+}
+
+/// Fits a chat history into a context budget.
+///
+/// `messages` is a list (or tuple) of OpenAI-style message dicts, as the openai SDK or
+/// `json.load` give them (`None` content and extra keys are fine). The keyword options are the
+/// request keys of the JSON contract:
+///
+/// - `max_bytes`: the history budget in bytes; or `context_tokens` (the model's window) with
+///   `max_output_tokens`, `tools` (the tool schemas), `memory` (text placed elsewhere in the
+///   prompt) and `overhead_bytes` (default 1024) to derive it; when both are given the smaller
+///   wins; with neither only `max_messages` applies;
+/// - `bytes_per_token` (default 4), `max_messages` (default 40);
+/// - `image_profile` (default "ankita") or `model` (e.g. "gpt-4o"): how images are priced;
+///   `image_sizes`: `{url: (width, height)}` for remote images whose size the caller knows;
+/// - `on_image_overflow`: "placeholder" (default), "drop" or "error".
+///
+/// `None` means "not given". An unknown keyword raises `InvalidRequest`, like an unknown
+/// request key.
+///
+/// Returns a `TrimResult`. Its messages share the caller's objects: an unchanged message is the
+/// same dict object that was passed in, a changed one a shallow copy (`dict.copy()`) with
+/// `content` replaced and/or `tool_calls` removed, whose unchanged parts are again the caller's
+/// objects. The caller's list and dicts are never mutated.
+///
+/// Raises `InvalidRequest` (a malformed message, an unknown or invalid option, a value that is
+/// not JSON, with `path` saying where), `ContextBudgetExceeded`, `HistoryBudgetTooSmall` or
+/// `ImageOverflow`; all are `AnkitaError`, a `ValueError`. The GIL is released while the plan
+/// is computed, so threads can trim at the same time.
+#[pyfunction]
+#[pyo3(signature = (
+    messages,
+    *,
+    max_bytes = None,
+    context_tokens = None,
+    max_output_tokens = None,
+    tools = None,
+    memory = None,
+    overhead_bytes = None,
+    bytes_per_token = None,
+    max_messages = None,
+    image_profile = None,
+    on_image_overflow = None,
+    model = None,
+    image_sizes = None,
+    **unknown
+), text_signature = "(messages, *, max_bytes=None, context_tokens=None, max_output_tokens=0, \
+    tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, max_messages=40, \
+    image_profile='ankita', on_image_overflow='placeholder', model=None, image_sizes=None)")]
+#[allow(clippy::too_many_arguments)]
+pub fn trim<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyAny>,
+    max_bytes: Option<&Bound<'py, PyAny>>,
+    context_tokens: Option<&Bound<'py, PyAny>>,
+    max_output_tokens: Option<&Bound<'py, PyAny>>,
+    tools: Option<&Bound<'py, PyAny>>,
+    memory: Option<&Bound<'py, PyAny>>,
+    overhead_bytes: Option<&Bound<'py, PyAny>>,
+    bytes_per_token: Option<&Bound<'py, PyAny>>,
+    max_messages: Option<&Bound<'py, PyAny>>,
+    image_profile: Option<&Bound<'py, PyAny>>,
+    on_image_overflow: Option<&Bound<'py, PyAny>>,
+    model: Option<&Bound<'py, PyAny>>,
+    image_sizes: Option<&Bound<'py, PyAny>>,
+    unknown: Option<&Bound<'py, PyDict>>,
+) -> PyResult<TrimResult> {
+    let given = [
+        ("max_bytes", max_bytes),
+        ("context_tokens", context_tokens),
+        ("max_output_tokens", max_output_tokens),
+        ("tools", tools),
+        ("memory", memory),
+        ("overhead_bytes", overhead_bytes),
+        ("bytes_per_token", bytes_per_token),
+        ("max_messages", max_messages),
+        ("image_profile", image_profile),
+        ("on_image_overflow", on_image_overflow),
+        ("model", model),
+        ("image_sizes", image_sizes),
+    ];
+    let run = || -> Result<(Vec<Bound<'py, PyAny>>, Plan), Error> {
+        let originals = items(messages, "messages")?;
+        let values = message_values(&originals)?;
+        let mut request = Map::new();
+        for (key, value) in given {
+            if let Some(value) = value.filter(|v| !v.is_none()) {
+                request.insert(key.to_owned(), to_value(value, Path::Root(key))?);
+            }
+        }
+        // A misspelt keyword gets the core's answer (unknown key, with the known ones listed).
+        for (key, value) in unknown.iter().flat_map(|d| d.iter()) {
+            let key = key.str().map(|k| k.to_string()).unwrap_or_default();
+            let value = to_value(&value, Path::Root(&key))?;
+            request.insert(key, value);
+        }
+        let options = TrimOptions::from_map(&request)?;
+        let plan = without_gil(py, || plan_trim(&values, &options))?;
+        Ok((originals, plan))
+    };
+    let (originals, plan) = run().map_err(|e| to_py_err(py, &e))?;
+    let messages = build_messages(py, &originals, &plan)?;
+    let report = to_py(py, &plan.report.to_json())?.cast_into::<PyDict>()?;
+    Ok(TrimResult {
+        messages: messages.unbind(),
+        report: report.unbind(),
+    })
+}
+
+/// Repairs a restored session (DESIGN §5) without trimming: orphan tool replies, malformed or
+/// unanswered tool calls, unknown roles and empty messages go. Returns the messages; unchanged
+/// ones are the caller's own dict objects (see `trim`). Raises `InvalidRequest`.
+#[pyfunction]
+pub fn sanitize<'py>(py: Python<'py>, messages: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    let (originals, plan) = sanitize_plan(py, messages)?;
+    build_messages(py, &originals, &plan)
+}
+
+/// Like `sanitize`, but returns a `TrimResult` whose report holds only `repaired`.
+#[pyfunction]
+pub fn sanitize_with_report<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyAny>,
+) -> PyResult<TrimResult> {
+    let (originals, plan) = sanitize_plan(py, messages)?;
+    let messages = build_messages(py, &originals, &plan)?;
+    let report = PyDict::new(py);
+    report.set_item("repaired", to_py(py, &plan.report.to_json()["repaired"])?)?;
+    Ok(TrimResult {
+        messages: messages.unbind(),
+        report: report.unbind(),
+    })
+}
+
+fn sanitize_plan<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyAny>,
+) -> PyResult<(Vec<Bound<'py, PyAny>>, Plan)> {
+    let run = || -> Result<_, Error> {
+        let originals = items(messages, "messages")?;
+        let values = message_values(&originals)?;
+        let plan = without_gil(py, || plan_sanitize(&values))?;
+        Ok((originals, plan))
+    };
+    run().map_err(|e| to_py_err(py, &e))
+}
+
+fn message_values(originals: &[Bound<'_, PyAny>]) -> Result<Vec<Value>, Error> {
+    let root = Path::Root("messages");
+    originals
+        .iter()
+        .enumerate()
+        .map(|(i, m)| to_value(m, Path::Index(&root, i)))
+        .collect()
+}
+
+/// Runs the core with the GIL released; a panic becomes an `internal` error.
+fn without_gil<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> Result<T, Error> + Send,
+) -> Result<T, Error> {
+    py.detach(|| catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(panic_error(p))))
+}
+
+/// The returned messages, built from the caller's own objects (see the module doc).
+fn build_messages<'py>(
+    py: Python<'py>,
+    originals: &[Bound<'py, PyAny>],
+    plan: &Plan,
+) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for planned in &plan.messages {
+        let original = &originals[planned.index];
+        if planned.is_unchanged() {
+            out.append(original)?;
+            continue;
+        }
+        let message = shallow_copy(original)?;
+        if planned.remove_tool_calls && message.contains("tool_calls")? {
+            message.del_item("tool_calls")?;
+        }
+        match &planned.content {
+            None => {}
+            Some(NewContent::Text(text)) => message.set_item("content", text)?,
+            Some(NewContent::Parts(parts)) => {
+                let old = original.get_item("content")?;
+                let new = PyList::empty(py);
+                for part in parts {
+                    match part {
+                        NewPart::Keep(p) => new.append(old.get_item(p)?)?,
+                        NewPart::Text { from: Some(p), text } => {
+                            let part = shallow_copy(&old.get_item(p)?)?;
+                            part.set_item("text", text)?;
+                            new.append(part)?;
+                        }
+                        NewPart::Text { from: None, text } => {
+                            let part = PyDict::new(py);
+                            part.set_item("type", "text")?;
+                            part.set_item("text", text)?;
+                            new.append(part)?;
+                        }
+                    }
+                }
+                message.set_item("content", new)?;
+            }
+        }
+        out.append(message)?;
+    }
+    Ok(out)
+}
+
+/// `dict.copy()` for a dict; a new dict with the same items for another mapping.
+fn shallow_copy<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    match obj.cast::<PyDict>() {
+        Ok(dict) => dict.copy(),
+        Err(_) => {
+            let copy = PyDict::new(obj.py());
+            copy.update(obj.cast::<PyMapping>()?)?;
+            Ok(copy)
+        }
+    }
+}

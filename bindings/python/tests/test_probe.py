@@ -1,0 +1,70 @@
+"""probe_image on the real encoder fixtures, and estimate_image_tokens."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+
+import ankita
+
+from conftest import IMAGES
+
+
+def test_worked_example() -> None:
+    assert ankita.estimate_image_tokens(1700, 2200) == 765
+    assert ankita.estimate_image_tokens(2200, 1700, profile="ankita") == 765
+    assert ankita.estimate_image_tokens(1, 1) == 85 + 170 * 4
+    assert ankita.estimate_image_tokens(1024, 1024, detail="low") == 765  # ankita ignores detail
+
+
+def test_every_fixture(manifest: list[dict[str, Any]]) -> None:
+    assert len(manifest) >= 40
+    for entry in manifest:
+        raw = (IMAGES / entry["file"]).read_bytes()
+        b64 = base64.b64encode(raw).decode("ascii")
+        mime = f"image/{entry['format'] or 'png'}"
+        answers = [
+            ankita.probe_image(raw),
+            ankita.probe_image(bytearray(raw)),
+            ankita.probe_image(f"data:{mime};base64,{b64}"),
+            ankita.probe_image(b64),
+        ]
+        for info in answers:
+            if entry["format"] is None:
+                assert info is None, entry["file"]
+                continue
+            assert info is not None, entry["file"]
+            assert (info.format, info.width, info.height) == (
+                entry["format"],
+                entry["width"],
+                entry["height"],
+            ), entry["file"]
+            assert info.tokens == ankita.estimate_image_tokens(info.width, info.height)
+            assert info.budget_bytes == info.tokens * 4
+        assert len(set(answers)) == 1, entry["file"]
+
+
+def test_image_info_value_semantics() -> None:
+    raw = (IMAGES / "png" / "rgb_1700x2200.png").read_bytes()
+    info = ankita.probe_image(raw)
+    assert info == ankita.probe_image(raw)
+    assert hash(info) == hash(ankita.probe_image(raw))
+    assert repr(info) == (
+        'ImageInfo(format="png", width=1700, height=2200, tokens=765, budget_bytes=3060)'
+    )
+    with pytest.raises(AttributeError):
+        info.width = 3  # type: ignore[misc]
+
+
+def test_not_decodable() -> None:
+    assert ankita.probe_image("https://example.com/cat.png") is None
+    assert ankita.probe_image("") is None
+    assert ankita.probe_image(b"") is None
+    assert ankita.probe_image("data:image/png;base64,!!!!") is None
+
+
+def test_wrong_argument_type() -> None:
+    with pytest.raises(TypeError):
+        ankita.probe_image(42)  # type: ignore[arg-type]
