@@ -51,7 +51,11 @@ pub fn estimate_image_tokens(
         return Err(to_py_err(py, &error));
     };
     let mut options = Map::new();
-    for (key, value) in [("image_profile", profile), ("model", model), ("detail", detail)] {
+    for (key, value) in [
+        ("image_profile", profile),
+        ("model", model),
+        ("detail", detail),
+    ] {
         if let Some(value) = value {
             options.insert(key.into(), Value::String(value));
         }
@@ -61,7 +65,10 @@ pub fn estimate_image_tokens(
     answer["tokens"].as_u64().ok_or_else(|| {
         to_py_err(
             py,
-            &Error::new(ErrorCode::Internal, "estimate_image_tokens answered no tokens"),
+            &Error::new(
+                ErrorCode::Internal,
+                "estimate_image_tokens answered no tokens",
+            ),
         )
     })
 }

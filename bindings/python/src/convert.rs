@@ -176,7 +176,10 @@ fn insert(
         ));
     };
     let key = key.to_cow().map_err(|_| {
-        Error::invalid_request("a key is not valid UTF-8 (a lone surrogate?)", path.to_string())
+        Error::invalid_request(
+            "a key is not valid UTF-8 (a lone surrogate?)",
+            path.to_string(),
+        )
     })?;
     let value = convert(value, &Path::Key(path, &key), depth + 1)?;
     map.insert(key.into_owned(), value);

@@ -57,8 +57,14 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("AnkitaError", py.get_type::<AnkitaError>())?;
     let subclasses = [
         ("InvalidRequest", py.get_type::<InvalidRequest>()),
-        ("ContextBudgetExceeded", py.get_type::<ContextBudgetExceeded>()),
-        ("HistoryBudgetTooSmall", py.get_type::<HistoryBudgetTooSmall>()),
+        (
+            "ContextBudgetExceeded",
+            py.get_type::<ContextBudgetExceeded>(),
+        ),
+        (
+            "HistoryBudgetTooSmall",
+            py.get_type::<HistoryBudgetTooSmall>(),
+        ),
         ("ImageOverflow", py.get_type::<ImageOverflow>()),
     ];
     let codes = [
@@ -105,7 +111,10 @@ fn annotate(py: Python<'_>, err: &PyErr, error: &Error) -> PyResult<()> {
         let detail = to_py(py, detail)?;
         details.set_item(key, &detail)?;
         // `breakdown` and any future detail read naturally as attributes, unless a name is taken.
-        if !matches!(key.as_str(), "code" | "message" | "path" | "details" | "args") {
+        if !matches!(
+            key.as_str(),
+            "code" | "message" | "path" | "details" | "args"
+        ) {
             value.setattr(key.as_str(), detail)?;
         }
     }
@@ -120,5 +129,8 @@ pub fn panic_error(payload: Box<dyn std::any::Any + Send>) -> Error {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into());
-    Error::new(ErrorCode::Internal, format!("internal error in ankita: {what}"))
+    Error::new(
+        ErrorCode::Internal,
+        format!("internal error in ankita: {what}"),
+    )
 }

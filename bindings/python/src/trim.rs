@@ -162,7 +162,10 @@ pub fn trim<'py>(
 /// unanswered tool calls, unknown roles and empty messages go. Returns the messages; unchanged
 /// ones are the caller's own dict objects (see `trim`). Raises `InvalidRequest`.
 #[pyfunction]
-pub fn sanitize<'py>(py: Python<'py>, messages: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+pub fn sanitize<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
     let (originals, plan) = sanitize_plan(py, messages)?;
     build_messages(py, &originals, &plan)
 }
@@ -239,7 +242,10 @@ fn build_messages<'py>(
                 for part in parts {
                     match part {
                         NewPart::Keep(p) => new.append(old.get_item(p)?)?,
-                        NewPart::Text { from: Some(p), text } => {
+                        NewPart::Text {
+                            from: Some(p),
+                            text,
+                        } => {
                             let part = shallow_copy(&old.get_item(p)?)?;
                             part.set_item("text", text)?;
                             new.append(part)?;
