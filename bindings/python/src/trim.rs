@@ -170,20 +170,17 @@ pub fn sanitize<'py>(
     build_messages(py, &originals, &plan)
 }
 
-/// Like `sanitize`, but returns a `TrimResult` whose report holds only `repaired`.
+/// Like `sanitize`, but also returns the report: `(messages, {"repaired": [...]})`.
 #[pyfunction]
 pub fn sanitize_with_report<'py>(
     py: Python<'py>,
     messages: &Bound<'py, PyAny>,
-) -> PyResult<TrimResult> {
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
     let (originals, plan) = sanitize_plan(py, messages)?;
     let messages = build_messages(py, &originals, &plan)?;
     let report = PyDict::new(py);
     report.set_item("repaired", to_py(py, &plan.report.to_json()["repaired"])?)?;
-    Ok(TrimResult {
-        messages: messages.unbind(),
-        report: report.unbind(),
-    })
+    Ok((messages, report))
 }
 
 fn sanitize_plan<'py>(

@@ -7,10 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import ankita
-
+import pytest
 from conftest import CASES, check_response, load_case
 
 
@@ -25,8 +23,9 @@ def run_native(function: str, request: Any) -> dict[str, Any]:
             options = {k: v for k, v in request.items() if k != "messages"}
             result = ankita.trim(request["messages"], **options)
         elif function == "sanitize":
-            result = ankita.sanitize_with_report(request)
-            assert ankita.sanitize(request) == result.messages
+            messages, report = ankita.sanitize_with_report(request)
+            assert ankita.sanitize(request) == messages
+            return {"ok": True, "messages": messages, "report": report}
         else:
             raise AssertionError(f"unknown function {function!r}")
     except ankita.AnkitaError as e:

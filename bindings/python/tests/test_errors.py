@@ -6,10 +6,8 @@ import math
 import types
 from typing import Any
 
-import pytest
-
 import ankita
-
+import pytest
 from helpers import SCREENSHOT, image_part
 
 
@@ -56,7 +54,7 @@ def test_context_budget_exceeded_has_a_breakdown() -> None:
     assert e.message == "The current request/tool schema exceeds the model context budget."
     assert e.path is None
     breakdown = e.details["breakdown"]
-    assert e.breakdown == breakdown  # type: ignore[attr-defined]
+    assert e.breakdown == breakdown
     assert breakdown["max_bytes"] == 1000
     # A message costs its text plus the compact JSON of its other fields (DESIGN §2).
     assert breakdown["system_bytes"] == len("policy " * 200) + len('{"role":"system"}')

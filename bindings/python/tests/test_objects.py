@@ -9,7 +9,6 @@ from collections import OrderedDict
 from typing import Any
 
 import ankita
-
 from helpers import PHOTO, SCREENSHOT, image_part, openai_session, tool_call
 
 
@@ -88,7 +87,7 @@ def test_the_callers_messages_are_never_mutated() -> None:
 
 
 def test_repair_removes_tool_calls_from_a_copy() -> None:
-    broken = {
+    broken: dict[str, Any] = {
         "role": "assistant",
         "content": "Let me check.",
         "tool_calls": [tool_call("c1", "read", '{"a": 1}')],
@@ -178,19 +177,22 @@ def test_sanitize_and_its_report() -> None:
     ]
     assert ankita.sanitize(messages) == [messages[1]]
     assert ankita.sanitize(messages)[0] is messages[1]
-    result = ankita.sanitize_with_report(messages)
-    assert list(result.report) == ["repaired"]
-    assert result.report["repaired"][0]["action"] == "orphan_tool_removed"
+    repaired, report = ankita.sanitize_with_report(messages)
+    assert repaired == [messages[1]]
+    assert list(report) == ["repaired"]
+    assert report["repaired"][0]["action"] == "orphan_tool_removed"
 
 
 def test_trim_result_repr_and_generic_alias() -> None:
     result = ankita.trim([{"role": "user", "content": "hi"}], max_bytes=4096)
     assert repr(result) == "TrimResult(messages=<1 messages>, cost_bytes=17, budget_bytes=4096)"
-    assert ankita.TrimResult[dict] is not None  # usable in runtime annotations
+    assert ankita.TrimResult[dict[str, Any]] is not None  # usable in runtime annotations
 
 
 def test_no_budget_applies_only_max_messages() -> None:
-    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": str(i)} for i in range(9)]
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": str(i)} for i in range(9)
+    ]
     result = ankita.trim(messages, max_messages=4)
     assert result.report["budget_bytes"] is None
     assert len(result.messages) <= 4

@@ -5,10 +5,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-import pytest
-
 import ankita
-
+import pytest
 from conftest import IMAGES
 
 
@@ -49,13 +47,14 @@ def test_every_fixture(manifest: list[dict[str, Any]]) -> None:
 def test_image_info_value_semantics() -> None:
     raw = (IMAGES / "png" / "rgb_1700x2200.png").read_bytes()
     info = ankita.probe_image(raw)
+    assert info is not None
     assert info == ankita.probe_image(raw)
     assert hash(info) == hash(ankita.probe_image(raw))
     assert repr(info) == (
         'ImageInfo(format="png", width=1700, height=2200, tokens=765, budget_bytes=3060)'
     )
     with pytest.raises(AttributeError):
-        info.width = 3  # type: ignore[misc]
+        info.width = 3  # type: ignore[misc]  # read-only
 
 
 def test_not_decodable() -> None:

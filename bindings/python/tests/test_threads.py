@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import ankita
-
 from helpers import SCREENSHOT, image_part, tool_call
 
 THREADS = 16
@@ -23,7 +22,10 @@ def session(seed: int) -> list[dict[str, Any]]:
             {
                 "role": "user",
                 "content": [
-                    {"type": "text", "text": f"turn {turn} of {seed}: " + "words " * (seed * 13 % 90)},
+                    {
+                        "type": "text",
+                        "text": f"turn {turn} of {seed}: " + "words " * (seed * 13 % 90),
+                    },
                     image_part(SCREENSHOT),
                 ],
             }

@@ -22,15 +22,33 @@ from ._ankita import (
     trim,
     trim_json,
 )
+from ._types import (
+    DroppedAttachment,
+    DroppedImage,
+    ImageFormat,
+    OnImageOverflow,
+    Repair,
+    SanitizeReport,
+    TrimReport,
+    Truncation,
+)
 
 __all__ = [
     "AnkitaError",
     "ContextBudgetExceeded",
+    "DroppedAttachment",
+    "DroppedImage",
     "HistoryBudgetTooSmall",
+    "ImageFormat",
     "ImageInfo",
     "ImageOverflow",
     "InvalidRequest",
+    "OnImageOverflow",
+    "Repair",
+    "SanitizeReport",
+    "TrimReport",
     "TrimResult",
+    "Truncation",
     "__version__",
     "estimate_image_tokens",
     "probe_image",

@@ -1,0 +1,206 @@
+"""Type stubs of the native module ``ankita._ankita`` (import it as ``ankita``)."""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Generic, TypeVar, final
+
+from ._types import ImageFormat, OnImageOverflow, SanitizeReport, TrimReport
+
+__version__: str
+__all__ = [
+    "AnkitaError",
+    "ContextBudgetExceeded",
+    "HistoryBudgetTooSmall",
+    "ImageInfo",
+    "ImageOverflow",
+    "InvalidRequest",
+    "TrimResult",
+    "__version__",
+    "estimate_image_tokens",
+    "probe_image",
+    "sanitize",
+    "sanitize_json",
+    "sanitize_with_report",
+    "trim",
+    "trim_json",
+]
+
+_M = TypeVar("_M", bound=Mapping[str, Any])
+
+@final
+class TrimResult(Generic[_M]):
+    """What ``trim`` returns: the trimmed messages and the report.
+
+    ``messages`` shares the caller's objects: a message that trimming left alone is the very
+    dict that was passed in (not a copy), and a changed one is a shallow copy of it whose
+    unchanged parts are again the caller's own objects. Copy before mutating either side if
+    both are kept.
+    """
+
+    @property
+    def messages(self) -> list[_M]:
+        """The messages to send, in order."""
+
+    @property
+    def report(self) -> TrimReport:
+        """What was removed or changed (a dict shaped like the JSON contract's report)."""
+
+@final
+class ImageInfo:
+    """What an image's header says, and its price."""
+
+    @property
+    def format(self) -> ImageFormat:
+        """ "png", "jpeg", "gif" or "webp" (from the magic bytes, never from a MIME type)."""
+
+    @property
+    def width(self) -> int:
+        """Width in pixels."""
+
+    @property
+    def height(self) -> int:
+        """Height in pixels."""
+
+    @property
+    def tokens(self) -> int:
+        """Vision tokens under the profile asked for (default "ankita")."""
+
+    @property
+    def budget_bytes(self) -> int:
+        """What the image costs against a byte budget: tokens × 4."""
+
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self, /) -> int: ...
+
+class AnkitaError(ValueError):
+    """Base class of every error ankita raises; a ValueError.
+
+    ``str(error)`` is the message followed by the path, e.g.
+    ``type is missing (at messages[3].content[1].type)``.
+    """
+
+    code: str
+    """The JSON contract's error code, e.g. "invalid_request", "invalid_argument"."""
+    message: str
+    """The message without the path."""
+    path: str | None
+    """Where in the request, e.g. "messages[3].content[1].type", or None."""
+    details: dict[str, Any]
+    """The other keys of the error object, e.g. "breakdown"."""
+
+class InvalidRequest(AnkitaError):
+    """The request does not follow the contract (code "invalid_request"): a message of the wrong
+    shape, an unknown or invalid option, a value that is not JSON. ``path`` says where."""
+
+class ContextBudgetExceeded(AnkitaError):
+    """The pinned system message, the current request and the tool schemas alone exceed the
+    budget (code "context_budget_exceeded")."""
+
+    breakdown: dict[str, int]
+    """Where the budget went: history_bytes, system_bytes, request_bytes, required_bytes, …"""
+
+class HistoryBudgetTooSmall(AnkitaError):
+    """Fewer than 512 bytes are left for the history once the output, overhead, tool schemas
+    and memory are reserved (code "history_budget_too_small")."""
+
+    breakdown: dict[str, int]
+    """Where the context window went: context_bytes, output_reserve_bytes, …, history_bytes."""
+
+class ImageOverflow(AnkitaError):
+    """An image had to be dropped and on_image_overflow is "error" (code "image_overflow").
+    ``path`` names the image part."""
+
+def trim(
+    messages: Sequence[_M],
+    *,
+    max_bytes: int | None = None,
+    context_tokens: int | None = None,
+    max_output_tokens: int | None = 0,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    memory: str | Sequence[str] | None = None,
+    overhead_bytes: int | None = 1024,
+    bytes_per_token: int | None = 4,
+    max_messages: int | None = 40,
+    image_profile: str | None = "ankita",
+    on_image_overflow: OnImageOverflow | None = "placeholder",
+    model: str | None = None,
+    image_sizes: Mapping[str, Sequence[int]] | None = None,
+) -> TrimResult[_M]:
+    """Fits a chat history into a context budget.
+
+    ``messages`` is a list (or tuple) of OpenAI-style message dicts, as the openai SDK or
+    ``json.load`` give them (None content and extra keys are fine). The keyword options are the
+    request keys of the JSON contract:
+
+    - ``max_bytes``: the history budget in bytes; or ``context_tokens`` (the model's window)
+      with ``max_output_tokens``, ``tools`` (the tool schemas), ``memory`` (text placed
+      elsewhere in the prompt) and ``overhead_bytes`` to derive it; when both are given the
+      smaller wins; with neither only ``max_messages`` applies;
+    - ``bytes_per_token``, ``max_messages``;
+    - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
+      ``{url: (width, height)}`` for remote images whose size the caller knows;
+    - ``on_image_overflow``: "placeholder", "drop" or "error".
+
+    None means "not given". An unknown keyword raises InvalidRequest at run time, like an
+    unknown request key.
+
+    The result's messages share the caller's objects: an unchanged message is the same dict
+    object that was passed in, a changed one a shallow copy (``dict.copy()``) with ``content``
+    replaced and/or ``tool_calls`` removed, whose unchanged parts are again the caller's
+    objects. The caller's list and dicts are never mutated.
+
+    Raises InvalidRequest (with ``path``), ContextBudgetExceeded, HistoryBudgetTooSmall or
+    ImageOverflow; all are AnkitaError, a ValueError. The GIL is released while the plan is
+    computed, so threads can trim at the same time.
+    """
+
+def sanitize(messages: Sequence[_M]) -> list[_M]:
+    """Repairs a restored session without trimming: orphan tool replies, malformed or
+    unanswered tool calls, unknown roles and empty messages go. Unchanged messages are the
+    caller's own dict objects (see ``trim``). Raises InvalidRequest."""
+
+def sanitize_with_report(messages: Sequence[_M]) -> tuple[list[_M], SanitizeReport]:
+    """Like ``sanitize``, but also returns the report: ``(messages, {"repaired": [...]})``."""
+
+def probe_image(
+    data: str | bytes | bytearray,
+    *,
+    profile: str | None = None,
+    model: str | None = None,
+    detail: str | None = None,
+) -> ImageInfo | None:
+    """Reads an image's format and pixel size from its header, and prices it.
+
+    ``data`` is a data URL or bare base64 text (str), or the raw image bytes. Only the header
+    is read: a 20 MB screenshot costs the same as a 20 KB one. ``profile`` or ``model`` choose
+    the pricing rule and ``detail`` is the part's ``image_url.detail``.
+
+    Returns None when the image cannot be decoded (not base64, BMP, TIFF, a truncated header,
+    a zero size). Raises InvalidRequest for an unknown profile or model.
+    """
+
+def estimate_image_tokens(
+    width: int,
+    height: int,
+    *,
+    profile: str | None = None,
+    model: str | None = None,
+    detail: str | None = None,
+) -> int:
+    """Vision tokens of an image of ``width`` × ``height`` pixels.
+
+    ``profile`` names the pricing rule ("ankita" by default, "openai", "anthropic", "gemini",
+    …) and ``model`` picks the rule and parameters of a model ("gpt-4o", …); give one or the
+    other. ``detail`` is the part's ``image_url.detail``. Raises InvalidRequest for an unknown
+    profile or model, AnkitaError (code "invalid_argument") for a side outside 1..2**32-1.
+
+    >>> estimate_image_tokens(1700, 2200)
+    765
+    """
+
+def trim_json(request: str) -> str:
+    """Trims a request given as JSON text and answers JSON text: the raw contract that the C
+    ABI speaks. Never raises for a bad request: failures are ``{"ok": false, "error": ...}``."""
+
+def sanitize_json(messages: str) -> str:
+    """Repairs a messages array (or ``{"messages": [...]}``) given as JSON text; answers JSON
+    text."""

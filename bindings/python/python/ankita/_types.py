@@ -1,0 +1,76 @@
+"""The shapes of what ankita returns, for type checkers (plain dicts at run time)."""
+
+from __future__ import annotations
+
+from typing import Literal, Optional, TypedDict
+
+ImageFormat = Literal["png", "jpeg", "gif", "webp"]
+OnImageOverflow = Literal["placeholder", "drop", "error"]
+
+
+class Truncation(TypedDict):
+    """A text that was shrunk: its head and tail kept around a marker."""
+
+    index: int
+    part: Optional[int]
+    from_bytes: int
+    to_bytes: int
+
+
+class DroppedImage(TypedDict):
+    """An image that did not fit: a placeholder, removed, or the cause of ImageOverflow.
+    ``format``, ``width``, ``height`` and ``tokens`` are None when it could not be decoded."""
+
+    index: int
+    part: int
+    format: Optional[ImageFormat]
+    width: Optional[int]
+    height: Optional[int]
+    tokens: Optional[int]
+    budget_bytes: int
+
+
+class DroppedAttachment(TypedDict):
+    """An attachment body (a text part starting with "Attached file:") that was dropped."""
+
+    index: int
+    part: int
+    bytes: int
+
+
+class _RepairFields(TypedDict):
+    index: int
+    action: str
+    reason: str
+
+
+class Repair(_RepairFields, total=False):
+    """One repair of a restored session: ``action`` is e.g. "orphan_tool_removed",
+    "incomplete_tool_calls_removed" or "empty_message_removed"; ``path`` points at the defect
+    when there is one value to point at."""
+
+    path: str
+
+
+class TrimReport(TypedDict):
+    """What ``trim`` removed or changed, by input index (the JSON contract's report).
+    ``index`` is always the message's index in the input, ``part`` its index in the message's
+    content (None for string content)."""
+
+    budget_bytes: Optional[int]
+    budget_tokens: Optional[int]
+    cost_bytes: int
+    cost_tokens: int
+    input_messages: int
+    output_messages: int
+    dropped_messages: list[int]
+    truncated: list[Truncation]
+    dropped_images: list[DroppedImage]
+    dropped_attachments: list[DroppedAttachment]
+    repaired: list[Repair]
+
+
+class SanitizeReport(TypedDict):
+    """What ``sanitize_with_report`` repaired."""
+
+    repaired: list[Repair]
