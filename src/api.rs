@@ -14,7 +14,7 @@
 
 use crate::error::{Error, ErrorCode};
 use crate::pricing::{ImageProfile, DEFAULT_BYTES_PER_TOKEN};
-use crate::request::TrimOptions;
+use crate::request::{MessageFormat, TrimOptions};
 use crate::trim::{plan_sanitize, plan_trim, NewContent, NewPart, Plan};
 use serde_json::{Map, Value};
 
@@ -31,6 +31,14 @@ pub fn sanitize_json(messages: &str) -> String {
 /// Trims a parsed request and returns the whole success response
 /// `{"ok": true, "messages": [...], "report": {...}}`.
 pub fn trim_value(request: Value) -> Result<Value, Error> {
+    if let Value::Object(map) = &request {
+        if MessageFormat::of(map)? == MessageFormat::Anthropic {
+            let Value::Object(map) = request else {
+                unreachable!()
+            };
+            return crate::anthropic::trim_value(map);
+        }
+    }
     let (messages, options) = parse_request(request)?;
     let plan = plan_trim(&messages, &options)?;
     Ok(response(apply_plan(messages, &plan), &plan, false))
@@ -44,7 +52,7 @@ pub fn sanitize_value(messages: Value) -> Result<Value, Error> {
             Value::Object(mut request) => match request.remove("messages") {
                 Some(Value::Array(messages)) if request.is_empty() => messages,
                 _ => return Err(Error::invalid_request(
-                    "sanitize takes the messages array (or an object holding only \"messages\")",
+                    "sanitize takes the messages array, or {\"messages\": [...], \"format\"?: \"openai\" | \"anthropic\"}",
                     "messages",
                 )),
             },

@@ -4,6 +4,7 @@
 //! is trimmed in a fixed, explainable order; the report says what was removed. The C ABI
 //! ([`ffi`]) and every binding speak the JSON contract of DESIGN §8.
 
+pub mod anthropic;
 pub mod api;
 pub mod error;
 pub mod ffi;

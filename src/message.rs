@@ -101,7 +101,9 @@ pub(crate) struct MessageInfo {
 
 impl MessageInfo {
     pub fn cost(&self) -> u64 {
-        self.meta_bytes + self.units.iter().map(|u| u.bytes).sum::<u64>()
+        // Saturating: an image may cost up to u64::MAX (tokens × bytes_per_token).
+        let units = self.units.iter().fold(0u64, |sum, u| sum.saturating_add(u.bytes));
+        self.meta_bytes.saturating_add(units)
     }
 
     /// True when the message says something: non-empty text, any part, or a refusal.

@@ -2,6 +2,7 @@
 
 use crate::probe::ImageFormat;
 use crate::repair::RepairEntry;
+use crate::request::MessageFormat;
 use serde_json::{json, Value};
 
 /// A text that was shrunk: head and tail kept around a marker.
@@ -34,8 +35,25 @@ pub struct DroppedAttachment {
     pub bytes: u64,
 }
 
+/// Anthropic format: message `index` was merged into message `into` to keep roles alternating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merge {
+    pub index: usize,
+    pub into: usize,
+}
+
+/// Anthropic format: a block removed from a message that stays (a `tool_result` whose
+/// exchange was dropped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DroppedBlock {
+    pub index: usize,
+    pub part: usize,
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report {
+    /// The message format the request used.
+    pub format: MessageFormat,
     /// The history budget; `None` when only `max_messages` applies.
     pub budget_bytes: Option<u64>,
     /// Cost of the returned messages.
@@ -49,6 +67,10 @@ pub struct Report {
     pub dropped_images: Vec<DroppedImage>,
     pub dropped_attachments: Vec<DroppedAttachment>,
     pub repaired: Vec<RepairEntry>,
+    /// Anthropic format only.
+    pub merged: Vec<Merge>,
+    /// Anthropic format only.
+    pub dropped_blocks: Vec<DroppedBlock>,
 }
 
 impl Report {
@@ -61,7 +83,8 @@ impl Report {
 
     pub fn to_json(&self) -> Value {
         let tokens = |bytes: u64| bytes.div_ceil(self.bytes_per_token.max(1));
-        json!({
+        let mut report = json!({
+            "format": self.format.as_str(),
             "budget_bytes": self.budget_bytes,
             "budget_tokens": self.budget_bytes.map(tokens),
             "cost_bytes": self.cost_bytes,
@@ -81,6 +104,19 @@ impl Report {
                 "index": d.index, "part": d.part, "bytes": d.bytes,
             })).collect::<Vec<_>>(),
             "repaired": self.repaired.iter().map(RepairEntry::to_json).collect::<Vec<_>>(),
-        })
+        });
+        if self.format == MessageFormat::Anthropic {
+            report["merged"] = self
+                .merged
+                .iter()
+                .map(|m| json!({"index": m.index, "into": m.into}))
+                .collect();
+            report["dropped_blocks"] = self
+                .dropped_blocks
+                .iter()
+                .map(|d| json!({"index": d.index, "part": d.part}))
+                .collect();
+        }
+        report
     }
 }

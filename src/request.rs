@@ -36,6 +36,36 @@ impl OnImageOverflow {
     }
 }
 
+/// The shape of the messages: OpenAI Chat Completions (default) or Anthropic Messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MessageFormat {
+    #[default]
+    OpenAi,
+    Anthropic,
+}
+
+impl MessageFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageFormat::OpenAi => "openai",
+            MessageFormat::Anthropic => "anthropic",
+        }
+    }
+
+    /// Reads the `format` key of a request (`null` or absent: OpenAI).
+    pub fn of(request: &Map<String, Value>) -> Result<Self, Error> {
+        match request.get("format") {
+            None | Some(Value::Null) => Ok(MessageFormat::OpenAi),
+            Some(Value::String(s)) if s == "openai" => Ok(MessageFormat::OpenAi),
+            Some(Value::String(s)) if s == "anthropic" => Ok(MessageFormat::Anthropic),
+            Some(other) => Err(Error::invalid_request(
+                format!("format must be \"openai\" or \"anthropic\", not {other}"),
+                "format",
+            )),
+        }
+    }
+}
+
 /// Every option of a trim request except `messages`. `Default` gives the contract's defaults
 /// and no byte budget.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +87,7 @@ pub struct TrimOptions {
     /// Pixel sizes of remote (http/https) images, by URL, when the caller knows them; other
     /// remote images are priced at the profile's typical worst case.
     pub image_sizes: HashMap<String, (u32, u32)>,
+    pub format: MessageFormat,
 }
 
 impl Default for TrimOptions {
@@ -73,6 +104,7 @@ impl Default for TrimOptions {
             image_profile: ImageProfile::default(),
             on_image_overflow: OnImageOverflow::default(),
             image_sizes: HashMap::new(),
+            format: MessageFormat::OpenAi,
         }
     }
 }
@@ -91,6 +123,8 @@ pub const OPTION_KEYS: &[&str] = &[
     "model",
     "image_sizes",
     "on_image_overflow",
+    "format",
+    "system",
 ];
 
 impl TrimOptions {
@@ -127,6 +161,16 @@ impl TrimOptions {
                 }
                 "memory" => options.memory_bytes = memory_bytes(value)?,
                 "image_profile" | "model" => {} // below: they interact
+                "format" => options.format = MessageFormat::of(request)?,
+                "system" => {
+                    if MessageFormat::of(request)? != MessageFormat::Anthropic {
+                        return Err(Error::invalid_request(
+                            "a top-level system belongs to format \"anthropic\"; in the OpenAI \
+                             format the system prompt is the first message",
+                            key,
+                        ));
+                    }
+                }
                 "image_sizes" => options.image_sizes = image_sizes(value)?,
                 "on_image_overflow" => {
                     options.on_image_overflow = match value.as_str() {
@@ -188,7 +232,9 @@ impl TrimOptions {
             )
             .with_details(details));
         }
-        Ok(Some(budget as u64))
+        // A budget past u64::MAX (a huge context_tokens × bytes_per_token) is unlimited in
+        // effect; `as` would wrap it to an arbitrary small budget.
+        Ok(Some(u64::try_from(budget).unwrap_or(u64::MAX)))
     }
 
     /// Where the context window goes, for error reports.

@@ -127,8 +127,9 @@ struct Trimmer<'a> {
     budget: Option<u64>,
     tags: Vec<Tag>,
     kept: Vec<bool>,
-    /// Cost of the kept groups.
-    total: u64,
+    /// Cost of the kept groups. Wider than a unit's cost: an image may cost up to u64::MAX
+    /// budget bytes (tokens × bytes_per_token, saturated), and sums of such must not wrap.
+    total: u128,
     report: Report,
 }
 
@@ -141,6 +142,7 @@ impl<'a> Trimmer<'a> {
     ) -> Self {
         let groups = session.groups.len();
         let report = Report {
+            format: options.format,
             budget_bytes: budget,
             bytes_per_token: options.bytes_per_token,
             input_messages: messages.len(),
@@ -164,8 +166,8 @@ impl<'a> Trimmer<'a> {
         &self.session.msgs[group.start..group.start + group.len]
     }
 
-    fn group_cost(&self, g: usize) -> u64 {
-        self.group_msgs(g).iter().map(|m| m.info.cost()).sum()
+    fn group_cost(&self, g: usize) -> u128 {
+        self.group_msgs(g).iter().map(wide_cost).sum()
     }
 
     fn first_role(&self, g: usize) -> Role {
@@ -182,13 +184,13 @@ impl<'a> Trimmer<'a> {
         if let Some(r) = request {
             self.tags[r] = Tag::Request;
             let mut anchored = 0;
-            let mut used = 0;
+            let mut used = 0u128;
             for g in (0..r).rev() {
                 if anchored == EARLIER_ANCHORS {
                     break;
                 }
                 let cost = self.group_cost(g);
-                if self.first_role(g) == Role::User && used + cost <= ANCHOR_BYTES {
+                if self.first_role(g) == Role::User && used + cost <= u128::from(ANCHOR_BYTES) {
                     self.tags[g] = Tag::Anchor;
                     used += cost;
                     anchored += 1;
@@ -216,7 +218,7 @@ impl<'a> Trimmer<'a> {
             }
             let cost = self.group_cost(g);
             let len = self.session.groups[g].len;
-            let over_budget = self.budget.is_some_and(|b| self.total + cost > b);
+            let over_budget = self.budget.is_some_and(|b| self.total + cost > u128::from(b));
             if count + len > self.options.max_messages || over_budget {
                 break;
             }
@@ -269,21 +271,21 @@ impl<'a> Trimmer<'a> {
 
     fn set_unit(&mut self, mi: usize, ui: usize, bytes: u64, change: Change) {
         let unit = &mut self.session.msgs[mi].info.units[ui];
-        self.total = self.total - unit.bytes + bytes;
+        self.total = self.total - u128::from(unit.bytes) + u128::from(bytes);
         unit.bytes = bytes;
         unit.change = change;
     }
 
     /// Steps 5–6 (DESIGN §6.7–8).
     fn shed(&mut self, budget: u64) -> Result<(), Error> {
-        if self.total <= budget {
+        if self.total <= u128::from(budget) {
             return Ok(());
         }
         self.shrink_texts(budget);
         self.drop_images(budget)?;
         self.drop_attachments(budget);
         self.drop_soft_groups(budget);
-        if self.total > budget {
+        if self.total > u128::from(budget) {
             return Err(self.budget_exceeded(budget));
         }
         Ok(())
@@ -299,8 +301,8 @@ impl<'a> Trimmer<'a> {
             .iter()
             .map(|&(mi, ui)| self.session.msgs[mi].info.units[ui].bytes)
             .collect();
-        let level =
-            water_level(&sizes, self.total - budget, MIN_TEXT_BYTES).unwrap_or(MIN_TEXT_BYTES);
+        let need = saturate(self.total - u128::from(budget));
+        let level = water_level(&sizes, need, MIN_TEXT_BYTES).unwrap_or(MIN_TEXT_BYTES);
         for (&(mi, ui), &size) in candidates.iter().zip(&sizes) {
             if size <= level {
                 continue;
@@ -328,7 +330,7 @@ impl<'a> Trimmer<'a> {
     fn drop_images(&mut self, budget: u64) -> Result<(), Error> {
         let mode = self.options.on_image_overflow;
         for (mi, ui) in self.sheddable_units(|kind, _| matches!(kind, UnitKind::Image(_))) {
-            if self.total <= budget {
+            if self.total <= u128::from(budget) {
                 break;
             }
             let msg = &self.session.msgs[mi];
@@ -383,7 +385,7 @@ impl<'a> Trimmer<'a> {
     /// Last resort: attachment bodies go, their first line stays.
     fn drop_attachments(&mut self, budget: u64) {
         for (mi, ui) in self.sheddable_units(|kind, _| *kind == UnitKind::Attachment) {
-            if self.total <= budget {
+            if self.total <= u128::from(budget) {
                 break;
             }
             let stub = attachment_stub(self.unit_text(mi, ui));
@@ -407,7 +409,7 @@ impl<'a> Trimmer<'a> {
             .chain((0..self.tags.len()).filter(|&g| self.tags[g] == Tag::InProgress))
             .collect::<Vec<_>>();
         for g in soft {
-            if self.total <= budget {
+            if self.total <= u128::from(budget) {
                 break;
             }
             self.kept[g] = false;
@@ -421,10 +423,12 @@ impl<'a> Trimmer<'a> {
 
     fn budget_exceeded(&self, budget: u64) -> Error {
         let cost_of = |tag: Tag| -> u64 {
-            (0..self.tags.len())
-                .filter(|&g| self.tags[g] == tag && self.kept[g])
-                .map(|g| self.group_cost(g))
-                .sum()
+            saturate(
+                (0..self.tags.len())
+                    .filter(|&g| self.tags[g] == tag && self.kept[g])
+                    .map(|g| self.group_cost(g))
+                    .sum(),
+            )
         };
         let mut breakdown = match self.options.breakdown(i128::from(budget)) {
             Value::Object(map) => map,
@@ -432,7 +436,7 @@ impl<'a> Trimmer<'a> {
         };
         breakdown.insert("system_bytes".into(), cost_of(Tag::Pinned).into());
         breakdown.insert("request_bytes".into(), cost_of(Tag::Request).into());
-        breakdown.insert("required_bytes".into(), self.total.into());
+        breakdown.insert("required_bytes".into(), saturate(self.total).into());
         let mut details = Map::new();
         details.insert("breakdown".into(), Value::Object(breakdown));
         Error::new(ErrorCode::ContextBudgetExceeded, BUDGET_EXCEEDED_MESSAGE).with_details(details)
@@ -440,6 +444,7 @@ impl<'a> Trimmer<'a> {
 
     fn finish(mut self) -> Plan {
         let mut planned = Vec::new();
+        let mut cost = 0u128;
         for (g, group) in self.session.groups.iter().enumerate() {
             let msgs = &self.session.msgs[group.start..group.start + group.len];
             if !self.kept[g] {
@@ -449,7 +454,7 @@ impl<'a> Trimmer<'a> {
                 continue;
             }
             for msg in msgs {
-                self.report.cost_bytes += msg.info.cost();
+                cost += wide_cost(msg);
                 planned.push(PlannedMessage {
                     index: msg.index,
                     remove_tool_calls: msg.remove_tool_calls,
@@ -457,6 +462,7 @@ impl<'a> Trimmer<'a> {
                 });
             }
         }
+        self.report.cost_bytes = saturate(cost);
         self.report.dropped_messages.sort_unstable();
         self.report.output_messages = planned.len();
         Plan {
@@ -464,6 +470,17 @@ impl<'a> Trimmer<'a> {
             report: self.report,
         }
     }
+}
+
+/// A message's cost without overflow (DESIGN §2): its other fields plus its units.
+fn wide_cost(msg: &Msg) -> u128 {
+    let units: u128 = msg.info.units.iter().map(|u| u128::from(u.bytes)).sum();
+    u128::from(msg.info.meta_bytes) + units
+}
+
+/// A cost for the report: costs past u64::MAX (over any budget) read as u64::MAX.
+fn saturate(bytes: u128) -> u64 {
+    u64::try_from(bytes).unwrap_or(u64::MAX)
 }
 
 fn new_content(msg: &Msg) -> Option<NewContent> {

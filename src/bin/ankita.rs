@@ -18,7 +18,7 @@ const USAGE: &str = "\
 usage:
   ankita trim [FILE|-] [--max-bytes N] [--context-tokens N] [--max-output-tokens N]
               [--max-messages N] [--tools FILE] [--memory FILE] [--profile P | --model M]
-              [--on-image-overflow placeholder|drop|error] [--summary]
+              [--on-image-overflow placeholder|drop|error] [--format openai|anthropic] [--summary]
       FILE holds a request object ({\"messages\": [...], ...}) or a bare messages array.
       Prints the response JSON; --summary also prints a readable report to stderr.
   ankita sanitize [FILE|-]         repair a restored session (orphan tool messages, broken calls)
@@ -143,6 +143,9 @@ fn trim_command(args: &[String]) -> Result<(), Failure> {
             }
             "--model" => {
                 overrides.insert("model".into(), value(arg)?.into());
+            }
+            "--format" => {
+                overrides.insert("format".into(), value(arg)?.into());
             }
             "--on-image-overflow" => {
                 overrides.insert("on_image_overflow".into(), value(arg)?.into());

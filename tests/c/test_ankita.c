@@ -118,7 +118,7 @@ static void test_trim_and_sanitize(void) {
                   "{\"messages\":[{\"role\":\"tool\",\"tool_call_id\":\"x\",\"content\":\"o\"},"
                   "{\"role\":\"user\",\"content\":\"hi\"}],\"max_bytes\":4096}",
                   "{\"ok\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
-                  "\"report\":{\"budget_bytes\":4096,\"budget_tokens\":1024,\"cost_bytes\":17,"
+                  "\"report\":{\"format\":\"openai\",\"budget_bytes\":4096,\"budget_tokens\":1024,\"cost_bytes\":17,"
                   "\"cost_tokens\":5,\"input_messages\":2,\"output_messages\":1,"
                   "\"dropped_messages\":[],\"truncated\":[],\"dropped_images\":[],"
                   "\"dropped_attachments\":[],\"repaired\":[{\"index\":0,"

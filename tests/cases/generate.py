@@ -393,6 +393,120 @@ case("profile_and_model_conflict", "image_profile and model together are ambiguo
      {"messages": msgs, "image_profile": "openai", "model": "gpt-4o"},
      err("invalid_request", path="model", message="give image_profile or model, not both"))
 
+# --- Anthropic Messages format ----------------------------------------------------------------
+def a_text(t):
+    return {"type": "text", "text": t}
+
+
+def a_use(uid, name="read_file"):
+    return {"type": "tool_use", "id": uid, "name": name, "input": {"path": "src/main.rs"}}
+
+
+def a_result(uid, content):
+    return {"type": "tool_result", "tool_use_id": uid, "content": content}
+
+
+PNG_B64 = PNG_1700x2200.split(",", 1)[1]
+msgs = [{"role": "user", "content": "Check both config files."},
+        {"role": "assistant", "content": [a_text("Reading them."), a_use("tu_a"), a_use("tu_b")]},
+        {"role": "user", "content": [a_result("tu_b", filler(3000, "beta")), a_result("tu_a", filler(3000, "alpha"))]},
+        {"role": "assistant", "content": "Both parse."},
+        {"role": "user", "content": "Thanks. What next?"}]
+case("anthropic_tool_exchange_dropped_whole",
+     "Anthropic: a tool_use and its tool_result (in the next user message, out of order) are one "
+     "exchange, dropped together; roles still alternate and the report says the format.",
+     {"format": "anthropic", "system": SYSTEM_PROMPT, "messages": msgs, "max_bytes": 2000},
+     ok([msgs[0], msgs[3], msgs[4]], format="anthropic", dropped_messages=[1, 2], merged=[], repaired=[]))
+case("anthropic_tool_exchange_kept",
+     "Anthropic: with room, the exchange is kept unchanged and the system is echoed.",
+     {"format": "anthropic", "system": SYSTEM_PROMPT, "messages": msgs, "max_bytes": 20_000},
+     {"ok": True, "system": SYSTEM_PROMPT, "messages": msgs,
+      "report": {"format": "anthropic", "dropped_messages": [], "merged": []}})
+
+big = filler(6000, "stack frame")
+msgs = [{"role": "user", "content": "Why does the build fail?"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "Look at the log.", "signature": "c2ln"},
+                                          a_use("tu_1", "run")]},
+        {"role": "user", "content": [a_result("tu_1", big)]}]
+# Anthropic messages are priced as their OpenAI-shaped equivalents (README, "Anthropic format"):
+# tool_use blocks as tool_calls with the input as a JSON string, each tool_result as a tool message.
+logical_assistant = {"role": "assistant", "content": [msgs[1]["content"][0]],
+                     "tool_calls": [{"id": "tu_1", "type": "function",
+                                     "function": {"name": "run", "arguments": compact({"path": "src/main.rs"})}}]}
+others = cost(msgs[0]) + cost(logical_assistant) + len(compact({"role": "tool", "tool_call_id": "tu_1"}))
+to_bytes = 3400 - others
+marker = "\n[... {} bytes omitted to fit the context budget ...]\n"
+keep = to_bytes - len(marker.format(6000 - to_bytes))
+out = copy.deepcopy(msgs)
+out[2]["content"][0]["content"] = big[:keep // 2] + marker.format(6000 - keep) + big[6000 - (keep - keep // 2):]
+assert len(out[2]["content"][0]["content"]) == to_bytes
+case("anthropic_tool_result_shrunk_request_is_not_tool_results",
+     "Anthropic: the newest user message that is only tool results is not the request; the request "
+     "is the question before it, and the exchange in progress is kept with its result shrunk. "
+     "The thinking block is untouched.",
+     {"format": "anthropic", "messages": msgs, "max_bytes": 3400},
+     ok(out, truncated=[{"index": 2, "part": 0, "from_bytes": 6000, "to_bytes": to_bytes}], dropped_messages=[],
+        cost_bytes=3400))
+
+msgs = [{"role": "user", "content": "What does the tool's screenshot show?"},
+        {"role": "assistant", "content": [a_use("tu_s", "screenshot")]},
+        {"role": "user", "content": [a_result("tu_s", [a_text("captured"),
+                                                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}])]}]
+case("anthropic_image_in_tool_result_priced_by_pixels",
+     "Anthropic: an image inside a tool_result is priced by its pixels (765 tokens), so it fits a "
+     "budget its base64 alone would exceed.",
+     {"format": "anthropic", "messages": msgs, "max_bytes": 4000},
+     ok(msgs, dropped_messages=[], dropped_images=[]))
+assert len(PNG_B64) > 4000
+
+msgs = [{"role": "user", "content": "start"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "plan", "signature": "c2ln"},
+                                          a_text("Running two tools."), a_use("tu_1"), a_use("tu_2")]},
+        {"role": "user", "content": [a_result("tu_1", "ok"), a_result("tu_9", "stray")]},
+        {"role": "assistant", "content": "Done."},
+        {"role": "user", "content": [a_result("tu_7", "orphan"), a_text("and now?")]}]
+case("anthropic_repair",
+     "Anthropic repair: tool_use blocks without their results lose them (with the visible note; the "
+     "thinking block stays as it was), their results go, and an orphan tool_result is removed while "
+     "the user's words in the same message stay. The two assistant messages left side by side merge.",
+     {"format": "anthropic", "messages": msgs},
+     ok([msgs[0],
+         {"role": "assistant", "content": [{"type": "thinking", "thinking": "plan", "signature": "c2ln"},
+                                           a_text("Running two tools."), a_text(NOTE), a_text("Done.")]},
+         {"role": "user", "content": [a_text("and now?")]}],
+        merged=[{"index": 3, "into": 1}],
+        repaired=[{"index": 1, "action": "incomplete_tool_use_removed",
+                   "reason": "a tool reply answers unknown tool_use \"tu_9\""},
+                  {"index": 2, "action": "incomplete_tool_result_removed",
+                   "reason": "result of the incomplete tool_use blocks of messages[1]", "path": "messages[2].content[0]"},
+                  {"index": 2, "action": "incomplete_tool_result_removed",
+                   "reason": "result of the incomplete tool_use blocks of messages[1]", "path": "messages[2].content[1]"},
+                  {"index": 4, "action": "orphan_tool_result_removed",
+                   "reason": "tool_result does not answer a tool_use of the assistant message right before it",
+                   "path": "messages[4].content[0]"}]))
+
+msgs = [{"role": "user", "content": filler(5000, "long old context")},
+        {"role": "assistant", "content": "Old answer."},
+        {"role": "user", "content": "Short note."},
+        {"role": "assistant", "content": filler(3000, "detailed answer")},
+        {"role": "user", "content": "So, which option?"}]
+case("anthropic_roles_alternate_by_merging",
+     "Anthropic: when the assistant turn between two kept user messages is dropped, the two merge "
+     "into one user message (content blocks in order) so roles alternate; the report lists the merge.",
+     {"format": "anthropic", "messages": msgs, "max_bytes": 600},
+     ok([{"role": "user", "content": [a_text("Short note."), a_text("So, which option?")]}],
+        dropped_messages=[0, 1, 3], merged=[{"index": 4, "into": 2}]))
+
+msgs = [{"role": "assistant", "content": "Hi! How can I help?"}, {"role": "user", "content": "Open my calendar."}]
+case("anthropic_first_message_is_user",
+     "Anthropic: the first message must be a user message, so a leading assistant greeting goes.",
+     {"format": "anthropic", "messages": msgs, "max_bytes": 600},
+     ok([msgs[1]], dropped_messages=[0]))
+
+case("system_key_needs_anthropic_format", "A top-level system is an Anthropic-format key.",
+     {"messages": [user("hi")], "system": "be brief"},
+     err("invalid_request", path="system"))
+
 # --- invalid requests ----------------------------------------------------------------------------
 case("invalid_part_names_its_path", "A part without a type is named by its path.",
      {"messages": [user("a"), assistant("b"), user("c"), {"role": "user", "content": [text("x"), {"image_url": {}}]}]},
