@@ -156,10 +156,11 @@ export interface Repair {
 export interface TrimReport {
   /** The history budget; null when only `max_messages` applies. */
   budget_bytes: number | null;
-  budget_tokens?: number | null;
+  /** `budget_bytes` in tokens (rounded up); null with `budget_bytes`. */
+  budget_tokens: number | null;
   /** Cost of the returned messages. */
   cost_bytes: number;
-  cost_tokens?: number;
+  cost_tokens: number;
   input_messages: number;
   output_messages: number;
   /** Input indices of messages removed whole by trimming (repairs are in `repaired`). */

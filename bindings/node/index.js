@@ -238,17 +238,34 @@ function serialise(value, what) {
   return text ?? "null";
 }
 
+// koffi throws once more than 256 async calls are queued (its max_async_calls): calls past
+// MAX_IN_FLIGHT wait here, in order, so that any number of trimAsync calls may be pending.
+const MAX_IN_FLIGHT = 64;
+let inFlight = 0;
+const waiting = [];
+
 function callAsync(fn, ...args) {
   return new Promise((resolve, reject) => {
-    fn.async(...args, (error, result) => {
-      if (error) {
-        reject(
-          new AnkitaError("internal", `native call failed: ${error.message}`, { cause: error }),
-        );
-      } else {
-        resolve(result);
+    const start = () => {
+      inFlight++;
+      const done = (error, result) => {
+        inFlight--;
+        if (waiting.length > 0) waiting.shift()();
+        if (error) {
+          const message = `native call failed: ${error?.message ?? error}`;
+          reject(new AnkitaError("internal", message, { cause: error }));
+        } else {
+          resolve(result);
+        }
+      };
+      try {
+        fn.async(...args, done);
+      } catch (error) {
+        done(error);
       }
-    });
+    };
+    if (inFlight < MAX_IN_FLIGHT) start();
+    else waiting.push(start);
   });
 }
 

@@ -95,3 +95,11 @@ test("timers keep firing while a long native call runs on a worker thread", asyn
   assert.ok(report.dropped_messages.length >= 50, `${report.dropped_messages.length} dropped`);
   assert.ok(ticks > 0 || waited < 2, `no timer fired in ${waited.toFixed(1)} ms of native work`);
 });
+
+test("3,000 pending trimAsync calls are queued, none refused", async () => {
+  const calls = Array.from({ length: 3000 }, (_, i) =>
+    trimAsync([{ role: "user", content: `question ${i}` }]),
+  );
+  const results = await Promise.all(calls);
+  results.forEach((result, i) => assert.equal(result.messages[0].content, `question ${i}`));
+});

@@ -142,6 +142,33 @@ describe("bad sanitize input", () => {
   }
 });
 
+describe("deep nesting on a worker thread's stack", () => {
+  const nest = (depth) => {
+    let value = "x";
+    for (let i = 0; i < depth; i++) value = { a: [value] };
+    return value;
+  };
+  for (const depth of [30, 61, 62, 100]) {
+    test(`nesting ${2 * depth} levels: an answer or invalid_json, never a crash`, async () => {
+      const messages = [
+        { role: "user", content: [{ type: "custom", deep: nest(depth) }], extra: nest(depth) },
+        { role: "user", content: "q" },
+      ];
+      for (const call of [
+        () => trimAsync(messages, { max_bytes: 100_000 }),
+        () => sanitizeAsync(messages),
+        () => trim(messages, { max_bytes: 100_000 }),
+      ]) {
+        try {
+          assert.equal((await call()).messages.length, 2);
+        } catch (error) {
+          checkError(error, "invalid_json");
+        }
+      }
+    });
+  }
+});
+
 describe("odd but valid input", () => {
   test("a NUL character inside a text survives the C string boundary", () => {
     const { messages } = trim([user("before\0after")]);
