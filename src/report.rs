@@ -76,9 +76,17 @@ pub struct Report {
 impl Report {
     /// Removes every entry about input message `index` (it is being dropped whole).
     pub(crate) fn forget_message(&mut self, index: usize) {
-        self.truncated.retain(|t| t.index != index);
-        self.dropped_images.retain(|d| d.index != index);
-        self.dropped_attachments.retain(|d| d.index != index);
+        self.forget_messages(&[index]);
+    }
+
+    /// Removes every entry about the input messages `indices` (ascending) in one pass: a
+    /// tool exchange of thousands of replies must not cost thousands of passes.
+    pub(crate) fn forget_messages(&mut self, indices: &[usize]) {
+        debug_assert!(indices.windows(2).all(|w| w[0] < w[1]));
+        let gone = |index: usize| indices.binary_search(&index).is_ok();
+        self.truncated.retain(|t| !gone(t.index));
+        self.dropped_images.retain(|d| !gone(d.index));
+        self.dropped_attachments.retain(|d| !gone(d.index));
     }
 
     pub fn to_json(&self) -> Value {

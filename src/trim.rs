@@ -341,11 +341,14 @@ impl<'a> Trimmer<'a> {
             let part = unit.part.expect("images are parts");
             let placeholder = image_placeholder(&price);
             // A message must keep saying something: its last part becomes the placeholder.
+            // Searched from the end: the parts after this one are not removed yet, so the
+            // search stops at once and dropping n images from one message stays linear.
             let others_left = msg
                 .info
                 .units
                 .iter()
                 .enumerate()
+                .rev()
                 .any(|(i, u)| i != ui && u.change != Change::Removed);
             let (bytes, change) = if mode == OnImageOverflow::Drop && others_left {
                 (0, Change::Removed)
@@ -415,9 +418,7 @@ impl<'a> Trimmer<'a> {
             self.kept[g] = false;
             self.total -= self.group_cost(g);
             let indices: Vec<usize> = self.group_msgs(g).iter().map(|m| m.index).collect();
-            for index in indices {
-                self.report.forget_message(index);
-            }
+            self.report.forget_messages(&indices);
         }
     }
 
