@@ -5,8 +5,8 @@
 // request is serialised, each large data-URL image is replaced by a stand-in: the same URL cut
 // to its first kilobytes, tagged with a unique `;ankita-ref=` parameter. The stand-in is used
 // only when the core's own probe decodes it, so the core prices it exactly as the original;
-// images it cannot decode from a prefix (and any URL that is not plain ASCII) go through whole,
-// since an undecodable image costs its full length. In the answer, every stand-in is put back
+// images it cannot decode from a prefix go through whole, since an undecodable image costs its
+// full length, and so does a URL holding a lone surrogate, which the core refuses. In the answer, every stand-in is put back
 // to its original URL. The request serialised on the calling thread shrinks from megabytes to
 // kilobytes, and so does the answer parsed there.
 
@@ -115,8 +115,8 @@ function standInPart(part) {
   if (comma < 0 || comma > 1024) return null;
   const header = url.slice(0, comma);
   if (header.slice(-7).toLowerCase() !== ";base64") return null;
-  // Not plain ASCII (or a lone surrogate): the core must see it whole and judge it itself.
-  if (Buffer.byteLength(url, "utf8") !== url.length) return null;
+  // A lone surrogate makes the whole request invalid JSON for the core: it must see it.
+  if (!isWellFormed(url)) return null;
   for (const length of standInSettings.prefixLengths) {
     if (comma + 1 + length >= url.length) break;
     const standIn =
@@ -125,6 +125,13 @@ function standInPart(part) {
     if (decodes(standIn)) return { part: rebuild(standIn), url: standIn, original: url };
   }
   return null;
+}
+
+// String.prototype.isWellFormed (Node 20+) answers at once for one-byte strings, as base64
+// text is; older Node gets the stricter "plain ASCII" test.
+function isWellFormed(text) {
+  if (typeof text.isWellFormed === "function") return text.isWellFormed();
+  return Buffer.byteLength(text, "utf8") === text.length;
 }
 
 function decodes(text) {

@@ -48,7 +48,7 @@ const urls = {
   garbage: `data:image/png;base64,${crypto.randomBytes(150 * 1024).toString("base64")}`,
   truncated:
     padded("invalid/png_truncated_ihdr.png", "image/png").slice(0, 40) + "A".repeat(90_000),
-  nonAscii: `${padded("png/rgb_640x480.png", "image/png")}é`,
+  nonAscii: `${padded("png/rgb_640x480.png", "image/png")}é€😀`,
   params: padded("png/rgb_640x480.png", "IMAGE/PNG;name=shot.png;BASE64").replace(
     ";BASE64;base64,",
     ";BASE64,",
@@ -89,10 +89,10 @@ describe("stand-ins give the answers of whole URLs", () => {
 
   test("stand-ins are made for the decodable large images only", () => {
     const { messages: sent, originals } = withStandIns(messages);
-    assert.deepStrictEqual(
-      [...originals.values()].sort(),
-      [urls.png, urls.jpeg, urls.jpegDeep, urls.gif, urls.webp, urls.params].sort(),
-    );
+    const expected = [urls.png, urls.jpeg, urls.jpegDeep, urls.gif, urls.webp, urls.params];
+    // Node 18 has no String.prototype.isWellFormed: only plain ASCII URLs get stand-ins there.
+    if (typeof "".isWellFormed === "function") expected.push(urls.nonAscii);
+    assert.deepStrictEqual([...originals.values()].sort(), expected.sort());
     for (const [standIn, original] of originals) assert.ok(standIn.length < original.length / 2);
     assert.equal(sent.length, messages.length);
   });
@@ -152,7 +152,6 @@ describe("what gets no stand-in", () => {
   const cases = [
     ["a short URL", { type: "image_url", image_url: { url: "data:image/gif;base64,R0lGODlh" } }],
     ["an undecodable URL", { type: "image_url", image_url: { url: urls.garbage } }],
-    ["a URL that is not plain ASCII", { type: "image_url", image_url: { url: urls.nonAscii } }],
     ["a lone surrogate", { type: "image_url", image_url: { url: `${urls.png}\ud800` } }],
     [
       "a remote URL",
