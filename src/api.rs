@@ -20,12 +20,19 @@ use serde_json::{Map, Value};
 
 /// Trims a request given as JSON text; always answers JSON text (success or error).
 pub fn trim_json(request: &str) -> String {
-    respond(parse_json(request).and_then(trim_value))
+    // The answer is rarely longer than the request: reserve that much once.
+    respond(
+        parse_json(request).and_then(trim_value),
+        request.len() + 4096,
+    )
 }
 
 /// Repairs a messages array (or `{"messages": [...]}`) given as JSON text.
 pub fn sanitize_json(messages: &str) -> String {
-    respond(parse_json(messages).and_then(sanitize_value))
+    respond(
+        parse_json(messages).and_then(sanitize_value),
+        messages.len() + 4096,
+    )
 }
 
 /// Trims a parsed request and returns the whole success response
@@ -235,9 +242,9 @@ fn parse_json(text: &str) -> Result<Value, Error> {
         .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}")))
 }
 
-fn respond(result: Result<Value, Error>) -> String {
+fn respond(result: Result<Value, Error>, capacity: usize) -> String {
     match result {
-        Ok(value) => value.to_string(),
+        Ok(value) => crate::json::to_json_string_with_capacity(&value, capacity),
         Err(error) => error.to_response().to_string(),
     }
 }

@@ -8,7 +8,7 @@ pub mod anthropic;
 pub mod api;
 pub mod error;
 pub mod ffi;
-mod json;
+pub mod json;
 pub mod message;
 pub mod pricing;
 pub mod probe;

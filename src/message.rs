@@ -102,7 +102,10 @@ pub(crate) struct MessageInfo {
 impl MessageInfo {
     pub fn cost(&self) -> u64 {
         // Saturating: an image may cost up to u64::MAX (tokens × bytes_per_token).
-        let units = self.units.iter().fold(0u64, |sum, u| sum.saturating_add(u.bytes));
+        let units = self
+            .units
+            .iter()
+            .fold(0u64, |sum, u| sum.saturating_add(u.bytes));
         self.meta_bytes.saturating_add(units)
     }
 

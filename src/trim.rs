@@ -218,7 +218,9 @@ impl<'a> Trimmer<'a> {
             }
             let cost = self.group_cost(g);
             let len = self.session.groups[g].len;
-            let over_budget = self.budget.is_some_and(|b| self.total + cost > u128::from(b));
+            let over_budget = self
+                .budget
+                .is_some_and(|b| self.total + cost > u128::from(b));
             if count + len > self.options.max_messages || over_budget {
                 break;
             }
