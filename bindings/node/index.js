@@ -5,7 +5,7 @@
 // is parsed back; a failed answer becomes an AnkitaError.
 
 import { AnkitaError } from "./lib/error.js";
-import { probeText, restoreOriginals, withStandIns } from "./lib/images.js";
+import { probeText, probeTextOfString, restoreOriginals, withStandIns } from "./lib/images.js";
 import { native } from "./lib/native.js";
 
 export { AnkitaError };
@@ -31,7 +31,7 @@ const MAX_U32 = 0xffff_ffff;
  */
 export function trim(messages, options) {
   const request = trimRequest(messages, options);
-  return result(answer(native().trim(request.text), request.value), request.originals);
+  return result(answer(native().trim(request.text), request), request.originals);
 }
 
 /**
@@ -46,7 +46,7 @@ export function trim(messages, options) {
 export async function trimAsync(messages, options) {
   const request = trimRequest(messages, options);
   const text = await callAsync(native().trim, request.text);
-  return result(answer(text, request.value), request.originals);
+  return result(answer(text, request), request.originals);
 }
 
 /**
@@ -62,7 +62,7 @@ export async function trimAsync(messages, options) {
  */
 export function sanitize(messages) {
   const request = sanitizeRequest(messages);
-  return result(answer(native().sanitize(request.text), request.value), request.originals);
+  return result(answer(native().sanitize(request.text), request), request.originals);
 }
 
 /**
@@ -74,7 +74,7 @@ export function sanitize(messages) {
 export async function sanitizeAsync(messages) {
   const request = sanitizeRequest(messages);
   const text = await callAsync(native().sanitize, request.text);
-  return result(answer(text, request.value), request.originals);
+  return result(answer(text, request), request.originals);
 }
 
 /**
@@ -96,7 +96,7 @@ export async function sanitizeAsync(messages) {
 export function probeImage(image, options) {
   let text;
   if (typeof image === "string") {
-    text = image;
+    text = probeTextOfString(image);
   } else if (image instanceof Uint8Array) {
     text = probeText(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
   } else if (image instanceof ArrayBuffer) {
@@ -273,9 +273,9 @@ function callAsync(fn, ...args) {
  * Parses a library answer; throws its error as an AnkitaError.
  *
  * @param {string | null} text
- * @param {unknown} [input] what was sent, to locate a lone surrogate the core refused
+ * @param {{ value: unknown, text: string }} [request] what was sent, to locate a lone surrogate
  */
-function answer(text, input) {
+function answer(text, request) {
   if (typeof text !== "string") {
     throw new AnkitaError("internal", "the native library returned no answer");
   }
@@ -287,18 +287,29 @@ function answer(text, input) {
   }
   if (response?.ok === true) return response;
   const error = AnkitaError.fromJSON(response?.error);
-  if (error.code === "invalid_json" && input !== undefined) locateLoneSurrogate(error, input);
+  if (error.code === "invalid_json" && request !== undefined) {
+    const path = loneSurrogatePath(request);
+    if (path !== null) {
+      throw new AnkitaError(
+        "invalid_json",
+        `invalid JSON: ${path} holds a lone UTF-16 surrogate (not valid Unicode)`,
+        { path, details: error.details },
+      );
+    }
+  }
   throw error;
 }
 
-// JSON.stringify writes a lone UTF-16 surrogate as a "\udXXX" escape, which is not Unicode and
-// which the core refuses as invalid JSON. Say where it is, so the caller can fix that string.
-function locateLoneSurrogate(error, input) {
-  const path = findLoneSurrogate(input, "");
-  if (path === null) return;
-  const where = path.replace(/^\./, "");
-  error.message = `invalid JSON: ${where} holds a lone UTF-16 surrogate (not valid Unicode)`;
-  error.path = where;
+// JSON.stringify writes a lone UTF-16 surrogate as a "\udXXX" escape (a well-formed pair is
+// written as is), which is not Unicode and which the core refuses as invalid JSON. Say where it
+// is, so that the caller can mend that string.
+function loneSurrogatePath(request) {
+  if (!/\\ud[89a-f]/.test(request.text)) return null;
+  try {
+    return findLoneSurrogate(request.value, "")?.replace(/^\./, "") ?? null;
+  } catch {
+    return null; // nesting too deep to walk: the core's own message stands
+  }
 }
 
 function findLoneSurrogate(value, path) {

@@ -95,6 +95,25 @@ export function probeText(bytes) {
   return bytes.toString("base64");
 }
 
+/**
+ * The start of a long data URL or base64 text that the probe decodes, or the whole text.
+ *
+ * @param {string} text
+ * @returns {string}
+ */
+export function probeTextOfString(text) {
+  if (text.length < standInSettings.minLength || text.includes("\0")) return text;
+  const comma = text.slice(0, 5).toLowerCase() === "data:" ? text.indexOf(",") : -1;
+  if (comma > 1024) return text;
+  for (const length of standInSettings.prefixLengths) {
+    const end = comma + 1 + length;
+    if (end >= text.length) break;
+    const start = text.slice(0, end);
+    if (decodes(start)) return start;
+  }
+  return text;
+}
+
 function standInPart(part) {
   if (!isPlainObject(part) || part.type !== "image_url") return null;
   const image = part.image_url;

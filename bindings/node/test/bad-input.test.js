@@ -90,6 +90,15 @@ const badTrims = [
   ],
 ];
 
+test("the lone-surrogate error's stack shows its own message", () => {
+  assert.throws(
+    () => trim([user("x"), user("\ud800")]),
+    (error) =>
+      error.stack.startsWith(`AnkitaError: ${error.message}`) &&
+      error.path === "messages[1].content",
+  );
+});
+
 function checkError(error, code, path) {
   assert.ok(error instanceof AnkitaError, `not an AnkitaError: ${error?.stack ?? error}`);
   assert.ok(error instanceof Error);

@@ -23,6 +23,15 @@ async function sentWhole(fn) {
   }
 }
 
+function sentWholeSync(fn) {
+  standInSettings.minLength = Infinity;
+  try {
+    return fn();
+  } finally {
+    Object.assign(standInSettings, defaults);
+  }
+}
+
 function deepFreeze(value) {
   if (value !== null && typeof value === "object") {
     Object.values(value).forEach(deepFreeze);
@@ -215,7 +224,22 @@ describe("probeImage of large bytes reads a prefix first", () => {
     assert.equal(probeImage(bytes).width, 220);
   });
 
+  test("a long data URL or base64 text", () => {
+    for (const url of [urls.png, urls.jpegDeep, urls.webp, urls.params]) {
+      const whole = sentWholeSync(() => probeImage(url));
+      assert.ok(whole !== null);
+      assert.deepStrictEqual(probeImage(url), whole);
+      assert.deepStrictEqual(probeImage(url.slice(url.indexOf(",") + 1)), whole);
+      assert.deepStrictEqual(
+        probeImage(url, { model: "gpt-4o" }),
+        sentWholeSync(() => probeImage(url, { model: "gpt-4o" })),
+      );
+    }
+  });
+
   test("large garbage is still not decodable", () => {
     assert.equal(probeImage(crypto.randomBytes(300 * 1024)), null);
+    assert.equal(probeImage(urls.garbage), null);
+    assert.equal(probeImage(urls.truncated), null);
   });
 });
