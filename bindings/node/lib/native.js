@@ -128,30 +128,45 @@ export function native() {
   const found = loadFirst(candidatePaths(), (file) => koffi.load(file), fs.existsSync);
   const lib = found.lib;
 
-  const stringFree = lib.func("void ankita_string_free(void *s)");
+  // A library older than this package lacks some function: say so, rather than koffi's bare
+  // "cannot find function".
+  const declare = (...signature) => {
+    try {
+      return lib.func(...signature);
+    } catch (error) {
+      throw new Error(
+        `ankita: ${found.path} does not match this package (${error.message}); rebuild it ` +
+          "with `cargo build --release` or point ANKITA_LIB to a current build",
+        { cause: error },
+      );
+    }
+  };
+
+  const stringFree = declare("void ankita_string_free(void *s)");
   // Koffi copies the returned char* into a JS string, then hands the original pointer to this
-  // finaliser: the library's own free function, never C free(). NULL is never passed on.
-  const AnkitaString = koffi.disposable("AnkitaString", "const char *", (pointer) => {
+  // finaliser: the library's own free function, never C free(). The type is anonymous, so that
+  // two copies of this package in one process do not clash over a type name.
+  const AnkitaString = koffi.disposable("const char *", (pointer) => {
     stringStats.released++;
     stringFree(pointer);
   });
 
   bound = {
     path: found.path,
-    trim: lib.func("ankita_trim", AnkitaString, ["const char *"]),
-    sanitize: lib.func("ankita_sanitize", AnkitaString, ["const char *"]),
-    probeImage: lib.func("ankita_probe_image", AnkitaString, ["const char *"]),
-    probeImageWith: lib.func("ankita_probe_image_with", AnkitaString, [
+    trim: declare("ankita_trim", AnkitaString, ["const char *"]),
+    sanitize: declare("ankita_sanitize", AnkitaString, ["const char *"]),
+    probeImage: declare("ankita_probe_image", AnkitaString, ["const char *"]),
+    probeImageWith: declare("ankita_probe_image_with", AnkitaString, [
       "const char *",
       "const char *",
     ]),
-    estimateImageTokens: lib.func("ankita_estimate_image_tokens", AnkitaString, [
+    estimateImageTokens: declare("ankita_estimate_image_tokens", AnkitaString, [
       "uint32_t",
       "uint32_t",
       "const char *",
     ]),
     // Static string: a plain (non-disposable) type, never released.
-    version: lib.func("const char *ankita_version(void)"),
+    version: declare("const char *ankita_version(void)"),
   };
   return bound;
 }

@@ -167,6 +167,17 @@ describe("loading for real", () => {
     assert.ok(result.stderr.includes("(repository build): not found"), result.stderr);
   });
 
+  test("a library without ankita's functions is named in the error", (t) => {
+    const other = fs
+      .readdirSync(path.join(PACKAGE_DIR, "node_modules", "@koromix"), { recursive: true })
+      .find((file) => file.endsWith("koffi.node") && !file.includes("musl"));
+    if (!other) return t.skip("no other shared library at hand");
+    const file = path.join(PACKAGE_DIR, "node_modules", "@koromix", other);
+    const result = run(copyPackage("other"), { ANKITA_LIB: file });
+    assert.notEqual(result.status, 0);
+    assert.ok(result.stderr.includes(`${file} does not match this package`), result.stderr);
+  });
+
   test("importing never loads the library; the first call does", () => {
     const dir = copyPackage("lazy");
     const out = execFileSync(
