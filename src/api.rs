@@ -52,24 +52,30 @@ pub fn trim_value(request: Value) -> Result<Value, Error> {
 }
 
 /// Repairs parsed messages and returns `{"ok": true, "messages": [...], "report": {"repaired"}}`.
+/// Takes the messages array, or `{"messages": [...], "format"?: "openai" | "anthropic"}`.
 pub fn sanitize_value(messages: Value) -> Result<Value, Error> {
-    let messages =
-        match messages {
-            Value::Array(messages) => messages,
-            Value::Object(mut request) => match request.remove("messages") {
-                Some(Value::Array(messages)) if request.is_empty() => messages,
-                _ => return Err(Error::invalid_request(
-                    "sanitize takes the messages array, or {\"messages\": [...], \"format\"?: \"openai\" | \"anthropic\"}",
-                    "messages",
-                )),
-            },
-            _ => {
-                return Err(Error::invalid_request(
-                    "sanitize takes the messages array",
-                    "messages",
-                ))
+    let usage = || {
+        Error::invalid_request(
+            "sanitize takes the messages array, or {\"messages\": [...], \"format\"?: \"openai\" | \"anthropic\"}",
+            "messages",
+        )
+    };
+    let (messages, format) = match messages {
+        Value::Array(messages) => (messages, MessageFormat::OpenAi),
+        Value::Object(mut request) => {
+            let format = MessageFormat::of(&request)?;
+            match request.remove("messages") {
+                Some(Value::Array(messages)) if request.keys().all(|k| k == "format") => {
+                    (messages, format)
+                }
+                _ => return Err(usage()),
             }
-        };
+        }
+        _ => return Err(usage()),
+    };
+    if format == MessageFormat::Anthropic {
+        return crate::anthropic::sanitize_value(messages);
+    }
     let plan = plan_sanitize(&messages)?;
     Ok(response(apply_plan(messages, &plan), &plan, true))
 }

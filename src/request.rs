@@ -208,11 +208,14 @@ impl TrimOptions {
     pub fn history_budget(&self) -> Result<Option<u64>, Error> {
         let bpt = i128::from(self.bytes_per_token);
         let from_context = self.context_tokens.map(|tokens| {
-            i128::from(tokens) * bpt
-                - i128::from(self.max_output_tokens) * bpt
-                - i128::from(self.overhead_bytes)
-                - i128::from(self.tools_bytes)
-                - i128::from(self.memory_bytes)
+            // (context − output) × bpt overflows i128 only past ±2¹²⁷ bytes: saturate there.
+            let window = i128::from(tokens) - i128::from(self.max_output_tokens);
+            window
+                .checked_mul(bpt)
+                .unwrap_or(if window > 0 { i128::MAX } else { i128::MIN })
+                .saturating_sub(i128::from(self.overhead_bytes))
+                .saturating_sub(i128::from(self.tools_bytes))
+                .saturating_sub(i128::from(self.memory_bytes))
         });
         let budget = match (from_context, self.max_bytes) {
             (None, None) => return Ok(None),
@@ -254,6 +257,8 @@ impl TrimOptions {
         if let Some(max) = self.max_bytes {
             b.insert("max_bytes".into(), json!(max));
         }
+        // JSON numbers here are i64 or u64; serde_json refuses (panics in json!) past them.
+        let history_bytes = history_bytes.clamp(i128::from(i64::MIN), i128::from(u64::MAX));
         b.insert("history_bytes".into(), json!(history_bytes));
         Value::Object(b)
     }

@@ -21,7 +21,8 @@ usage:
               [--on-image-overflow placeholder|drop|error] [--format openai|anthropic] [--summary]
       FILE holds a request object ({\"messages\": [...], ...}) or a bare messages array.
       Prints the response JSON; --summary also prints a readable report to stderr.
-  ankita sanitize [FILE|-]         repair a restored session (orphan tool messages, broken calls)
+  ankita sanitize [FILE|-] [--format openai|anthropic]
+      repair a restored session (orphan tool messages, broken calls)
   ankita probe [--json] [--profile P | --model M] [--detail low|high|auto] FILE|DATA_URL...
       format, pixel size and price of images
   ankita --version";
@@ -200,16 +201,54 @@ fn trim_command(args: &[String]) -> Result<(), Failure> {
 }
 
 fn sanitize_command(args: &[String]) -> Result<(), Failure> {
-    if let Some(flag) = args.iter().find(|a| a.starts_with("--")) {
-        return Err(Failure::Usage(format!("unknown option {flag}")));
+    let mut format = None;
+    let mut file = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--format" => {
+                format = Some(
+                    it.next()
+                        .cloned()
+                        .ok_or_else(|| Failure::Usage("--format needs a value".into()))?,
+                )
+            }
+            flag if flag.starts_with("--") => {
+                return Err(Failure::Usage(format!("unknown option {flag}")))
+            }
+            path if file.is_none() => file = Some(path.to_owned()),
+            _ => return Err(Failure::Usage("sanitize takes one FILE".into())),
+        }
     }
-    if args.len() > 1 {
-        return Err(Failure::Usage("sanitize takes one FILE".into()));
+    let mut input = parse_json(&read_input(file.as_deref())?, "input")?;
+    if let Some(format) = format {
+        let messages = match input {
+            Value::Object(mut request) => request.remove("messages").unwrap_or(Value::Null),
+            other => other,
+        };
+        input = serde_json::json!({"messages": messages, "format": format});
     }
-    let input = read_input(args.first().map(String::as_str))?;
-    let response = api::sanitize_value(parse_json(&input, "input")?)?;
+    let response = api::sanitize_value(input)?;
     println!("{response}");
     Ok(())
+}
+
+/// The price and encoded length of an Anthropic image block.
+fn anthropic_image_price(
+    block: &Value,
+    profile: ankita::ImageProfile,
+    bpt: u64,
+) -> Option<(ImagePrice, usize)> {
+    if block["type"] != "image" {
+        return None;
+    }
+    let source = &block["source"];
+    let (url, bytes) = match (source["data"].as_str(), source["url"].as_str()) {
+        (Some(data), _) => (format!("data:image/*;base64,{data}"), data.len()),
+        (None, Some(url)) => (url.to_owned(), url.len()),
+        _ => return None,
+    };
+    Some((price_image_url(&url, profile, None, bpt), bytes))
 }
 
 /// Every image of the request with its price, for the summary.
@@ -224,11 +263,27 @@ fn image_inventory(request: &Map<String, Value>) -> Vec<(usize, usize, ImagePric
     for (i, message) in messages.into_iter().flatten().enumerate() {
         let parts = message.get("content").and_then(Value::as_array);
         for (p, part) in parts.into_iter().flatten().enumerate() {
-            if part.get("type").and_then(Value::as_str) != Some("image_url") {
-                continue;
-            }
-            if let Some((url, detail)) = part.as_object().and_then(image_url_of) {
-                images.push((i, p, price_image_url(url, profile, detail, bpt), url.len()));
+            match part.get("type").and_then(Value::as_str) {
+                Some("image_url") => {
+                    if let Some((url, detail)) = part.as_object().and_then(image_url_of) {
+                        images.push((i, p, price_image_url(url, profile, detail, bpt), url.len()));
+                    }
+                }
+                // Anthropic: images inside a tool result are listed under its block.
+                Some("tool_result") => {
+                    for inner in part["content"].as_array().into_iter().flatten() {
+                        if let Some(price) = anthropic_image_price(inner, profile, bpt) {
+                            images.push((i, p, price.0, price.1));
+                        }
+                    }
+                }
+                // Anthropic image blocks: base64 data or a URL.
+                Some("image") => {
+                    if let Some((price, bytes)) = anthropic_image_price(part, profile, bpt) {
+                        images.push((i, p, price, bytes));
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -295,7 +350,7 @@ fn render_summary(report: &Value, images: &[(usize, usize, ImagePrice, usize)]) 
             _ => "",
         };
         out += &format!(
-            "  image messages[{i}].content[{p}]: {} = {} budget bytes (data URL {} bytes) — {}{as_text}\n",
+            "  image messages[{i}].content[{p}]: {} = {} budget bytes (encoded {} bytes) — {}{as_text}\n",
             describe_image(&price),
             price.budget_bytes,
             url_bytes,
