@@ -4,7 +4,8 @@
 //! Only the plan crosses back: an unchanged message is returned as the very object the caller
 //! passed in, a changed one as a shallow copy; megabytes of image data are never copied out.
 
-use ankita::{plan_sanitize, plan_trim, Error, NewContent, NewPart, Plan, TrimOptions};
+use ankita::request::MessageFormat;
+use ankita::{anthropic, plan_sanitize, plan_trim, Error, NewContent, NewPart, Plan, TrimOptions};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping};
 use serde_json::{Map, Value};
@@ -30,6 +31,9 @@ pub struct TrimResult {
     /// What was removed or changed, by input index (a dict shaped like the JSON report).
     #[pyo3(get)]
     report: Py<PyDict>,
+    /// The Anthropic format's top-level `system`, as given (the caller's own object), or None.
+    #[pyo3(get)]
+    system: Py<PyAny>,
 }
 
 #[pymethods]
@@ -64,7 +68,10 @@ impl TrimResult {
 /// - `bytes_per_token` (default 4), `max_messages` (default 40);
 /// - `image_profile` (default "ankita") or `model` (e.g. "gpt-4o"): how images are priced;
 ///   `image_sizes`: `{url: (width, height)}` for remote images whose size the caller knows;
-/// - `on_image_overflow`: "placeholder" (default), "drop" or "error".
+/// - `on_image_overflow`: "placeholder" (default), "drop" or "error";
+/// - `format`: "openai" (default) or "anthropic" for Anthropic Messages, whose top-level
+///   `system` (a string or text blocks) is then given as `system` and returned as
+///   `TrimResult.system`.
 ///
 /// `None` means "not given". An unknown keyword raises `InvalidRequest`, like an unknown
 /// request key.
@@ -72,7 +79,8 @@ impl TrimResult {
 /// Returns a `TrimResult`. Its messages share the caller's objects: an unchanged message is the
 /// same dict object that was passed in, a changed one a shallow copy (`dict.copy()`) with
 /// `content` replaced and/or `tool_calls` removed, whose unchanged parts are again the caller's
-/// objects. The caller's list and dicts are never mutated.
+/// objects. (Anthropic messages, which the core splits and merges, come back as new objects.)
+/// The caller's list and dicts are never mutated.
 ///
 /// Raises `InvalidRequest` (a malformed message, an unknown or invalid option, a value that is
 /// not JSON, with `path` saying where), `ContextBudgetExceeded`, `HistoryBudgetTooSmall` or
@@ -94,10 +102,13 @@ impl TrimResult {
     on_image_overflow = None,
     model = None,
     image_sizes = None,
+    format = None,
+    system = None,
     **unknown
 ), text_signature = "(messages, *, max_bytes=None, context_tokens=None, max_output_tokens=0, \
     tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, max_messages=40, \
-    image_profile='ankita', on_image_overflow='placeholder', model=None, image_sizes=None)")]
+    image_profile='ankita', on_image_overflow='placeholder', model=None, image_sizes=None, \
+    format='openai', system=None)")]
 #[allow(clippy::too_many_arguments)]
 pub fn trim<'py>(
     py: Python<'py>,
@@ -114,6 +125,8 @@ pub fn trim<'py>(
     on_image_overflow: Option<&Bound<'py, PyAny>>,
     model: Option<&Bound<'py, PyAny>>,
     image_sizes: Option<&Bound<'py, PyAny>>,
+    format: Option<&Bound<'py, PyAny>>,
+    system: Option<&Bound<'py, PyAny>>,
     unknown: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<TrimResult> {
     let given = [
@@ -129,8 +142,10 @@ pub fn trim<'py>(
         ("on_image_overflow", on_image_overflow),
         ("model", model),
         ("image_sizes", image_sizes),
+        ("format", format),
+        ("system", system),
     ];
-    let run = || -> Result<(Vec<Bound<'py, PyAny>>, Plan), Error> {
+    let run = || -> Result<Outcome<'py>, Error> {
         let originals = items(messages, "messages")?;
         let values = message_values(&originals)?;
         let mut request = Map::new();
@@ -145,55 +160,99 @@ pub fn trim<'py>(
             let value = to_value(&value, Path::Root(&key))?;
             request.insert(key, value);
         }
+        if MessageFormat::of(&request)? == MessageFormat::Anthropic {
+            // Anthropic messages are planned as logical OpenAI messages and rebuilt by the
+            // core, so the answer comes back as values.
+            request.insert("messages".into(), Value::Array(values));
+            let response = without_gil(py, || anthropic::trim_value(request))?;
+            return Ok(Outcome::Rebuilt(response));
+        }
         let options = TrimOptions::from_map(&request)?;
         let plan = without_gil(py, || plan_trim(&values, &options))?;
-        Ok((originals, plan))
+        Ok(Outcome::Planned(originals, plan))
     };
-    let (originals, plan) = run().map_err(|e| to_py_err(py, &e))?;
-    let messages = build_messages(py, &originals, &plan)?;
-    let report = to_py(py, &plan.report.to_json())?.cast_into::<PyDict>()?;
-    Ok(TrimResult {
-        messages: messages.unbind(),
-        report: report.unbind(),
-    })
+    let system = system.map_or_else(|| py.None(), |s| s.clone().unbind());
+    match run().map_err(|e| to_py_err(py, &e))? {
+        Outcome::Planned(originals, plan) => Ok(TrimResult {
+            messages: build_messages(py, &originals, &plan)?.unbind(),
+            report: to_py(py, &plan.report.to_json())?
+                .cast_into::<PyDict>()?
+                .unbind(),
+            system: system.clone_ref(py),
+        }),
+        Outcome::Rebuilt(mut response) => Ok(TrimResult {
+            messages: to_py(py, &response["messages"].take())?
+                .cast_into::<PyList>()?
+                .unbind(),
+            report: to_py(py, &response["report"].take())?
+                .cast_into::<PyDict>()?
+                .unbind(),
+            system,
+        }),
+    }
+}
+
+/// What the core answered: a plan over the caller's messages, or rebuilt messages.
+enum Outcome<'py> {
+    Planned(Vec<Bound<'py, PyAny>>, Plan),
+    Rebuilt(Value),
 }
 
 /// Repairs a restored session (DESIGN §5) without trimming: orphan tool replies, malformed or
 /// unanswered tool calls, unknown roles and empty messages go. Returns the messages; unchanged
-/// ones are the caller's own dict objects (see `trim`). Raises `InvalidRequest`.
+/// ones are the caller's own dict objects (see `trim`). `format="anthropic"` repairs Anthropic
+/// Messages (returned as new objects). Raises `InvalidRequest`.
 #[pyfunction]
+#[pyo3(signature = (messages, *, format = None))]
 pub fn sanitize<'py>(
     py: Python<'py>,
     messages: &Bound<'py, PyAny>,
+    format: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let (originals, plan) = sanitize_plan(py, messages)?;
-    build_messages(py, &originals, &plan)
+    Ok(sanitized(py, messages, format)?.0)
 }
 
 /// Like `sanitize`, but also returns the report: `(messages, {"repaired": [...]})`.
 #[pyfunction]
+#[pyo3(signature = (messages, *, format = None))]
 pub fn sanitize_with_report<'py>(
     py: Python<'py>,
     messages: &Bound<'py, PyAny>,
+    format: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
-    let (originals, plan) = sanitize_plan(py, messages)?;
-    let messages = build_messages(py, &originals, &plan)?;
-    let report = PyDict::new(py);
-    report.set_item("repaired", to_py(py, &plan.report.to_json()["repaired"])?)?;
-    Ok((messages, report))
+    sanitized(py, messages, format)
 }
 
-fn sanitize_plan<'py>(
+fn sanitized<'py>(
     py: Python<'py>,
     messages: &Bound<'py, PyAny>,
-) -> PyResult<(Vec<Bound<'py, PyAny>>, Plan)> {
-    let run = || -> Result<_, Error> {
+    format: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
+    let run = || -> Result<Outcome<'py>, Error> {
         let originals = items(messages, "messages")?;
         let values = message_values(&originals)?;
+        let mut request = Map::new();
+        if let Some(format) = format.filter(|f| !f.is_none()) {
+            request.insert("format".into(), to_value(format, Path::Root("format"))?);
+        }
+        if MessageFormat::of(&request)? == MessageFormat::Anthropic {
+            let response = without_gil(py, || anthropic::sanitize_value(values))?;
+            return Ok(Outcome::Rebuilt(response));
+        }
         let plan = without_gil(py, || plan_sanitize(&values))?;
-        Ok((originals, plan))
+        Ok(Outcome::Planned(originals, plan))
     };
-    run().map_err(|e| to_py_err(py, &e))
+    match run().map_err(|e| to_py_err(py, &e))? {
+        Outcome::Planned(originals, plan) => {
+            let report = PyDict::new(py);
+            report.set_item("repaired", to_py(py, &plan.report.to_json()["repaired"])?)?;
+            Ok((build_messages(py, &originals, &plan)?, report))
+        }
+        Outcome::Rebuilt(mut response) => Ok((
+            to_py(py, &response["messages"].take())?.cast_into::<PyList>()?,
+            to_py(py, &response["report"].take())?.cast_into::<PyDict>()?,
+        )),
+    }
 }
 
 fn message_values(originals: &[Bound<'_, PyAny>]) -> Result<Vec<Value>, Error> {

@@ -28,8 +28,9 @@ def is_subset(expected: Any, actual: Any) -> bool:
 def check_response(expect: dict[str, Any], response: dict[str, Any]) -> None:
     """Compares a response with a case's `expect` as tests/cases/README.md says."""
     assert response["ok"] == expect["ok"], response
-    if "messages" in expect:
-        assert response["messages"] == expect["messages"]
+    for key in ("messages", "system"):
+        if key in expect:
+            assert response[key] == expect[key], key
     for key in ("report", "error"):
         if key in expect:
             assert is_subset(expect[key], response[key]), (

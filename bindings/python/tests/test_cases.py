@@ -23,8 +23,11 @@ def run_native(function: str, request: Any) -> dict[str, Any]:
             options = {k: v for k, v in request.items() if k != "messages"}
             result = ankita.trim(request["messages"], **options)
         elif function == "sanitize":
-            messages, report = ankita.sanitize_with_report(request)
-            assert ankita.sanitize(request) == messages
+            # The messages array, or {"messages": [...], "format": ...}.
+            given = request if isinstance(request, dict) else {"messages": request}
+            options = {k: v for k, v in given.items() if k != "messages"}
+            messages, report = ankita.sanitize_with_report(given["messages"], **options)
+            assert ankita.sanitize(given["messages"], **options) == messages
             return {"ok": True, "messages": messages, "report": report}
         else:
             raise AssertionError(f"unknown function {function!r}")
@@ -34,7 +37,11 @@ def run_native(function: str, request: Any) -> dict[str, Any]:
             error["path"] = e.path
         error.update(e.details)
         return {"ok": False, "error": error}
-    return {"ok": True, "messages": result.messages, "report": result.report}
+    response: dict[str, Any] = {"ok": True}
+    if result.system is not None:
+        response["system"] = result.system  # the Anthropic format's top-level system
+    response.update(messages=result.messages, report=result.report)
+    return response
 
 
 def run_json(function: str, request: Any) -> dict[str, Any]:

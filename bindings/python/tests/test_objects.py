@@ -9,6 +9,7 @@ from collections import OrderedDict
 from typing import Any
 
 import ankita
+import pytest
 from helpers import PHOTO, SCREENSHOT, image_part, openai_session, tool_call
 
 
@@ -197,3 +198,46 @@ def test_no_budget_applies_only_max_messages() -> None:
     assert result.report["budget_bytes"] is None
     assert len(result.messages) <= 4
     assert result.messages[-1] is messages[-1]
+
+
+def test_anthropic_format() -> None:
+    system = [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "What is in a?"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "tu_1", "name": "read", "input": {"path": "a"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "tu_1", "content": "body"},
+                {"type": "text", "text": "and?"},
+            ],
+        },
+    ]
+    before = copy.deepcopy(messages)
+    result = ankita.trim(messages, format="anthropic", system=system, max_bytes=100_000)
+    assert result.system is system
+    assert result.report["format"] == "anthropic"
+    assert result.messages == messages
+    assert messages == before
+    request = {"messages": messages, "format": "anthropic", "system": system, "max_bytes": 100_000}
+    answer = json.loads(ankita.trim_json(json.dumps(request)))
+    assert answer["messages"] == result.messages and answer["report"] == result.report
+
+    repaired, report = ankita.sanitize_with_report(messages, format="anthropic")
+    assert repaired == messages and report["repaired"] == []
+    assert ankita.trim(messages).system is None
+
+
+def test_system_key_needs_the_anthropic_format() -> None:
+    with pytest.raises(ankita.InvalidRequest) as info:
+        ankita.trim([{"role": "user", "content": "hi"}], system="Be brief.")
+    assert info.value.path == "system"
+    with pytest.raises(ankita.InvalidRequest) as bad_format:
+        ankita.trim([{"role": "user", "content": "hi"}], format="gemini")  # type: ignore[arg-type]
+    assert bad_format.value.path == "format"

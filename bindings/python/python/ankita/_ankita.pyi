@@ -3,7 +3,7 @@
 from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar, final
 
-from ._types import ImageFormat, OnImageOverflow, SanitizeReport, TrimReport
+from ._types import ImageFormat, MessageFormat, OnImageOverflow, SanitizeReport, TrimReport
 
 __version__: str
 __all__ = [
@@ -43,6 +43,10 @@ class TrimResult(Generic[_M]):
     @property
     def report(self) -> TrimReport:
         """What was removed or changed (a dict shaped like the JSON contract's report)."""
+
+    @property
+    def system(self) -> Any:
+        """The Anthropic format's top-level ``system``, as given (your own object), or None."""
 
 @final
 class ImageInfo:
@@ -124,6 +128,8 @@ def trim(
     on_image_overflow: OnImageOverflow | None = "placeholder",
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
+    format: MessageFormat | None = "openai",
+    system: str | Sequence[Mapping[str, Any]] | None = None,
 ) -> TrimResult[_M]:
     """Fits a chat history into a context budget.
 
@@ -138,7 +144,10 @@ def trim(
     - ``bytes_per_token``, ``max_messages``;
     - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
       ``{url: (width, height)}`` for remote images whose size the caller knows;
-    - ``on_image_overflow``: "placeholder", "drop" or "error".
+    - ``on_image_overflow``: "placeholder", "drop" or "error";
+    - ``format``: "openai" or "anthropic" for Anthropic Messages, whose top-level ``system``
+      (a string or text blocks) is then given as ``system`` and returned as
+      ``TrimResult.system``.
 
     None means "not given". An unknown keyword raises InvalidRequest at run time, like an
     unknown request key.
@@ -146,19 +155,23 @@ def trim(
     The result's messages share the caller's objects: an unchanged message is the same dict
     object that was passed in, a changed one a shallow copy (``dict.copy()``) with ``content``
     replaced and/or ``tool_calls`` removed, whose unchanged parts are again the caller's
-    objects. The caller's list and dicts are never mutated.
+    objects. (Anthropic messages, which the core splits and merges, come back as new objects.)
+    The caller's list and dicts are never mutated.
 
     Raises InvalidRequest (with ``path``), ContextBudgetExceeded, HistoryBudgetTooSmall or
     ImageOverflow; all are AnkitaError, a ValueError. The GIL is released while the plan is
     computed, so threads can trim at the same time.
     """
 
-def sanitize(messages: Sequence[_M]) -> list[_M]:
+def sanitize(messages: Sequence[_M], *, format: MessageFormat | None = None) -> list[_M]:
     """Repairs a restored session without trimming: orphan tool replies, malformed or
     unanswered tool calls, unknown roles and empty messages go. Unchanged messages are the
-    caller's own dict objects (see ``trim``). Raises InvalidRequest."""
+    caller's own dict objects (see ``trim``). ``format="anthropic"`` repairs Anthropic Messages
+    (returned as new objects). Raises InvalidRequest."""
 
-def sanitize_with_report(messages: Sequence[_M]) -> tuple[list[_M], SanitizeReport]:
+def sanitize_with_report(
+    messages: Sequence[_M], *, format: MessageFormat | None = None
+) -> tuple[list[_M], SanitizeReport]:
     """Like ``sanitize``, but also returns the report: ``(messages, {"repaired": [...]})``."""
 
 def probe_image(

@@ -6,6 +6,7 @@ from typing import Literal, Optional, TypedDict
 
 ImageFormat = Literal["png", "jpeg", "gif", "webp"]
 OnImageOverflow = Literal["placeholder", "drop", "error"]
+MessageFormat = Literal["openai", "anthropic"]
 
 
 class Truncation(TypedDict):
@@ -52,11 +53,24 @@ class Repair(_RepairFields, total=False):
     path: str
 
 
-class TrimReport(TypedDict):
-    """What ``trim`` removed or changed, by input index (the JSON contract's report).
-    ``index`` is always the message's index in the input, ``part`` its index in the message's
-    content (None for string content)."""
+class Merge(TypedDict):
+    """Anthropic format: input message ``index`` was merged into input message ``into`` so that
+    roles alternate."""
 
+    index: int
+    into: int
+
+
+class DroppedBlock(TypedDict):
+    """Anthropic format: a block removed from a message that stays (a ``tool_result`` whose
+    exchange was dropped)."""
+
+    index: int
+    part: int
+
+
+class _TrimReportFields(TypedDict):
+    format: MessageFormat
     budget_bytes: Optional[int]
     budget_tokens: Optional[int]
     cost_bytes: int
@@ -70,7 +84,22 @@ class TrimReport(TypedDict):
     repaired: list[Repair]
 
 
-class SanitizeReport(TypedDict):
-    """What ``sanitize_with_report`` repaired."""
+class TrimReport(_TrimReportFields, total=False):
+    """What ``trim`` removed or changed, by input index (the JSON contract's report).
+    ``index`` is always the message's index in the input, ``part`` its index in the message's
+    content (None for string content). ``merged`` and ``dropped_blocks`` are there for the
+    Anthropic format only."""
 
+    merged: list[Merge]
+    dropped_blocks: list[DroppedBlock]
+
+
+class _SanitizeReportFields(TypedDict):
     repaired: list[Repair]
+
+
+class SanitizeReport(_SanitizeReportFields, total=False):
+    """What ``sanitize_with_report`` repaired (and, for the Anthropic format, merged)."""
+
+    format: MessageFormat
+    merged: list[Merge]
