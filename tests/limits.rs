@@ -1,0 +1,831 @@
+//! Limits: every hostile input ends in an answer or a clear error, without a crash, a hang or
+//! memory out of proportion to the input (docs/robustness.md lists what each gets).
+//!
+//! Deep nesting, huge header dimensions, astronomic budgets and prices, 50 MB strings,
+//! 100,000 messages, many parts and replies in one message, duplicate keys, numbers where
+//! strings belong, non-UTF-8 and NUL through the C ABI, invalid UTF-16 escapes.
+
+use ankita::api::{sanitize_json, trim_json};
+use ankita::ffi::{
+    ankita_estimate_image_tokens, ankita_probe_image, ankita_sanitize, ankita_string_free,
+    ankita_trim,
+};
+use ankita::pricing::ImageProfile;
+use ankita::probe::{probe_bytes, probe_text, ImageFormat};
+use base64::{engine::general_purpose::STANDARD, Engine};
+use serde_json::{json, Value};
+use std::ffi::{c_char, CStr};
+
+fn answer(text: &str) -> Value {
+    serde_json::from_str(text).expect("every answer is JSON")
+}
+
+fn trim(request: &Value) -> Value {
+    answer(&trim_json(&request.to_string()))
+}
+
+fn code(v: &Value) -> &str {
+    assert_eq!(v["ok"], false, "expected an error, got {v}");
+    v["error"]["code"].as_str().expect("an error code")
+}
+
+/// Calls an export with raw bytes (a NUL is appended) and frees its answer.
+fn c_call(f: unsafe extern "C" fn(*const c_char) -> *mut c_char, bytes: &[u8]) -> Value {
+    let mut arg = bytes.to_vec();
+    arg.push(0);
+    let p = unsafe { f(arg.as_ptr().cast()) };
+    assert!(!p.is_null());
+    let text = unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned();
+    unsafe { ankita_string_free(p) };
+    answer(&text)
+}
+
+fn nested(depth: usize, open: &str, close: &str, inner: &str) -> String {
+    let mut s = String::with_capacity(depth * (open.len() + close.len()) + inner.len());
+    for _ in 0..depth {
+        s.push_str(open);
+    }
+    s.push_str(inner);
+    for _ in 0..depth {
+        s.push_str(close);
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deep nesting
+
+#[test]
+fn deep_nesting_anywhere_is_invalid_json_not_a_stack_overflow() {
+    let arrays = nested(100_000, "[", "]", "");
+    let objects = nested(100_000, "{\"a\":", "}", "1");
+    for deep in [&arrays, &objects] {
+        let requests = [
+            format!(r#"{{"messages": [{{"role": "user", "content": "hi", "x": {deep}}}]}}"#),
+            format!(
+                r#"{{"messages": [{{"role": "user", "content": [{{"type": "input_audio", "data": {deep}}}]}}]}}"#
+            ),
+            format!(
+                r#"{{"messages": [{{"role": "user", "content": [{{"type": "text", "text": "hi", "meta": {deep}}}]}}]}}"#
+            ),
+            format!(r#"{{"messages": [], "tools": [{deep}]}}"#),
+            format!(r#"{{"messages": {deep}}}"#),
+            deep.clone(),
+        ];
+        for request in &requests {
+            let v = answer(&trim_json(request));
+            assert_eq!(code(&v), "invalid_json");
+            assert!(
+                v["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("recursion limit"),
+                "{v}"
+            );
+            assert_eq!(code(&answer(&sanitize_json(request))), "invalid_json");
+            assert_eq!(
+                code(&c_call(ankita_trim, request.as_bytes())),
+                "invalid_json"
+            );
+            assert_eq!(
+                code(&c_call(ankita_sanitize, request.as_bytes())),
+                "invalid_json"
+            );
+        }
+        let options = std::ffi::CString::new(deep.as_str()).unwrap();
+        let p = unsafe { ankita_estimate_image_tokens(10, 10, options.as_ptr()) };
+        let text = unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned();
+        unsafe { ankita_string_free(p) };
+        assert_eq!(code(&answer(&text)), "invalid_json");
+    }
+}
+
+#[test]
+fn deep_nesting_is_rejected_on_a_small_thread_stack() {
+    // Hosts call from their own threads (koffi's workers, Python threads); 256 KiB is less
+    // than any of them gives. Rejecting 100,000 levels and trimming 100 levels both fit.
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let deep = nested(100_000, "[", "]", "");
+            let request = format!(r#"{{"messages": [{{"role": "user", "content": "hi", "x": {deep}}}]}}"#);
+            assert_eq!(code(&answer(&trim_json(&request))), "invalid_json");
+            let shallow = nested(100, "[", "]", "1");
+            let request = format!(
+                r#"{{"messages": [{{"role": "user", "content": [{{"type": "input_audio", "data": {shallow}}}], "x": {shallow}}}], "max_bytes": 4096}}"#
+            );
+            let v = answer(&trim_json(&request));
+            assert_eq!(v["ok"], true, "{v}");
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn nesting_below_the_limit_is_kept_and_priced_as_json() {
+    let shallow: Value = serde_json::from_str(&nested(120, "[", "]", "1")).unwrap();
+    let part = json!({"type": "input_audio", "data": shallow});
+    let request =
+        json!({"messages": [{"role": "user", "content": [part.clone()]}], "max_bytes": 4096});
+    let v = trim(&request);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["messages"][0]["content"][0], part);
+    let meta = json!({"role": "user"}).to_string().len();
+    assert_eq!(
+        v["report"]["cost_bytes"].as_u64().unwrap() as usize,
+        meta + part.to_string().len()
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Huge dimensions in image headers
+
+fn png(w: u32, h: u32) -> Vec<u8> {
+    let mut b = vec![
+        0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1A, b'\n', 0, 0, 0, 13,
+    ];
+    b.extend(b"IHDR");
+    b.extend(w.to_be_bytes());
+    b.extend(h.to_be_bytes());
+    b.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]);
+    b
+}
+
+fn vp8x(w: u32, h: u32) -> Vec<u8> {
+    let mut b = b"RIFF\x24\0\0\0WEBPVP8X\x0a\0\0\0\x10\0\0\0".to_vec();
+    b.extend(&(w - 1).to_le_bytes()[..3]);
+    b.extend(&(h - 1).to_le_bytes()[..3]);
+    b
+}
+
+fn vp8l(w: u32, h: u32) -> Vec<u8> {
+    let bits = (w - 1) | ((h - 1) << 14);
+    let mut b = b"RIFF\x24\0\0\0WEBPVP8L\x05\0\0\0\x2f".to_vec();
+    b.extend(bits.to_le_bytes());
+    b
+}
+
+fn jpeg(w: u16, h: u16) -> Vec<u8> {
+    // SOI, an APP0 segment, fill bytes, then a progressive SOF2.
+    let mut b = vec![
+        0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0, 0xFF, 0xFF, 0xFF, 0xC2, 0, 17, 8,
+    ];
+    b.extend(h.to_be_bytes());
+    b.extend(w.to_be_bytes());
+    b.extend([3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+    b
+}
+
+fn gif(w: u16, h: u16) -> Vec<u8> {
+    let mut b = b"GIF89a".to_vec();
+    b.extend(w.to_le_bytes());
+    b.extend(h.to_le_bytes());
+    b.extend([0xF7, 0, 0]);
+    b
+}
+
+fn data_url(media: &str, bytes: &[u8]) -> String {
+    format!("data:image/{media};base64,{}", STANDARD.encode(bytes))
+}
+
+/// The extreme sizes each header field can state, with the `ankita` profile's price.
+fn extreme_images() -> Vec<(Vec<u8>, &'static str, ImageFormat, u32, u32, u64)> {
+    let max = u32::MAX;
+    let big = (1u32 << 31) - 1;
+    vec![
+        (png(big, big), "png", ImageFormat::Png, big, big, 765),
+        (png(max, max), "png", ImageFormat::Png, max, max, 765),
+        // 1 × 2³²: long side fits 2048, the short side is scaled to 768: 3072 × 2 tiles.
+        (
+            png(max, 1),
+            "png",
+            ImageFormat::Png,
+            max,
+            1,
+            85 + 170 * 3072 * 2,
+        ),
+        (
+            png(1, max),
+            "png",
+            ImageFormat::Png,
+            1,
+            max,
+            85 + 170 * 3072 * 2,
+        ),
+        (
+            png(max, big),
+            "png",
+            ImageFormat::Png,
+            max,
+            big,
+            85 + 170 * 4 * 2,
+        ),
+        (
+            vp8x(1 << 24, 1 << 24),
+            "webp",
+            ImageFormat::Webp,
+            1 << 24,
+            1 << 24,
+            765,
+        ),
+        (
+            vp8x(1 << 24, 1),
+            "webp",
+            ImageFormat::Webp,
+            1 << 24,
+            1,
+            85 + 170 * 3072 * 2,
+        ),
+        (
+            vp8l(1 << 14, 1 << 14),
+            "webp",
+            ImageFormat::Webp,
+            1 << 14,
+            1 << 14,
+            765,
+        ),
+        (
+            jpeg(65535, 65535),
+            "jpeg",
+            ImageFormat::Jpeg,
+            65535,
+            65535,
+            765,
+        ),
+        (
+            jpeg(65535, 1),
+            "jpeg",
+            ImageFormat::Jpeg,
+            65535,
+            1,
+            85 + 170 * 3072 * 2,
+        ),
+        (
+            gif(65535, 65535),
+            "gif",
+            ImageFormat::Gif,
+            65535,
+            65535,
+            765,
+        ),
+    ]
+}
+
+#[test]
+fn extreme_header_sizes_are_read_exactly_in_every_spelling() {
+    for (bytes, media, format, w, h, _) in extreme_images() {
+        let info = probe_bytes(&bytes).unwrap();
+        assert_eq!((info.format, info.width, info.height), (format, w, h));
+        assert_eq!(probe_text(&data_url(media, &bytes)), Ok(info));
+        assert_eq!(probe_text(&STANDARD.encode(&bytes)), Ok(info));
+    }
+}
+
+#[test]
+fn extreme_sizes_price_without_overflow_under_every_profile() {
+    for (bytes, media, _, w, h, ankita_tokens) in extreme_images() {
+        for name in ImageProfile::NAMES {
+            let profile = ImageProfile::from_name(name).unwrap();
+            for detail in [None, Some("low"), Some("high"), Some("auto")] {
+                let tokens = profile.tokens(w, h, detail);
+                // The crop-unit rules have no maximum (gemini-1.5 prices 2³² × 2³² at
+                // 8·10¹⁵ tokens), but every price stays exact as a JSON number in
+                // JavaScript (≤ 2⁵³) and its budget bytes cannot overflow.
+                assert!(
+                    (1..=1 << 53).contains(&tokens),
+                    "{name} {w}×{h} {detail:?}: {tokens}"
+                );
+            }
+        }
+        assert_eq!(ImageProfile::Ankita.tokens(w, h, None), ankita_tokens);
+        // Through the C ABI: the probe and the estimate agree, budget bytes are tokens × 4.
+        let v = c_call(ankita_probe_image, data_url(media, &bytes).as_bytes());
+        assert_eq!(v["ok"], true);
+        assert_eq!(
+            (v["width"].as_u64(), v["height"].as_u64()),
+            (Some(w.into()), Some(h.into()))
+        );
+        assert_eq!(v["tokens"].as_u64(), Some(ankita_tokens));
+        assert_eq!(v["budget_bytes"].as_u64(), Some(ankita_tokens * 4));
+        for name in ImageProfile::NAMES {
+            let options =
+                std::ffi::CString::new(format!(r#"{{"image_profile": "{name}"}}"#)).unwrap();
+            let p = unsafe { ankita_estimate_image_tokens(w, h, options.as_ptr()) };
+            let text = unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned();
+            unsafe { ankita_string_free(p) };
+            let v = answer(&text);
+            let tokens = ImageProfile::from_name(name).unwrap().tokens(w, h, None);
+            assert_eq!(v["tokens"].as_u64(), Some(tokens), "{name}");
+            assert_eq!(v["budget_bytes"].as_u64(), Some(tokens * 4), "{name}");
+        }
+    }
+}
+
+#[test]
+fn extreme_images_in_a_trim_keep_the_report_numbers_sane() {
+    for profile in ["ankita", "gemini", "anthropic-legacy", "qwen2-vl"] {
+        let images = extreme_images();
+        let parts: Vec<Value> = std::iter::once(json!({"type": "text", "text": "Which is wider?"}))
+            .chain(images.iter().map(|(bytes, media, ..)| {
+                json!({"type": "image_url", "image_url": {"url": data_url(media, bytes)}})
+            }))
+            .collect();
+        let request = json!({
+            "messages": [{"role": "user", "content": parts}],
+            "max_bytes": 20_000, "image_profile": profile,
+        });
+        let v = trim(&request);
+        assert_eq!(v["ok"], true, "{v}");
+        let report = &v["report"];
+        let cost = report["cost_bytes"].as_u64().unwrap();
+        assert!(cost <= 20_000, "{profile}: {cost}");
+        assert_eq!(report["cost_tokens"].as_u64(), Some(cost.div_ceil(4)));
+        for d in report["dropped_images"].as_array().unwrap() {
+            let tokens = d["tokens"].as_u64().unwrap();
+            assert_eq!(d["budget_bytes"].as_u64(), Some(tokens * 4), "{d}");
+            assert!(d["width"].as_u64().unwrap() >= 1 && d["height"].as_u64().unwrap() >= 1);
+        }
+    }
+}
+
+#[test]
+fn astronomic_bytes_per_token_saturates_instead_of_wrapping() {
+    // Each image costs tokens × 2⁶² bytes, saturated to u64::MAX; their sum used to wrap to a
+    // few bytes, so a 100,000-byte budget "fitted" both (and debug builds panicked).
+    let url = data_url("gif", &gif(1, 1));
+    let image = json!({"type": "image_url", "image_url": {"url": url}});
+    let request = json!({
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, image, image]}],
+        "bytes_per_token": 1u64 << 62, "max_bytes": 100_000,
+    });
+    let v = trim(&request);
+    assert_eq!(v["ok"], true, "{v}");
+    let report = &v["report"];
+    assert!(report["cost_bytes"].as_u64().unwrap() <= 100_000);
+    let dropped = report["dropped_images"].as_array().unwrap();
+    assert_eq!(dropped.len(), 2);
+    assert_eq!(dropped[0]["budget_bytes"].as_u64(), Some(u64::MAX));
+    // Without a budget nothing is dropped and the report's cost saturates.
+    let request = json!({"messages": request["messages"], "bytes_per_token": 1u64 << 62});
+    let v = trim(&request);
+    assert_eq!(v["report"]["cost_bytes"].as_u64(), Some(u64::MAX), "{v}");
+    // In error mode the overflow is an image_overflow, as for any image that does not fit.
+    let request = json!({"messages": request["messages"], "bytes_per_token": 1u64 << 62,
+        "max_bytes": 100_000, "on_image_overflow": "error"});
+    assert_eq!(code(&trim(&request)), "image_overflow");
+}
+
+#[test]
+fn a_budget_past_u64_max_is_unlimited_not_wrapped() {
+    // 8 × (2⁶¹ + 203) − 1024 = 2⁶⁴ + 600 bytes: an `as u64` cast made that a 600-byte budget.
+    let messages = json!([
+        {"role": "system", "content": "s".repeat(700)},
+        {"role": "user", "content": "hello"},
+    ]);
+    let request =
+        json!({"messages": messages, "context_tokens": (1u64 << 61) + 203, "bytes_per_token": 8});
+    let v = trim(&request);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["report"]["budget_bytes"].as_u64(), Some(u64::MAX));
+    assert_eq!(v["messages"], messages);
+    // (2⁶⁴ − 1)² bytes overflow even i128: unlimited, not a panic or a wrap to "too small".
+    for max_bytes in [None, Some(u64::MAX)] {
+        let mut request = json!({"messages": messages, "context_tokens": u64::MAX,
+            "bytes_per_token": u64::MAX, "max_output_tokens": 0});
+        if let Some(m) = max_bytes {
+            request["max_bytes"] = json!(m);
+        }
+        let v = trim(&request);
+        assert_eq!(v["report"]["budget_bytes"].as_u64(), Some(u64::MAX), "{v}");
+    }
+    // Reserving more than the context is too small, however far below zero; the breakdown
+    // clamps what JSON cannot hold (building the error used to panic).
+    for (tokens, output, bpt) in [
+        (1000, u64::MAX, 4),
+        (1000, 1 << 63, 1 << 63),
+        (0, u64::MAX, u64::MAX),
+        (u64::MAX - 1, u64::MAX, u64::MAX),
+    ] {
+        let request = json!({"messages": messages, "context_tokens": tokens,
+            "max_output_tokens": output, "bytes_per_token": bpt});
+        let v = trim(&request);
+        assert_eq!(code(&v), "history_budget_too_small", "{request}");
+        assert!(v["error"]["breakdown"]["history_bytes"].as_i64().unwrap() < 0);
+        let text = request.to_string();
+        assert_eq!(
+            code(&c_call(ankita_trim, text.as_bytes())),
+            "history_budget_too_small"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enormous strings
+
+const FIFTY_MB: usize = 50 << 20;
+
+fn big_text() -> String {
+    let unit = "é世🦀x"; // 10 bytes: shrinking must respect every UTF-8 width
+    let mut s = String::with_capacity(FIFTY_MB);
+    s.push_str("HEAD ");
+    while s.len() + unit.len() + 5 <= FIFTY_MB {
+        s.push_str(unit);
+    }
+    while s.len() + 5 < FIFTY_MB {
+        s.push('x');
+    }
+    s.push_str(" TAIL");
+    assert_eq!(s.len(), FIFTY_MB);
+    s
+}
+
+#[test]
+fn a_fifty_megabyte_tool_result_is_shrunk_to_fit() {
+    let big = big_text();
+    let request = json!({"messages": [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Read the log."},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": big},
+    ], "max_bytes": 20_000});
+    let v = trim(&request);
+    assert_eq!(v["ok"], true);
+    assert!(v["report"]["cost_bytes"].as_u64().unwrap() <= 20_000);
+    let t = &v["report"]["truncated"][0];
+    assert_eq!(
+        (t["index"].as_u64(), t["from_bytes"].as_u64()),
+        (Some(3), Some(FIFTY_MB as u64))
+    );
+    let text = v["messages"][3]["content"].as_str().unwrap();
+    assert_eq!(text.len() as u64, t["to_bytes"].as_u64().unwrap());
+    assert!(
+        text.starts_with("HEAD é世🦀") && text.ends_with("x TAIL"),
+        "{}",
+        &text[..40]
+    );
+    assert!(text.contains("bytes omitted to fit the context budget"));
+}
+
+#[test]
+fn a_fifty_megabyte_old_message_is_dropped_and_a_fifty_megabyte_request_fails_loudly() {
+    let big = big_text();
+    let request = json!({"messages": [
+        {"role": "user", "content": "Paste incoming."},
+        {"role": "assistant", "content": big},
+        {"role": "user", "content": "Summarise the paste."},
+    ], "max_bytes": 20_000});
+    let v = trim(&request);
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["report"]["dropped_messages"], json!([1]));
+
+    let request = json!({"messages": [{"role": "user", "content": big}], "max_bytes": 20_000});
+    let v = trim(&request);
+    assert_eq!(code(&v), "context_budget_exceeded");
+    assert_eq!(
+        v["error"]["breakdown"]["request_bytes"].as_u64().unwrap(),
+        FIFTY_MB as u64 + json!({"role": "user"}).to_string().len() as u64
+    );
+    // Without a budget the 50 MB pass through unchanged, and sanitize keeps them too.
+    let messages = json!([{"role": "user", "content": big}]);
+    let v = answer(&sanitize_json(&messages.to_string()));
+    assert_eq!(v["messages"], messages);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Many messages, parts and replies
+
+#[test]
+fn a_hundred_thousand_messages_trim_and_repair_correctly() {
+    let n = 100_000;
+    let mut messages = vec![json!({"role": "system", "content": "Be brief."})];
+    for i in 0..n {
+        let m = match i % 10 {
+            7 => json!({"role": "assistant", "content": null, "tool_calls": [
+                {"id": format!("c{i}"), "type": "function", "function": {"name": "f", "arguments": "{}"}}]}),
+            8 => json!({"role": "tool", "tool_call_id": format!("c{}", i - 1), "content": "done"}),
+            // After a plain assistant message: an orphan (one after the replies would void
+            // the exchange before it).
+            5 => json!({"role": "tool", "tool_call_id": "orphan", "content": "stray"}),
+            k if k % 2 == 0 => json!({"role": "user", "content": format!("question {i}")}),
+            _ => json!({"role": "assistant", "content": format!("answer {i}")}),
+        };
+        messages.push(m);
+    }
+    let request = json!({"messages": messages, "max_bytes": 50_000, "max_messages": n});
+    let v = trim(&request);
+    assert_eq!(v["ok"], true);
+    let report = &v["report"];
+    let out = v["messages"].as_array().unwrap();
+    assert!(report["cost_bytes"].as_u64().unwrap() <= 50_000);
+    assert_eq!(report["input_messages"].as_u64(), Some(n as u64 + 1));
+    assert_eq!(report["output_messages"].as_u64(), Some(out.len() as u64));
+    let orphans = n / 10;
+    assert_eq!(report["repaired"].as_array().unwrap().len(), orphans);
+    let dropped = report["dropped_messages"].as_array().unwrap().len();
+    assert_eq!(out.len() + dropped + orphans, n + 1);
+    assert_eq!(out[0]["content"], "Be brief.");
+    let last_user = format!("question {}", n - 4);
+    assert!(out.iter().any(|m| m["content"] == last_user.as_str()));
+    assert_eq!(
+        out.last().unwrap()["content"],
+        format!("answer {}", n - 1).as_str()
+    );
+
+    // Only max_messages: the newest 40.
+    let v = trim(&json!({"messages": messages}));
+    assert_eq!(v["messages"].as_array().unwrap().len(), 40);
+    // Repair alone keeps all but the orphans.
+    let v = answer(&sanitize_json(&json!(messages).to_string()));
+    assert_eq!(v["messages"].as_array().unwrap().len(), n + 1 - orphans);
+}
+
+#[test]
+fn dropping_a_hundred_thousand_images_from_one_message_stays_linear() {
+    // Used to be quadratic in drop mode (each image scanned the parts already removed).
+    let url = data_url("gif", &gif(1, 1));
+    let n = 100_000;
+    let parts: Vec<Value> = (0..n)
+        .map(|_| json!({"type": "image_url", "image_url": {"url": url}}))
+        .collect();
+    for mode in ["drop", "placeholder"] {
+        let request = json!({"messages": [{"role": "user", "content": parts}],
+            "max_bytes": 10_000_000, "on_image_overflow": mode});
+        let v = trim(&request);
+        assert_eq!(v["ok"], true, "{mode}");
+        let kept = v["messages"][0]["content"].as_array().unwrap();
+        let dropped = v["report"]["dropped_images"].as_array().unwrap().len();
+        let cost = v["report"]["cost_bytes"].as_u64().unwrap();
+        assert!(cost <= 10_000_000, "{mode}: {cost}");
+        if mode == "drop" {
+            // 10,000,000 / 3,060 bytes per image: 3,267 images stay.
+            assert_eq!((n - dropped, kept.len()), (3267, 3267));
+        } else {
+            // Each placeholder costs its text: fewer images stay, every part is still there.
+            assert_eq!(kept.len(), n);
+            let placeholders = kept.iter().filter(|p| p["type"] == "text").count();
+            assert_eq!(placeholders, dropped);
+            assert!(cost > 10_000_000 - 3060 - 100, "{cost}");
+        }
+    }
+}
+
+#[test]
+fn a_tool_exchange_of_fifty_thousand_replies_yields_in_one_pass() {
+    // Used to be quadratic: the report forgot the yielding replies one at a time.
+    let n = 50_000;
+    let calls: Vec<Value> = (0..n)
+        .map(|i| json!({"id": format!("c{i}"), "type": "function", "function": {"name": "f", "arguments": "{}"}}))
+        .collect();
+    let mut messages = vec![
+        json!({"role": "user", "content": "go"}),
+        json!({"role": "assistant", "content": null, "tool_calls": calls}),
+    ];
+    messages.extend((0..n).map(
+        |i| json!({"role": "tool", "tool_call_id": format!("c{i}"), "content": "r".repeat(300)}),
+    ));
+    let v = trim(&json!({"messages": messages, "max_bytes": 10_000}));
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["messages"], json!([{"role": "user", "content": "go"}]));
+    assert_eq!(v["report"]["truncated"], json!([]));
+    assert_eq!(
+        v["report"]["dropped_messages"].as_array().unwrap().len(),
+        n + 1
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Duplicate keys, wrong types
+
+#[test]
+fn duplicate_keys_keep_the_last_value_at_the_first_position() {
+    let v = answer(&trim_json(
+        r#"{"messages": [{"content": "first", "role": "tool", "content": "last", "role": "user"}],
+            "max_bytes": 100, "max_bytes": 4096}"#,
+    ));
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["report"]["budget_bytes"], 4096);
+    assert_eq!(v["messages"][0], json!({"content": "last", "role": "user"}));
+    let first_key = v["messages"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    assert_eq!(first_key, "content");
+    // A duplicated messages key: the last array is the one trimmed.
+    let v = answer(&trim_json(
+        r#"{"messages": [{"role": "user", "content": "a"}], "messages": [{"role": "user", "content": "b"}]}"#,
+    ));
+    assert_eq!(v["messages"], json!([{"role": "user", "content": "b"}]));
+}
+
+#[test]
+fn numbers_where_strings_belong_name_the_path() {
+    let cases = [
+        (json!({"role": 3, "content": "x"}), "messages[0].role"),
+        (json!({"role": "user", "content": 3}), "messages[0].content"),
+        (
+            json!({"role": "tool", "tool_call_id": 5, "content": "x"}),
+            "messages[0].tool_call_id",
+        ),
+        (
+            json!({"role": "user", "content": [{"type": 3}]}),
+            "messages[0].content[0].type",
+        ),
+        (
+            json!({"role": "user", "content": [{"type": "text", "text": 3}]}),
+            "messages[0].content[0].text",
+        ),
+        (
+            json!({"role": "user", "content": [{"type": "image_url", "image_url": {"url": 3}}]}),
+            "messages[0].content[0].image_url",
+        ),
+        (
+            json!({"role": "user", "content": [3]}),
+            "messages[0].content[0]",
+        ),
+        (
+            json!({"role": "assistant", "content": "x", "tool_calls": 3}),
+            "messages[0].tool_calls",
+        ),
+        (json!(3), "messages[0]"),
+    ];
+    for (message, path) in cases {
+        let v = trim(&json!({"messages": [message]}));
+        assert_eq!(code(&v), "invalid_request", "{message}");
+        assert_eq!(v["error"]["path"], path, "{message}");
+        let v = answer(&sanitize_json(&json!([message]).to_string()));
+        assert_eq!(code(&v), "invalid_request", "{message}");
+    }
+    // Inside a tool call a wrong type is repaired, not refused (DESIGN §5).
+    let v = trim(&json!({"messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "ok", "tool_calls": [{"id": 5, "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+    ]}));
+    assert_eq!(
+        v["report"]["repaired"][0]["action"],
+        "incomplete_tool_calls_removed"
+    );
+    assert_eq!(
+        v["report"]["repaired"][0]["path"],
+        "messages[1].tool_calls[0].id"
+    );
+}
+
+#[test]
+fn budget_numbers_must_be_non_negative_integers() {
+    let messages = json!([{"role": "user", "content": "hi"}]);
+    for bad in [
+        r#""100""#,
+        "1e3",
+        "1000.0",
+        "1.5",
+        "-1",
+        "1180591620717411303424", // 2⁷⁰
+        "true",
+        "[1000]",
+        "{}",
+    ] {
+        for key in [
+            "max_bytes",
+            "context_tokens",
+            "max_output_tokens",
+            "overhead_bytes",
+            "bytes_per_token",
+            "max_messages",
+        ] {
+            let v = answer(&trim_json(&format!(
+                r#"{{"messages": {messages}, "{key}": {bad}}}"#
+            )));
+            assert_eq!(code(&v), "invalid_request", "{key}: {bad}");
+            assert_eq!(v["error"]["path"], key, "{key}: {bad}");
+        }
+    }
+    // null means "not given"; the largest integer is accepted.
+    let v = answer(&trim_json(&format!(
+        r#"{{"messages": {messages}, "max_bytes": null}}"#
+    )));
+    assert_eq!(v["report"]["budget_bytes"], Value::Null);
+    let v = answer(&trim_json(&format!(
+        r#"{{"messages": {messages}, "max_bytes": 18446744073709551615}}"#
+    )));
+    assert_eq!(v["report"]["budget_bytes"].as_u64(), Some(u64::MAX));
+    let v = answer(&trim_json(&format!(
+        r#"{{"messages": {messages}, "bytes_per_token": 0}}"#
+    )));
+    assert_eq!(code(&v), "invalid_request");
+}
+
+#[test]
+fn the_wrong_json_shape_at_the_top() {
+    for (text, expected) in [
+        ("", "invalid_json"),
+        ("   ", "invalid_json"),
+        ("{", "invalid_json"),
+        (r#"{"messages": []} trailing"#, "invalid_json"),
+        ("null", "invalid_request"),
+        ("[]", "invalid_request"),
+        ("3", "invalid_request"),
+        (r#""messages""#, "invalid_request"),
+        (r#"{"messages": {}}"#, "invalid_request"),
+        (r#"{"messages": null}"#, "invalid_request"),
+        (r#"{}"#, "invalid_request"),
+    ] {
+        assert_eq!(code(&answer(&trim_json(text))), expected, "{text:?}");
+    }
+    assert_eq!(answer(&trim_json(r#"{"messages": []}"#))["ok"], true);
+    assert_eq!(answer(&sanitize_json("[]"))["ok"], true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bytes and characters at the C boundary
+
+#[test]
+fn non_utf8_through_the_c_abi_is_invalid_argument_with_the_offset() {
+    let cases: [(&[u8], usize); 6] = [
+        (b"{\"messages\": \xff}", 13),
+        (b"\xc0\x80", 0),                                // overlong NUL
+        (b"{\"messages\": [\"\xed\xa0\x80\"]}", 15),     // a UTF-16 surrogate in UTF-8
+        (b"[\"\xe4\xb8\"]", 2),                          // a character cut short
+        (b"\x80", 0),                                    // a lone continuation byte
+        (b"{\"messages\": [\"\xf4\x90\x80\x80\"]}", 15), // past U+10FFFF
+    ];
+    for (bytes, offset) in cases {
+        let exports: [(unsafe extern "C" fn(*const c_char) -> *mut c_char, &str); 3] = [
+            (ankita_trim, "request_json"),
+            (ankita_sanitize, "messages_json"),
+            (ankita_probe_image, "image"),
+        ];
+        for (f, name) in exports {
+            let v = c_call(f, bytes);
+            assert_eq!(code(&v), "invalid_argument", "{bytes:?}");
+            let message = v["error"]["message"].as_str().unwrap();
+            assert!(message.starts_with(name), "{message}");
+            assert!(
+                message.contains(&format!("offset {offset})")),
+                "{bytes:?}: {message}"
+            );
+        }
+        let mut arg = bytes.to_vec();
+        arg.push(0);
+        let p = unsafe { ankita_estimate_image_tokens(1, 1, arg.as_ptr().cast()) };
+        let text = unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned();
+        unsafe { ankita_string_free(p) };
+        assert_eq!(code(&answer(&text)), "invalid_argument");
+    }
+}
+
+#[test]
+fn nul_ends_a_c_string_and_escaped_nul_round_trips() {
+    // The C string ends at the first NUL: what follows is never read.
+    let v = c_call(ankita_trim, b"{\"messages\": []}\0{garbage");
+    assert_eq!(v["ok"], true);
+    // A NUL inside the JSON cuts it short: invalid JSON, not a crash.
+    let v = c_call(ankita_trim, b"{\"messages\": [\0]}");
+    assert_eq!(code(&v), "invalid_json");
+    // An escaped NUL is a character like any other, and the answer escapes it again, so the
+    // returned C string never holds an interior NUL.
+    let request =
+        json!({"messages": [{"role": "user", "content": "a\u{0}b", "name\u{0}": "\u{0}"}]});
+    let p = unsafe {
+        let arg = std::ffi::CString::new(request.to_string()).unwrap();
+        ankita_trim(arg.as_ptr())
+    };
+    let bytes = unsafe { CStr::from_ptr(p) }.to_bytes().to_vec();
+    unsafe { ankita_string_free(p) };
+    let v = answer(std::str::from_utf8(&bytes).unwrap());
+    assert_eq!(v["messages"], request["messages"]);
+    assert!(std::str::from_utf8(&bytes).unwrap().contains(r"a\u0000b"));
+    // In an image URL the NUL is not base64: the image is undecodable and costs its length.
+    let v = c_call(ankita_probe_image, b"data:image/png;base64,iVBO\\u0000");
+    assert_eq!(v["format"], Value::Null);
+}
+
+#[test]
+fn invalid_utf16_escapes_are_invalid_json() {
+    for escape in [
+        r"\ud800",
+        r"\udc00",
+        r"\udc00\ud800",
+        r"\ud800\u0041",
+        r"\ud800x",
+        r"\ud83e",
+    ] {
+        let text = format!(r#"{{"messages": [{{"role": "user", "content": "a{escape}b"}}]}}"#);
+        let v = answer(&trim_json(&text));
+        assert_eq!(code(&v), "invalid_json", "{escape}");
+        assert_eq!(code(&c_call(ankita_trim, text.as_bytes())), "invalid_json");
+        let text = format!(r#"[{{"role": "user", "content": "a{escape}b"}}]"#);
+        assert_eq!(code(&answer(&sanitize_json(&text))), "invalid_json");
+    }
+    // A valid pair is one 4-byte character.
+    let v = answer(&trim_json(
+        r#"{"messages": [{"role": "user", "content": "\ud83e\udd80"}], "max_bytes": 4096}"#,
+    ));
+    assert_eq!(v["messages"][0]["content"], "🦀");
+    let meta = json!({"role": "user"}).to_string().len() as u64;
+    assert_eq!(v["report"]["cost_bytes"].as_u64(), Some(meta + 4));
+}
