@@ -190,7 +190,10 @@ fn data_url(media: &str, bytes: &[u8]) -> String {
 }
 
 /// The extreme sizes each header field can state, with the `ankita` profile's price.
-fn extreme_images() -> Vec<(Vec<u8>, &'static str, ImageFormat, u32, u32, u64)> {
+/// Header bytes, media type, format, width, height, tokens under the `ankita` profile.
+type Extreme = (Vec<u8>, &'static str, ImageFormat, u32, u32, u64);
+
+fn extreme_images() -> Vec<Extreme> {
     let max = u32::MAX;
     let big = (1u32 << 31) - 1;
     vec![
