@@ -50,7 +50,8 @@ def mypy(*args: str) -> None:
 
 
 def test_stubs_match_the_native_module() -> None:
-    mypy("mypy.stubtest", "ankita", "--allowlist", "tests/stubtest-allowlist.txt")
+    allowlist = "tests/stubtest-allowlist.txt"
+    mypy("mypy.stubtest", "ankita", "--allowlist", allowlist, "--ignore-unused-allowlist")
 
 
 def test_package_and_tests_type_check_strictly() -> None:
