@@ -58,16 +58,7 @@ struct Translation {
 
 /// Trims an Anthropic-format request (`format: "anthropic"`, optional top-level `system`).
 pub fn trim_value(mut request: Map<String, Value>) -> Result<Value, Error> {
-    let messages = match request.remove("messages") {
-        Some(Value::Array(messages)) => messages,
-        Some(_) => {
-            return Err(Error::invalid_request(
-                "messages must be an array",
-                "messages",
-            ))
-        }
-        None => return Err(Error::invalid_request("messages is missing", "messages")),
-    };
+    let messages = crate::api::take_messages(&mut request)?;
     let options = TrimOptions::from_map(&request)?;
     let system = request.remove("system");
     let translation = translate(system.as_ref(), &messages)?;

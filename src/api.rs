@@ -164,18 +164,21 @@ pub fn parse_request(request: Value) -> Result<(Vec<Value>, TrimOptions), Error>
             "the request must be a JSON object",
         ));
     };
-    let messages = match request.remove("messages") {
-        Some(Value::Array(messages)) => messages,
-        Some(_) => {
-            return Err(Error::invalid_request(
-                "messages must be an array",
-                "messages",
-            ))
-        }
-        None => return Err(Error::invalid_request("messages is missing", "messages")),
-    };
+    let messages = take_messages(&mut request)?;
     let options = TrimOptions::from_map(&request)?;
     Ok((messages, options))
+}
+
+/// Removes and returns the `messages` array of a request object.
+pub(crate) fn take_messages(request: &mut Map<String, Value>) -> Result<Vec<Value>, Error> {
+    match request.remove("messages") {
+        Some(Value::Array(messages)) => Ok(messages),
+        Some(_) => Err(Error::invalid_request(
+            "messages must be an array",
+            "messages",
+        )),
+        None => Err(Error::invalid_request("messages is missing", "messages")),
+    }
 }
 
 /// Builds the returned messages from the caller's own, moving (never copying) what is kept.

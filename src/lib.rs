@@ -54,13 +54,27 @@ pub fn probe_response_with(
         detail,
         bytes_per_token,
     );
+    let mut response = json!({"ok": true});
+    response
+        .as_object_mut()
+        .expect("an object")
+        .extend(price_fields(&price));
+    response
+}
+
+/// `format`, `width`, `height`, `tokens`, `budget_bytes` of a priced image, as JSON fields
+/// (the first four null when the image could not be decoded).
+pub fn price_fields(price: &ImagePrice) -> serde_json::Map<String, Value> {
     let info = price.probe.ok();
-    json!({
-        "ok": true,
+    let fields = json!({
         "format": info.map(|i| i.format.as_str()),
         "width": info.map(|i| i.width),
         "height": info.map(|i| i.height),
         "tokens": price.tokens,
         "budget_bytes": price.budget_bytes,
-    })
+    });
+    match fields {
+        Value::Object(map) => map,
+        _ => unreachable!("json! of an object literal"),
+    }
 }

@@ -426,19 +426,11 @@ fn probe_command(args: &[String]) -> Result<(), Failure> {
         };
         let price = price_probe(result, size, profile, detail.as_deref(), 4);
         if json {
-            let info = price.probe.ok();
-            println!(
-                "{}",
-                serde_json::json!({
-                    "input": label,
-                    "format": info.map(|i| i.format.as_str()),
-                    "width": info.map(|i| i.width),
-                    "height": info.map(|i| i.height),
-                    "tokens": price.tokens,
-                    "budget_bytes": price.budget_bytes,
-                    "input_bytes": size,
-                })
-            );
+            let mut line = Map::new();
+            line.insert("input".into(), label.into());
+            line.extend(ankita::price_fields(&price));
+            line.insert("input_bytes".into(), size.into());
+            println!("{}", Value::Object(line));
         } else {
             match price.probe {
                 Ok(_) => println!(
