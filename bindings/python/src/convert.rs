@@ -4,6 +4,9 @@
 //! `tuple` (and other sequences except `str`/`bytes`), `str`, `bool`, `int` (64-bit), finite
 //! `float`, `None`. Anything else is an `invalid_request` error whose path says where it is
 //! (`messages[2].content[0].image_url`), so a stray `set` or SDK object is found at once.
+//!
+//! Messages of the OpenAI shape can be read with stand-ins (see [`crate::standins`]): a large
+//! data-URL image becomes the first kilobytes of its URL, which the core prices the same.
 
 use ankita::Error;
 use pyo3::prelude::*;
@@ -13,6 +16,8 @@ use pyo3::types::{
 };
 use serde_json::{Map, Number, Value};
 use std::fmt;
+
+use crate::standins;
 
 /// The nesting limit, serde_json's own: a value that `trim_json` would refuse as too deep is
 /// refused here too, and a reference cycle ends in an error instead of a stack overflow.
@@ -38,7 +43,51 @@ impl fmt::Display for Path<'_> {
 
 /// Converts a Python value to JSON; `path` names it in errors.
 pub fn to_value(obj: &Bound<'_, PyAny>, path: Path<'_>) -> Result<Value, Error> {
-    convert(obj, &path, 0)
+    convert(obj, &path, 0, Slot::Any)
+}
+
+/// Converts a message; with `stand_ins`, large data-URL images of `image_url` parts become
+/// header-only stand-ins. Only for planning: the result must never be returned to the caller.
+pub fn message_to_value(
+    obj: &Bound<'_, PyAny>,
+    path: Path<'_>,
+    stand_ins: bool,
+) -> Result<Value, Error> {
+    let slot = if stand_ins { Slot::Message } else { Slot::Any };
+    convert(obj, &path, 0, slot)
+}
+
+/// Where a value sits in an OpenAI message, as far as stand-ins are concerned.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Any,
+    Message,
+    /// A message's `content`.
+    Content,
+    /// An item of `content`.
+    Part,
+    /// A part whose `type` is `image_url`.
+    ImagePart,
+    /// The part's `image_url` (the URL itself, or the object holding `url`).
+    ImageUrl,
+}
+
+impl Slot {
+    fn key(self, key: &str) -> Slot {
+        match (self, key) {
+            (Slot::Message, "content") => Slot::Content,
+            (Slot::ImagePart, "image_url") | (Slot::ImageUrl, "url") => Slot::ImageUrl,
+            _ => Slot::Any,
+        }
+    }
+
+    fn item(self) -> Slot {
+        if self == Slot::Content {
+            Slot::Part
+        } else {
+            Slot::Any
+        }
+    }
 }
 
 /// The items of a list or tuple (or other sequence), for the top-level `messages` argument.
@@ -61,9 +110,19 @@ pub fn items<'py>(obj: &Bound<'py, PyAny>, path: &str) -> Result<Vec<Bound<'py, 
     }
 }
 
-fn convert(obj: &Bound<'_, PyAny>, path: &Path<'_>, depth: usize) -> Result<Value, Error> {
+fn convert(
+    obj: &Bound<'_, PyAny>,
+    path: &Path<'_>,
+    depth: usize,
+    slot: Slot,
+) -> Result<Value, Error> {
     // Most frequent first: strings and dicts make up nearly every message.
     if let Ok(s) = obj.cast::<PyString>() {
+        if slot == Slot::ImageUrl {
+            if let Some(stand_in) = standins::stand_in(s) {
+                return Ok(Value::String(stand_in));
+            }
+        }
         return s
             .to_cow()
             .map(|s| Value::String(s.into_owned()))
@@ -76,9 +135,14 @@ fn convert(obj: &Bound<'_, PyAny>, path: &Path<'_>, depth: usize) -> Result<Valu
     }
     if let Ok(dict) = obj.cast::<PyDict>() {
         check_depth(path, depth)?;
+        let slot = if slot == Slot::Part && standins::is_image_part(dict) {
+            Slot::ImagePart
+        } else {
+            slot
+        };
         let mut map = Map::with_capacity(dict.len());
         for (key, value) in dict.iter() {
-            insert(&mut map, &key, &value, path, depth)?;
+            insert(&mut map, &key, &value, path, depth, slot)?;
         }
         return Ok(Value::Object(map));
     }
@@ -115,7 +179,12 @@ fn convert(obj: &Bound<'_, PyAny>, path: &Path<'_>, depth: usize) -> Result<Valu
         check_depth(path, depth)?;
         let mut array = Vec::with_capacity(list.len());
         for (i, item) in list.iter().enumerate() {
-            array.push(convert(&item, &Path::Index(path, i), depth + 1)?);
+            array.push(convert(
+                &item,
+                &Path::Index(path, i),
+                depth + 1,
+                slot.item(),
+            )?);
         }
         return Ok(Value::Array(array));
     }
@@ -123,7 +192,12 @@ fn convert(obj: &Bound<'_, PyAny>, path: &Path<'_>, depth: usize) -> Result<Valu
         check_depth(path, depth)?;
         let mut array = Vec::with_capacity(tuple.len());
         for (i, item) in tuple.iter().enumerate() {
-            array.push(convert(&item, &Path::Index(path, i), depth + 1)?);
+            array.push(convert(
+                &item,
+                &Path::Index(path, i),
+                depth + 1,
+                slot.item(),
+            )?);
         }
         return Ok(Value::Array(array));
     }
@@ -144,7 +218,7 @@ fn convert_abstract(obj: &Bound<'_, PyAny>, path: &Path<'_>, depth: usize) -> Re
             let (key, value) = pair
                 .extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>()
                 .map_err(|e| python_error(py, e, path))?;
-            insert(&mut map, &key, &value, path, depth)?;
+            insert(&mut map, &key, &value, path, depth, Slot::Any)?;
         }
         return Ok(Value::Object(map));
     }
@@ -154,7 +228,7 @@ fn convert_abstract(obj: &Bound<'_, PyAny>, path: &Path<'_>, depth: usize) -> Re
         let iter = seq.try_iter().map_err(|e| python_error(py, e, path))?;
         for (i, item) in iter.enumerate() {
             let item = item.map_err(|e| python_error(py, e, path))?;
-            array.push(convert(&item, &Path::Index(path, i), depth + 1)?);
+            array.push(convert(&item, &Path::Index(path, i), depth + 1, Slot::Any)?);
         }
         return Ok(Value::Array(array));
     }
@@ -167,6 +241,7 @@ fn insert(
     value: &Bound<'_, PyAny>,
     path: &Path<'_>,
     depth: usize,
+    slot: Slot,
 ) -> Result<(), Error> {
     let Ok(key) = key.cast::<PyString>() else {
         let repr = key.repr().map(|r| r.to_string()).unwrap_or_default();
@@ -181,7 +256,7 @@ fn insert(
             path.to_string(),
         )
     })?;
-    let value = convert(value, &Path::Key(path, &key), depth + 1)?;
+    let value = convert(value, &Path::Key(path, &key), depth + 1, slot.key(&key))?;
     map.insert(key.into_owned(), value);
     Ok(())
 }

@@ -5,7 +5,8 @@
 //! - `probe.rs`   — `probe_image`, `ImageInfo` (core `probe`, `pricing`);
 //! - `api.rs`     — `trim_json`, `sanitize_json`, `estimate_image_tokens` (core `api`);
 //! - `error.rs`   — the exception classes (core `error`);
-//! - `convert.rs` — Python objects ↔ `serde_json::Value`, without JSON text.
+//! - `convert.rs` — Python objects ↔ `serde_json::Value`, without JSON text;
+//! - `standins.rs` — large screenshots read as their header only.
 //!
 //! There is no global mutable state: every function may be called from many threads, and the
 //! trimming itself runs with the GIL released.
@@ -16,6 +17,7 @@ mod api;
 mod convert;
 mod error;
 mod probe;
+mod standins;
 mod trim;
 
 /// Fit multimodal chat histories into a context budget (native module; import `ankita`).

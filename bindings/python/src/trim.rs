@@ -7,11 +7,11 @@
 use ankita::request::MessageFormat;
 use ankita::{anthropic, plan_sanitize, plan_trim, Error, NewContent, NewPart, Plan, TrimOptions};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyMapping};
+use pyo3::types::{PyDict, PyList, PyMapping, PyString};
 use serde_json::{Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::convert::{items, to_py, to_value, Path};
+use crate::convert::{items, message_to_value, to_py, to_value, Path};
 use crate::error::{panic_error, to_py_err};
 
 /// What `trim` returns: the trimmed messages and the report of what was removed or changed.
@@ -145,9 +145,11 @@ pub fn trim<'py>(
         ("format", format),
         ("system", system),
     ];
+    // Anthropic answers are rebuilt from the values: they must be the whole messages.
+    let anthropic = format.is_some_and(|f| f.cast::<PyString>().is_ok_and(|f| f == "anthropic"));
     let run = || -> Result<Outcome<'py>, Error> {
         let originals = items(messages, "messages")?;
-        let values = message_values(&originals)?;
+        let values = message_values(&originals, !anthropic)?;
         let mut request = Map::new();
         for (key, value) in given {
             if let Some(value) = value.filter(|v| !v.is_none()) {
@@ -228,9 +230,10 @@ fn sanitized<'py>(
     messages: &Bound<'py, PyAny>,
     format: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
+    let anthropic = format.is_some_and(|f| f.cast::<PyString>().is_ok_and(|f| f == "anthropic"));
     let run = || -> Result<Outcome<'py>, Error> {
         let originals = items(messages, "messages")?;
-        let values = message_values(&originals)?;
+        let values = message_values(&originals, !anthropic)?;
         let mut request = Map::new();
         if let Some(format) = format.filter(|f| !f.is_none()) {
             request.insert("format".into(), to_value(format, Path::Root("format"))?);
@@ -255,12 +258,14 @@ fn sanitized<'py>(
     }
 }
 
-fn message_values(originals: &[Bound<'_, PyAny>]) -> Result<Vec<Value>, Error> {
+/// The messages as JSON values for planning; with `stand_ins`, large screenshots are read as
+/// their header only (see `standins.rs`), so the values must not be returned to the caller.
+fn message_values(originals: &[Bound<'_, PyAny>], stand_ins: bool) -> Result<Vec<Value>, Error> {
     let root = Path::Root("messages");
     originals
         .iter()
         .enumerate()
-        .map(|(i, m)| to_value(m, Path::Index(&root, i)))
+        .map(|(i, m)| message_to_value(m, Path::Index(&root, i), stand_ins))
         .collect()
 }
 
