@@ -17,6 +17,26 @@ def test_worked_example() -> None:
     assert ankita.estimate_image_tokens(1024, 1024, detail="low") == 765  # ankita ignores detail
 
 
+def test_provider_profiles_and_models() -> None:
+    # Published figures (IMAGE_TOKENS.md): OpenAI tiles, Anthropic, Gemini.
+    assert ankita.estimate_image_tokens(1024, 1024, model="gpt-4o") == 765
+    assert ankita.estimate_image_tokens(2048, 4096, model="gpt-4o", detail="high") == 1105
+    assert ankita.estimate_image_tokens(4096, 8192, model="gpt-4o", detail="low") == 85
+    assert ankita.estimate_image_tokens(1000, 1000, profile="anthropic") == 1296
+    assert ankita.estimate_image_tokens(960, 540, profile="gemini") == 1548
+    raw = (IMAGES / "png" / "rgb_1700x2200.png").read_bytes()
+    info = ankita.probe_image(raw, profile="anthropic")
+    assert info is not None
+    assert info.tokens == ankita.estimate_image_tokens(1700, 2200, profile="anthropic")
+    assert info.budget_bytes == info.tokens * 4
+    with pytest.raises(ankita.InvalidRequest) as both:
+        ankita.estimate_image_tokens(10, 10, profile="openai", model="gpt-4o")
+    assert both.value.path == "model"
+    with pytest.raises(ankita.InvalidRequest) as unknown:
+        ankita.probe_image(raw, model="no-such-model-anywhere")
+    assert unknown.value.path == "model"
+
+
 def test_every_fixture(manifest: list[dict[str, Any]]) -> None:
     assert len(manifest) >= 40
     for entry in manifest:
