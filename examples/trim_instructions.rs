@@ -1,0 +1,37 @@
+//! One step of the trim benchmark, for instruction counting under callgrind, which is
+//! repeatable on a busy machine where wall-clock times are not:
+//!
+//! ```sh
+//! cargo build --release --example trim_instructions
+//! for step in generate ignored-any value trim; do
+//!   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!     target/release/examples/trim_instructions $step 2>&1 | grep refs
+//! done
+//! ```
+//! Subtract the `generate` count (building the workload) from the others.
+
+#[path = "../benches/workload.rs"]
+mod workload;
+
+fn main() {
+    let step = std::env::args().nth(1).unwrap_or_default();
+    let messages = workload::session(200, 20, 750_000);
+    let request = serde_json::json!({"messages": messages, "context_tokens": 32_000, "max_output_tokens": 2_000});
+    let text = request.to_string();
+    drop(request);
+    let out = match step.as_str() {
+        "generate" => 0,
+        "ignored-any" => {
+            serde_json::from_slice::<serde::de::IgnoredAny>(text.as_bytes()).unwrap();
+            1
+        }
+        "value" => serde_json::from_str::<serde_json::Value>(&text)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .len(),
+        "trim" => ankita::api::trim_json(&text).len(),
+        other => panic!("unknown step {other:?}: generate | ignored-any | value | trim"),
+    };
+    println!("{step}: {} bytes in, {out}", text.len());
+}
