@@ -19,8 +19,8 @@ use std::fmt;
 
 use crate::standins;
 
-/// The nesting limit, serde_json's own: a value that `trim_json` would refuse as too deep is
-/// refused here too, and a reference cycle ends in an error instead of a stack overflow.
+/// The nesting limit (serde_json parses 128 levels too): a reference cycle ends in an error
+/// instead of a stack overflow.
 pub const MAX_DEPTH: usize = 128;
 
 /// Where a value sits in the request, rendered only when an error needs it.
