@@ -12,8 +12,10 @@ use std::ffi::{c_char, CStr, CString};
 use std::path::PathBuf;
 use std::sync::{Arc, Barrier};
 
-const THREADS: usize = 16;
-const ROUNDS: usize = 4;
+// Under Miri (`cargo +nightly miri test --test concurrency`, which checks every access for
+// data races) a few threads over the small calls are enough and affordable.
+const THREADS: usize = if cfg!(miri) { 4 } else { 16 };
+const ROUNDS: usize = if cfg!(miri) { 1 } else { 4 };
 
 /// One call of an export; `None` arguments are passed as NULL.
 enum Call {
@@ -100,7 +102,8 @@ fn calls() -> Vec<Call> {
         "qwen2-vl",
         "pixtral",
     ];
-    for (i, entry) in manifest.iter().enumerate() {
+    let fixtures = if cfg!(miri) { 6 } else { manifest.len() };
+    for (i, entry) in manifest.iter().take(fixtures).enumerate() {
         let file = entry["file"].as_str().unwrap();
         let bytes = std::fs::read(root.join("tests/fixtures/images").join(file)).unwrap();
         let head = STANDARD.encode(&bytes[..bytes.len().min(4096)]);
@@ -123,12 +126,12 @@ fn calls() -> Vec<Call> {
     calls.push(Call::Estimate(10, 10, c("not json")));
 
     // Sessions of different sizes and budgets, so the threads run long and short calls.
-    for (n, budget) in [
-        (10usize, 2_000u64),
-        (200, 8_000),
-        (2_000, 30_000),
-        (50, 600),
-    ] {
+    let sessions: &[(usize, u64)] = if cfg!(miri) {
+        &[(3, 1_000), (6, 600)]
+    } else {
+        &[(10, 2_000), (200, 8_000), (2_000, 30_000), (50, 600)]
+    };
+    for &(n, budget) in sessions {
         let mut messages = vec![json!({"role": "system", "content": "Be brief."})];
         for i in 0..n {
             messages.push(
@@ -150,7 +153,11 @@ fn calls() -> Vec<Call> {
     calls.push(Call::ProbeWith(None, None));
     calls.push(Call::TrimBytes(b"{\"messages\": \xff}\0".to_vec()));
     calls.push(Call::Trim(c("{")));
-    calls.push(Call::Trim(c("[".repeat(10_000))));
+    calls.push(Call::Trim(c("[".repeat(if cfg!(miri) {
+        200
+    } else {
+        10_000
+    }))));
     calls.push(Call::Trim(c(
         r#"{"messages": [{"role": "user", "content": "hi"}], "max_bytes": 10}"#,
     )));
@@ -162,7 +169,17 @@ fn calls() -> Vec<Call> {
 
 #[test]
 fn every_export_from_sixteen_threads_gives_the_single_threaded_answer() {
-    let calls = Arc::new(calls());
+    let mut calls = calls();
+    if cfg!(miri) {
+        calls.retain(|call| match call {
+            Call::Trim(Some(a)) | Call::Sanitize(Some(a)) | Call::Probe(Some(a)) => {
+                a.as_bytes().len() < 2_000
+            }
+            Call::ProbeWith(Some(a), _) => a.as_bytes().len() < 2_000,
+            _ => true,
+        });
+    }
+    let calls = Arc::new(calls);
     let expected: Arc<Vec<String>> = Arc::new(calls.iter().map(run).collect());
     // The single-threaded answers are themselves stable and well-formed.
     for (call, answer) in calls.iter().zip(expected.iter()) {
@@ -185,7 +202,9 @@ fn every_export_from_sixteen_threads_gives_the_single_threaded_answer() {
         .iter()
         .filter(|a| a.starts_with("{\"ok\":false"))
         .count();
-    assert!(oks > 100 && errors > 10, "{oks} ok, {errors} errors");
+    if !cfg!(miri) {
+        assert!(oks > 100 && errors > 10, "{oks} ok, {errors} errors");
+    }
 
     let barrier = Arc::new(Barrier::new(THREADS));
     let handles: Vec<_> = (0..THREADS)
