@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs every fuzz target one after another for SECONDS each (default 60), one process each.
 #   fuzz/run.sh [SECONDS] [TARGET...]
-# Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). New corpus entries
-# land in fuzz/corpus/<target>/ (minimize before committing: `cargo +nightly fuzz cmin <target>`);
-# crashes land in fuzz/artifacts/<target>/; logs in fuzz/logs/.
+# Builds are optimized with debug assertions and overflow checks on (-O -a), under
+# AddressSanitizer (cargo-fuzz's default). Needs the nightly toolchain and cargo-fuzz
+# (`cargo install cargo-fuzz`). New corpus entries land in fuzz/corpus/<target>/ (minimize
+# before committing: `cargo +nightly fuzz cmin -O -a <target>`); crashes land in
+# fuzz/artifacts/<target>/, logs in fuzz/logs/.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-60}"
@@ -14,7 +16,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 # CI=1: the core's build script leaves include/ankita.h alone.
 export CI=1
-cargo +nightly fuzz build -O
+cargo +nightly fuzz build -O -a
 mkdir -p logs
 status=0
 for t in "${targets[@]}"; do
@@ -25,7 +27,7 @@ for t in "${targets[@]}"; do
     esac
     mkdir -p "corpus/$t"
     echo "== $t (${seconds}s)"
-    if ! cargo +nightly fuzz run -O "$t" "corpus/$t" -- \
+    if ! cargo +nightly fuzz run -O -a "$t" "corpus/$t" -- \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
         "${extra[@]}" >"logs/$t.log" 2>&1; then
         echo "   FAILED: see fuzz/logs/$t.log and fuzz/artifacts/$t/"

@@ -12,7 +12,7 @@
 use ankita::api::{sanitize_json, trim_json};
 use ankita::pricing::{price_image_url, price_probe, ImageProfile};
 use ankita::probe::{is_data_url, probe_base64, probe_bytes, probe_data_url, probe_text};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::path::PathBuf;
 
 fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
@@ -143,4 +143,38 @@ fn trim_json_corpus_replays() {
     }
     // The corpus reaches past the parser: some inputs are whole, valid requests.
     assert!(ok >= 10, "only {ok} successful trims in the corpus");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Crashes. Each was found by a fuzz target, minimized to the request below, and fixed in src/.
+
+/// trim_session, crash-ec63175c71db11deb24855e3e30a321ccb50d5b2, found on the code before
+/// 0f7ce6e: a remote image in the pinned system message at bytes_per_token ≈ 2⁶¹.8 costs
+/// 1,445 tokens × that, saturated to u64::MAX; adding the message's other 24 bytes wrapped, so
+/// the answer was `ok` with `cost_bytes` 25 under a 262,140-byte budget (and a debug build
+/// panicked). The system message cannot shrink, so the right answer is a loud failure.
+#[test]
+fn crash_remote_image_at_an_astronomic_bytes_per_token_does_not_wrap_the_cost() {
+    let request = json!({
+        "messages": [{"role": "system", "content": [
+            {"type": "image_url", "image_url": "https://example.com/156.png"}], "x_id": 0}],
+        "max_bytes": 262_140,
+        "context_tokens": 690_563_443u64,
+        "max_output_tokens": 36_062,
+        "bytes_per_token": 3_979_007_551_331_066_153u64,
+        "tools": [{"type": "function", "function": {"name": "tool0", "parameters": {}}}],
+        "memory": "m".repeat(2871),
+        "max_messages": 0,
+    });
+    let v: Value = serde_json::from_str(&trim_json(&request.to_string())).unwrap();
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["error"]["code"], "context_budget_exceeded");
+    let breakdown = &v["error"]["breakdown"];
+    assert_eq!(breakdown["system_bytes"].as_u64(), Some(u64::MAX));
+    assert_eq!(breakdown["required_bytes"].as_u64(), Some(u64::MAX));
+    assert_eq!(breakdown["history_bytes"].as_u64(), Some(262_140));
+    // The same through sanitize (no budget): the message stays, nothing overflows.
+    let messages = request["messages"].to_string();
+    let v: Value = serde_json::from_str(&sanitize_json(&messages)).unwrap();
+    assert_eq!(v["messages"], request["messages"]);
 }
