@@ -100,21 +100,48 @@ fn deep_nesting_anywhere_is_invalid_json_not_a_stack_overflow() {
     }
 }
 
+/// The deepest nesting serde_json accepts inside a content part of a request.
+fn deepest_accepted_part() -> usize {
+    let request = |d: usize| {
+        format!(
+            r#"{{"messages": [{{"role": "user", "content": [{{"type": "input_audio", "data": {}}}]}}]}}"#,
+            nested(d, "[", "]", "1")
+        )
+    };
+    let d = (100..200)
+        .take_while(|&d| serde_json::from_str::<Value>(&request(d)).is_ok())
+        .last()
+        .unwrap();
+    assert!(d >= 120, "{d}");
+    d
+}
+
 #[test]
-fn deep_nesting_is_rejected_on_a_small_thread_stack() {
-    // Hosts call from their own threads (koffi's workers, Python threads); 256 KiB is less
-    // than any of them gives. Rejecting 100,000 levels and trimming 100 levels both fit.
+fn deep_nesting_fits_a_small_thread_stack() {
+    // Hosts call from their own threads (koffi's workers, Python threads, an Electron main
+    // process). Rejecting 100,000 levels and trimming the deepest accepted nesting (parse,
+    // price, answer, drop) fit in 64 KiB in a release build (128 KiB here for margin); an
+    // unoptimized build needs 512 KiB (1 MiB here). ANKITA_STACK_KIB overrides, to measure.
+    let depth = deepest_accepted_part();
+    let kib = std::env::var("ANKITA_STACK_KIB")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let kib = kib.unwrap_or(if cfg!(debug_assertions) { 1024 } else { 128 });
     std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(|| {
+        .stack_size(kib * 1024)
+        .spawn(move || {
             let deep = nested(100_000, "[", "]", "");
-            let request = format!(r#"{{"messages": [{{"role": "user", "content": "hi", "x": {deep}}}]}}"#);
+            let request =
+                format!(r#"{{"messages": [{{"role": "user", "content": "hi", "x": {deep}}}]}}"#);
             assert_eq!(code(&answer(&trim_json(&request))), "invalid_json");
-            let shallow = nested(100, "[", "]", "1");
-            let request = format!(
-                r#"{{"messages": [{{"role": "user", "content": [{{"type": "input_audio", "data": {shallow}}}], "x": {shallow}}}], "max_bytes": 4096}}"#
+            let deepest = nested(depth, "[", "]", "1");
+            let messages = format!(
+                r#"[{{"role": "user", "content": [{{"type": "input_audio", "data": {deepest}}}]}}]"#
             );
+            let request = format!(r#"{{"messages": {messages}, "max_bytes": 4096}}"#);
             let v = answer(&trim_json(&request));
+            assert_eq!(v["ok"], true, "{v}");
+            let v = answer(&sanitize_json(&messages));
             assert_eq!(v["ok"], true, "{v}");
         })
         .unwrap()
