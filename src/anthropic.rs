@@ -458,14 +458,15 @@ fn rebuild(
         bytes_per_token: options.bytes_per_token,
         image_sizes: &options.image_sizes,
     };
-    let mut cost = plan
-        .messages
-        .iter()
-        .filter(|m| matches!(t.logicals[m.index].origin, Origin::System))
-        .map(|m| parse_message(0, &t.values[m.index], pricing).map(|info| info.cost()))
-        .sum::<Result<u64, Error>>()?;
+    // Saturating: an image may cost up to u64::MAX (tokens × bytes_per_token).
+    let mut cost = 0u64;
+    for m in &plan.messages {
+        if matches!(t.logicals[m.index].origin, Origin::System) {
+            cost = cost.saturating_add(parse_message(0, &t.values[m.index], pricing)?.cost());
+        }
+    }
     for (k, value) in again.values.iter().enumerate() {
-        cost += parse_message(k, value, pricing)?.cost();
+        cost = cost.saturating_add(parse_message(k, value, pricing)?.cost());
     }
     report.cost_bytes = cost;
     report.output_messages = merged.len();
