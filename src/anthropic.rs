@@ -556,6 +556,9 @@ fn physical_report(
     let kept_physical: HashSet<usize> = (0..messages.len())
         .filter(|&i| !kept[i].is_empty())
         .collect();
+    // A physical message split into many logical ones is dropped once; a set, not a scan of
+    // the list, keeps this linear (100,000 dropped messages took seconds).
+    let mut dropped_physical = HashSet::new();
     for &index in &logical.dropped_messages {
         if is_system(index) {
             continue;
@@ -568,7 +571,7 @@ fn physical_report(
                     part: block,
                 });
             }
-        } else if !report.dropped_messages.contains(&i) {
+        } else if dropped_physical.insert(i) {
             report.dropped_messages.push(i);
         }
     }
@@ -594,6 +597,10 @@ fn physical_report(
         d.part = block.unwrap_or(d.part);
         report.dropped_attachments.push(d);
     }
+    // The nearest assistant message before a logical message, found by one scan over the
+    // repairs (they come in input order): the replies of one incomplete exchange share it,
+    // and scanning back from each of 40,000 replies took half a minute.
+    let mut scanned = (0usize, None::<usize>);
     for entry in &logical.repaired {
         let (block, _) = block_of(entry.index, None);
         let action = match entry.action {
@@ -604,10 +611,15 @@ fn physical_report(
         };
         let reason = if entry.action == "incomplete_tool_reply_removed" {
             // The assistant message is the nearest logical message before the reply.
-            let assistant = (0..entry.index)
+            if entry.index < scanned.0 {
+                scanned = (0, None);
+            }
+            let nearest = (scanned.0..entry.index)
                 .rev()
                 .find(|&k| t.values[k]["role"] == "assistant")
-                .map_or(0, phys);
+                .or(scanned.1);
+            scanned = (entry.index, nearest);
+            let assistant = nearest.map_or(0, phys);
             format!("result of the incomplete tool_use blocks of messages[{assistant}]")
         } else {
             entry
