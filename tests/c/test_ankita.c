@@ -139,6 +139,29 @@ static void test_estimate(void) {
     ankita_string_free(r);
 }
 
+static void test_probe_with_profile(void) {
+    /* Bare base64 of a 1x1 GIF priced for gpt-4o-mini: 2833 + 5667 for one tile. */
+    const char *gif = "R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==";
+    char *r = ankita_probe_image_with(gif, "{\"model\": \"gpt-4o-mini\"}");
+    CHECK(r && strcmp(r, "{\"ok\":true,\"format\":\"gif\",\"width\":1,\"height\":1,"
+                         "\"tokens\":8500,\"budget_bytes\":34000}") == 0,
+          "%s", r);
+    ankita_string_free(r);
+    r = ankita_probe_image_with(gif, "{\"image_profile\": \"openai\", \"detail\": \"low\"}");
+    CHECK(r && strstr(r, "\"tokens\":85,") != NULL, "%s", r);
+    ankita_string_free(r);
+    r = ankita_probe_image_with(gif, NULL);
+    CHECK(r && strstr(r, "\"tokens\":765,") != NULL, "%s", r);
+    ankita_string_free(r);
+    r = ankita_probe_image_with(gif, "{\"model\": \"no-such-model\"}");
+    CHECK(r && strstr(r, "\"code\":\"invalid_request\"") != NULL && strstr(r, "\"path\":\"model\""),
+          "%s", r);
+    ankita_string_free(r);
+    r = ankita_probe_image_with(NULL, NULL);
+    CHECK(r && strstr(r, "\"message\":\"image is NULL\"") != NULL, "%s", r);
+    ankita_string_free(r);
+}
+
 static void test_version(void) {
     const char *v = ankita_version();
     CHECK(v != NULL && strlen(v) >= 5 && strchr(v, '.') != NULL, "version %s", v ? v : "(null)");
@@ -150,6 +173,7 @@ int main(void) {
     test_bad_arguments();
     test_trim_and_sanitize();
     test_estimate();
+    test_probe_with_profile();
     if (failures) {
         fprintf(stderr, "%d C check(s) failed\n", failures);
         return 1;
