@@ -859,3 +859,96 @@ fn invalid_utf16_escapes_are_invalid_json() {
     let meta = json!({"role": "user"}).to_string().len() as u64;
     assert_eq!(v["report"]["cost_bytes"].as_u64(), Some(meta + 4));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The Anthropic format goes through the same core; its own steps must hold the same limits.
+
+#[test]
+fn anthropic_format_astronomic_prices_and_many_messages() {
+    // Two images at bytes_per_token 2⁶²: the report's cost used to overflow (debug panic,
+    // release cost_bytes 19).
+    let image = json!({"type": "image", "source": {"type": "base64", "media_type": "image/gif",
+        "data": STANDARD.encode(gif(1, 1))}});
+    let messages = json!([
+        {"role": "user", "content": [{"type": "text", "text": "a"}, image]},
+        {"role": "assistant", "content": "b"},
+        {"role": "user", "content": [{"type": "text", "text": "c"}, image]},
+    ]);
+    let v =
+        trim(&json!({"format": "anthropic", "messages": messages, "bytes_per_token": 1u64 << 62}));
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["report"]["cost_bytes"].as_u64(), Some(u64::MAX));
+    let v = trim(&json!({"format": "anthropic", "messages": messages,
+        "bytes_per_token": 1u64 << 62, "max_bytes": 100_000}));
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(
+        v["report"]["cost_bytes"].as_u64().unwrap() <= 100_000,
+        "{v}"
+    );
+
+    // 100,000 messages with tool_use / tool_result exchanges (fewer unoptimized).
+    let n = if cfg!(debug_assertions) {
+        10_000
+    } else {
+        100_000
+    };
+    let mut messages = Vec::with_capacity(n);
+    for i in 0..n {
+        messages.push(match i % 4 {
+            0 => json!({"role": "user", "content": format!("question {i}")}),
+            1 => json!({"role": "assistant", "content": [
+                {"type": "tool_use", "id": format!("t{i}"), "name": "f", "input": {"i": i}}]}),
+            2 => json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": format!("t{}", i - 1), "content": "done"}]}),
+            _ => json!({"role": "assistant", "content": format!("answer {i}")}),
+        });
+    }
+    let v = trim(&json!({"format": "anthropic", "messages": messages,
+        "max_bytes": 50_000, "max_messages": n}));
+    assert_eq!(v["ok"], true);
+    assert!(v["report"]["cost_bytes"].as_u64().unwrap() <= 50_000);
+    let out = v["messages"].as_array().unwrap();
+    assert_eq!(out[0]["role"], "user");
+    assert_eq!(
+        out.last().unwrap()["content"],
+        format!("answer {}", n - 1).as_str()
+    );
+}
+
+#[test]
+fn anthropic_format_forty_thousand_tool_results_of_an_incomplete_exchange_stay_linear() {
+    // One tool_result missing voids the exchange: every other result is removed and reported
+    // with the assistant message it answered. Finding that message used to scan back from
+    // every result (27 s for 40,000); dropped messages were deduplicated by a list scan.
+    let n = if cfg!(debug_assertions) {
+        4_000
+    } else {
+        40_000
+    };
+    let uses: Vec<Value> = (0..n)
+        .map(|i| json!({"type": "tool_use", "id": format!("t{i}"), "name": "f", "input": {}}))
+        .collect();
+    let mut results: Vec<Value> = (0..n - 1)
+        .map(|i| json!({"type": "tool_result", "tool_use_id": format!("t{i}"), "content": "r"}))
+        .collect();
+    results.push(json!({"type": "text", "text": "and?"}));
+    let messages = json!([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": uses},
+        {"role": "user", "content": results},
+    ]);
+    let v = trim(&json!({"format": "anthropic", "messages": messages, "max_bytes": 4096}));
+    assert_eq!(v["ok"], true, "{}", &v.to_string()[..300]);
+    let out = v["messages"].as_array().unwrap();
+    assert_eq!(out.len(), 3);
+    assert_eq!(out[2]["content"], json!([{"type": "text", "text": "and?"}]));
+    let repaired = v["report"]["repaired"].as_array().unwrap();
+    assert_eq!(repaired.len(), n);
+    assert_eq!(repaired[0]["action"], "incomplete_tool_use_removed");
+    for entry in &repaired[1..] {
+        assert_eq!(entry["action"], "incomplete_tool_result_removed");
+        assert_eq!(entry["index"], 2);
+        let reason = entry["reason"].as_str().unwrap();
+        assert!(reason.ends_with("messages[1]"), "{reason}");
+    }
+}
