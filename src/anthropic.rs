@@ -142,6 +142,16 @@ fn translate(system: Option<&Value>, messages: &[Value]) -> Result<Translation, 
                 ))
             }
         };
+        // An OpenAI `tool_calls` field would be read as tool calls of the logical message, but
+        // repair cannot remove it from the returned one, and a tool_use block overwrites it
+        // unpriced: either way the answer could exceed its budget. Refused, not guessed at.
+        if obj.contains_key("tool_calls") {
+            return Err(Error::invalid_request(
+                "tool_calls is not part of the Anthropic format: tool calls are tool_use content \
+                 blocks",
+                format!("{at}.tool_calls"),
+            ));
+        }
         // Fields other than role and content ride along, so they are priced and kept.
         let mut base = obj.clone();
         base.remove("content");
