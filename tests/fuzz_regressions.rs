@@ -1,6 +1,8 @@
 //! What fuzzing found, replayed by plain `cargo test` (no nightly, no cargo-fuzz):
 //!
-//! - every crash a fuzz target found, as a test of its own (fixed in src/);
+//! - every crash a fuzz target found, as a test of its own (fixed in src/); the byte-level
+//!   ones are also kept verbatim in fuzz/regressions/<target>/ and replayed through the
+//!   target's checks;
 //! - the committed, minimized corpora of the byte-level targets (fuzz/corpus/probe_bytes,
 //!   probe_text, trim_json) through the same checks as the targets, so a change that breaks
 //!   an input fuzzing once found interesting fails here first.
@@ -177,4 +179,71 @@ fn crash_remote_image_at_an_astronomic_bytes_per_token_does_not_wrap_the_cost() 
     let messages = request["messages"].to_string();
     let v: Value = serde_json::from_str(&sanitize_json(&messages)).unwrap();
     assert_eq!(v["messages"], request["messages"]);
+}
+
+fn regressions(target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions")
+        .join(target);
+    let mut inputs: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .map(|entry| {
+                    let path = entry.unwrap().path();
+                    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                    (name, std::fs::read(&path).unwrap())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    inputs.sort();
+    inputs
+}
+
+#[test]
+fn every_saved_trim_json_crash_replays_clean() {
+    let crashes = regressions("trim_json");
+    assert!(!crashes.is_empty());
+    for (name, data) in crashes {
+        let text = String::from_utf8_lossy(&data);
+        let result = std::panic::catch_unwind(|| check_trim_json(&text));
+        assert!(result.is_ok(), "fuzz/regressions/trim_json/{name}");
+    }
+}
+
+/// trim_json, crash-85161e906de642fb6ba5362a2d8a95a966c270e9 (fuzz/regressions/trim_json):
+/// in format anthropic, an OpenAI `tool_calls` array on an assistant message was read as tool
+/// calls; repair removed them from the plan and its cost but the rebuilt message kept them,
+/// so the answer was `ok` with `cost_bytes` 773 over `max_bytes` 600. Next to a `tool_use`
+/// block the field was overwritten in the priced message and returned unpriced (below: 2 KB
+/// returned under a report of 179 bytes). The field is now refused.
+#[test]
+fn crash_anthropic_message_with_openai_tool_calls_is_refused_not_returned_over_budget() {
+    let (_, data) = regressions("trim_json")
+        .into_iter()
+        .find(|(name, _)| name.starts_with("crash-85161e90"))
+        .expect("the saved crash");
+    let v: Value = serde_json::from_str(&trim_json(&String::from_utf8_lossy(&data))).unwrap();
+    assert_eq!(v["error"]["code"], "invalid_request", "{v}");
+    assert_eq!(v["error"]["path"], "messages[1].tool_calls");
+
+    let request = json!({"format": "anthropic", "max_bytes": 1000, "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}],
+         "tool_calls": ["x".repeat(2000)]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+        {"role": "user", "content": "next"},
+    ]});
+    let v: Value = serde_json::from_str(&trim_json(&request.to_string())).unwrap();
+    assert_eq!(v["error"]["code"], "invalid_request", "{v}");
+    assert_eq!(v["error"]["path"], "messages[1].tool_calls");
+    // Without the foreign field the same exchange is trimmed within budget as usual.
+    let mut request = request;
+    request["messages"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("tool_calls");
+    let v: Value = serde_json::from_str(&trim_json(&request.to_string())).unwrap();
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(v["report"]["cost_bytes"].as_u64().unwrap() <= 1000);
 }
