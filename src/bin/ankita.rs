@@ -27,6 +27,26 @@ usage:
       format, pixel size and price of images
   ankita --version";
 
+/// Prints a line on stdout. A reader that went away (`ankita trim big.json | head`) ends the
+/// program quietly instead of panicking in `println!`.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        emit(format_args!($($arg)*))
+    };
+}
+
+fn emit(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = writeln!(stdout, "{line}").and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("ankita: cannot write the answer: {e}");
+        std::process::exit(i32::from(EXIT_INVALID_INPUT));
+    }
+}
+
 const EXIT_BUDGET: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 const EXIT_INVALID_INPUT: u8 = 3;
@@ -38,11 +58,11 @@ fn main() -> ExitCode {
         Some("sanitize") => sanitize_command(&args[1..]),
         Some("probe") => probe_command(&args[1..]),
         Some("--version") | Some("-V") => {
-            println!("ankita {}", env!("CARGO_PKG_VERSION"));
+            out!("ankita {}", env!("CARGO_PKG_VERSION"));
             Ok(())
         }
         Some("--help") | Some("-h") => {
-            println!("{USAGE}");
+            out!("{USAGE}");
             Ok(())
         }
         _ => Err(Failure::Usage("missing or unknown command".into())),
@@ -58,7 +78,7 @@ fn main() -> ExitCode {
             ExitCode::from(EXIT_INVALID_INPUT)
         }
         Err(Failure::Api(error)) => {
-            println!("{}", error.to_response());
+            out!("{}", error.to_response());
             eprintln!("ankita: {error}");
             let budget = matches!(
                 error.code,
@@ -193,7 +213,7 @@ fn trim_command(args: &[String]) -> Result<(), Failure> {
         Vec::new()
     };
     let response = api::trim_value(Value::Object(request))?;
-    println!("{response}");
+    out!("{response}");
     if summary {
         eprint!("{}", render_summary(&response["report"], &images));
     }
@@ -229,7 +249,7 @@ fn sanitize_command(args: &[String]) -> Result<(), Failure> {
         input = serde_json::json!({"messages": messages, "format": format});
     }
     let response = api::sanitize_value(input)?;
-    println!("{response}");
+    out!("{response}");
     Ok(())
 }
 
@@ -430,16 +450,16 @@ fn probe_command(args: &[String]) -> Result<(), Failure> {
             line.insert("input".into(), label.into());
             line.extend(ankita::price_fields(&price));
             line.insert("input_bytes".into(), size.into());
-            println!("{}", Value::Object(line));
+            out!("{}", Value::Object(line));
         } else {
             match price.probe {
-                Ok(_) => println!(
+                Ok(_) => out!(
                     "{label}: {} = {} budget bytes (input {} bytes)",
                     describe_image(&price),
                     price.budget_bytes,
                     size
                 ),
-                Err(e) => println!(
+                Err(e) => out!(
                     "{label}: not decodable ({e}); costs its {} bytes",
                     price.budget_bytes
                 ),
