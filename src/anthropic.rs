@@ -128,7 +128,18 @@ fn translate(system: Option<&Value>, messages: &[Value]) -> Result<Translation, 
             .as_object()
             .ok_or_else(|| Error::invalid_request("each message must be a JSON object", &at))?;
         match obj.get("role") {
-            Some(Value::String(_)) => {}
+            Some(Value::String(role)) if role == "user" || role == "assistant" => {}
+            // The Messages API has two roles: a `tool` or `system` message here is a mix-up of
+            // formats, and guessing what it meant would hide it.
+            Some(Value::String(role)) => {
+                return Err(Error::invalid_request(
+                    format!(
+                        "in the Anthropic format a role is \"user\" or \"assistant\", not {role:?} \
+                         (tool results are tool_result blocks; the system prompt is the top-level system)"
+                    ),
+                    format!("{at}.role"),
+                ))
+            }
             Some(_) => {
                 return Err(Error::invalid_request(
                     "role must be a string",

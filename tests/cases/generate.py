@@ -503,6 +503,11 @@ case("anthropic_first_message_is_user",
      {"format": "anthropic", "messages": msgs, "max_bytes": 600},
      ok([msgs[1]], dropped_messages=[0]))
 
+case("anthropic_roles_are_user_and_assistant",
+     "Anthropic: a tool-role message is a mix-up of formats, named by its path.",
+     {"format": "anthropic", "messages": [{"role": "user", "content": "hi"},
+                                          {"role": "tool", "tool_call_id": "x", "content": "out"}]},
+     err("invalid_request", path="messages[1].role"))
 case("system_key_needs_anthropic_format", "A top-level system is an Anthropic-format key.",
      {"messages": [user("hi")], "system": "be brief"},
      err("invalid_request", path="system"))
