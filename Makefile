@@ -11,7 +11,7 @@ CFLAGS_TEST := -std=c99 -Wall -Wextra -Werror -Iinclude
 VALGRIND := valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
 	--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1
 
-.PHONY: all build demo test test-rust test-c test-python test-node lint tools clean
+.PHONY: all build demo test test-rust test-c test-python test-node lint tools clean fuzz-smoke miri
 
 all: build
 
@@ -59,6 +59,14 @@ tools:
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+# Not part of `make test`: each fuzz target for 60 s (cargo-fuzz, nightly), and the C boundary
+# under Miri. See docs/robustness.md.
+fuzz-smoke:
+	fuzz/run.sh 60
+
+miri:
+	cargo +nightly miri test --lib ffi
 
 clean:
 	$(CARGO) clean
