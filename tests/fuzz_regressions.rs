@@ -11,9 +11,11 @@
 //! which the root crate does not depend on; their crashes are written out here as plain
 //! inputs instead. docs/robustness.md says how to rerun the fuzzers.
 
+#[path = "../fuzz/checks.rs"]
+mod checks;
+
 use ankita::api::{sanitize_json, trim_json};
-use ankita::pricing::{price_image_url, price_probe, ImageProfile};
-use ankita::probe::{is_data_url, probe_base64, probe_bytes, probe_data_url, probe_text};
+use checks::{check_answer, check_probe_bytes, check_probe_text};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -34,80 +36,6 @@ fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
     inputs
 }
 
-/// The checks of fuzz/fuzz_targets/probe_bytes.rs.
-fn check_probe_bytes(data: &[u8]) {
-    let result = probe_bytes(data);
-    if let Ok(info) = result {
-        assert!(info.width > 0 && info.height > 0, "{info:?}");
-        for name in ImageProfile::NAMES {
-            let profile = ImageProfile::from_name(name).unwrap();
-            for detail in [None, Some("low"), Some("high"), Some("auto")] {
-                let tokens = profile.tokens(info.width, info.height, detail);
-                assert!(tokens >= 1, "{name} {info:?} {tokens}");
-                let price = price_probe(result, data.len(), profile, detail, 4);
-                assert_eq!(price.tokens, Some(tokens));
-                assert_eq!(price.budget_bytes, tokens.saturating_mul(4));
-            }
-        }
-    }
-}
-
-/// The checks of fuzz/fuzz_targets/probe_text.rs.
-fn check_probe_text(text: &str) {
-    let via_text = probe_text(text);
-    let via_url = probe_data_url(text);
-    if is_data_url(text) {
-        assert_eq!(via_text, via_url);
-    } else {
-        assert_eq!(via_text, probe_base64(text.trim_start()));
-    }
-    if let Ok(info) = via_text {
-        assert!(info.width > 0 && info.height > 0, "{info:?}");
-    }
-    let answer = ankita::probe_response(text, ImageProfile::default());
-    assert_eq!(answer["ok"], true);
-    assert_eq!(answer["format"].is_null(), via_text.is_err());
-    if via_text.is_err() {
-        assert_eq!(answer["budget_bytes"].as_u64(), Some(text.len() as u64));
-    }
-    let price = price_image_url(text, ImageProfile::default(), Some("auto"), 4);
-    if via_url.is_err() && !ankita::pricing::is_remote_url(text) {
-        assert_eq!(price.budget_bytes, text.len() as u64);
-    }
-}
-
-const CODES: &[&str] = &[
-    "invalid_json",
-    "invalid_request",
-    "context_budget_exceeded",
-    "history_budget_too_small",
-    "image_overflow",
-];
-
-/// The checks of fuzz/fuzz_targets/trim_json.rs.
-fn check_answer(answer: &str, sanitize: bool) {
-    let v: Value = serde_json::from_str(answer).expect("the answer is JSON");
-    match v["ok"] {
-        Value::Bool(true) => {
-            assert!(v["messages"].is_array(), "{answer}");
-            let report = v["report"].as_object().expect("a report");
-            assert!(report["repaired"].is_array());
-            if !sanitize {
-                let out = v["messages"].as_array().unwrap().len() as u64;
-                assert_eq!(report["output_messages"].as_u64(), Some(out));
-                if let Some(budget) = report["budget_bytes"].as_u64() {
-                    assert!(report["cost_bytes"].as_u64().unwrap() <= budget, "{answer}");
-                }
-            }
-        }
-        Value::Bool(false) => {
-            let code = v["error"]["code"].as_str().expect("an error code");
-            assert!(CODES.contains(&code), "{answer}");
-            assert!(v["error"]["message"].is_string());
-        }
-        _ => panic!("no boolean ok: {answer}"),
-    }
-}
 
 fn check_trim_json(text: &str) {
     check_answer(&trim_json(text), false);
