@@ -36,7 +36,6 @@ fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
     inputs
 }
 
-
 fn check_trim_json(text: &str) {
     check_answer(&trim_json(text), false);
     check_answer(&sanitize_json(text), true);
