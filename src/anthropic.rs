@@ -358,33 +358,32 @@ fn logical_part(block: &Value, path: &str) -> Result<Value, Error> {
     }
 }
 
-/// The Messages API wants a user message first: leading groups that are not the user's go.
+/// The Messages API wants a user message first: every logical message before the first user
+/// one goes (an assistant turn, or an exchange with its tool replies), in one pass.
 fn keep_first_message_a_user(t: &Translation, plan: &mut Plan) {
-    loop {
-        let first = plan
-            .messages
-            .iter()
-            .position(|m| !matches!(t.logicals[m.index].origin, Origin::System));
-        let Some(first) = first else { return };
-        if t.values[plan.messages[first].index]["role"] == "user" {
-            return;
+    let is_system = |m: &PlannedMessage| matches!(t.logicals[m.index].origin, Origin::System);
+    let first_user = plan
+        .messages
+        .iter()
+        .position(|m| !is_system(m) && t.values[m.index]["role"] == "user")
+        .unwrap_or(plan.messages.len());
+    // Plan messages are in input order, so `removed` comes out ascending.
+    let mut removed = Vec::new();
+    let mut position = 0;
+    plan.messages.retain(|m| {
+        let keep = position >= first_user || is_system(m);
+        position += 1;
+        if !keep {
+            removed.push(m.index);
         }
-        // Drop the message and, for an exchange, the tool replies that follow it.
-        let mut end = first + 1;
-        if t.values[plan.messages[first].index]
-            .get("tool_calls")
-            .is_some()
-        {
-            while end < plan.messages.len() && t.values[plan.messages[end].index]["role"] == "tool"
-            {
-                end += 1;
-            }
-        }
-        for removed in plan.messages.drain(first..end) {
-            plan.report.dropped_messages.push(removed.index);
-            plan.report.forget_message(removed.index);
-        }
+        keep
+    });
+    if removed.is_empty() {
+        return;
     }
+    plan.report.forget_messages(&removed);
+    plan.report.dropped_messages.extend(removed);
+    plan.report.dropped_messages.sort_unstable();
 }
 
 /// Maps the logical plan back onto the caller's messages and blocks, merges adjacent same-role

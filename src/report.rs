@@ -74,11 +74,6 @@ pub struct Report {
 }
 
 impl Report {
-    /// Removes every entry about input message `index` (it is being dropped whole).
-    pub(crate) fn forget_message(&mut self, index: usize) {
-        self.forget_messages(&[index]);
-    }
-
     /// Removes every entry about the input messages `indices` (ascending) in one pass: a
     /// tool exchange of thousands of replies must not cost thousands of passes.
     pub(crate) fn forget_messages(&mut self, indices: &[usize]) {

@@ -952,3 +952,23 @@ fn anthropic_format_forty_thousand_tool_results_of_an_incomplete_exchange_stay_l
         assert!(reason.ends_with("messages[1]"), "{reason}");
     }
 }
+
+/// Anthropic format: 50,000 assistant turns before the only user message all go (the first
+/// message must be a user message), in one pass rather than one drain per message.
+#[test]
+fn anthropic_format_fifty_thousand_leading_assistant_turns() {
+    let mut messages: Vec<Value> = (0..50_000)
+        .map(|i| json!({"role": "assistant", "content": format!("turn {i}")}))
+        .collect();
+    messages.push(json!({"role": "user", "content": "and now?"}));
+    let request = json!({"format": "anthropic", "messages": messages, "max_messages": 1_000_000});
+    let v: Value = serde_json::from_str(&trim_json(&request.to_string())).unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(
+        v["messages"],
+        json!([{"role": "user", "content": "and now?"}])
+    );
+    let dropped = v["report"]["dropped_messages"].as_array().unwrap();
+    assert_eq!(dropped.len(), 50_000);
+    assert_eq!(dropped[49_999], 49_999);
+}
