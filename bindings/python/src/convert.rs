@@ -175,25 +175,18 @@ fn convert(
                 )
             });
     }
-    if let Ok(list) = obj.cast::<PyList>() {
+    // Lists and tuples (what Python agents hand over where JSON has arrays) convert alike.
+    let items = match (obj.cast::<PyList>(), obj.cast::<PyTuple>()) {
+        (Ok(list), _) => Some(list.iter().collect::<Vec<_>>()),
+        (_, Ok(tuple)) => Some(tuple.iter().collect::<Vec<_>>()),
+        _ => None,
+    };
+    if let Some(items) = items {
         check_depth(path, depth)?;
-        let mut array = Vec::with_capacity(list.len());
-        for (i, item) in list.iter().enumerate() {
+        let mut array = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
             array.push(convert(
-                &item,
-                &Path::Index(path, i),
-                depth + 1,
-                slot.item(),
-            )?);
-        }
-        return Ok(Value::Array(array));
-    }
-    if let Ok(tuple) = obj.cast::<PyTuple>() {
-        check_depth(path, depth)?;
-        let mut array = Vec::with_capacity(tuple.len());
-        for (i, item) in tuple.iter().enumerate() {
-            array.push(convert(
-                &item,
+                item,
                 &Path::Index(path, i),
                 depth + 1,
                 slot.item(),
