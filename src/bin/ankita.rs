@@ -107,6 +107,13 @@ impl From<Error> for Failure {
     }
 }
 
+/// The value after a flag such as `--max-bytes`.
+fn flag_value(args: &mut std::slice::Iter<'_, String>, flag: &str) -> Result<String, Failure> {
+    args.next()
+        .cloned()
+        .ok_or_else(|| Failure::Usage(format!("{flag} needs a value")))
+}
+
 fn read_input(path: Option<&str>) -> Result<String, Failure> {
     let mut text = String::new();
     match path {
@@ -135,11 +142,7 @@ fn trim_command(args: &[String]) -> Result<(), Failure> {
     let mut overrides = Map::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| Failure::Usage(format!("{name} needs a value")))
-        };
+        let mut value = |name: &str| flag_value(&mut it, name);
         let number = |name: &str, v: String| -> Result<Value, Failure> {
             v.parse::<u64>().map(Value::from).map_err(|_| {
                 Failure::Usage(format!("{name} takes a non-negative integer, not {v:?}"))
@@ -226,13 +229,7 @@ fn sanitize_command(args: &[String]) -> Result<(), Failure> {
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--format" => {
-                format = Some(
-                    it.next()
-                        .cloned()
-                        .ok_or_else(|| Failure::Usage("--format needs a value".into()))?,
-                )
-            }
+            "--format" => format = Some(flag_value(&mut it, arg)?),
             flag if flag.starts_with("--") => {
                 return Err(Failure::Usage(format!("unknown option {flag}")))
             }
@@ -394,11 +391,7 @@ fn probe_command(args: &[String]) -> Result<(), Failure> {
     let mut detail = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| Failure::Usage(format!("{name} needs a value")))
-        };
+        let mut value = |name: &str| flag_value(&mut it, name);
         match arg.as_str() {
             "--json" => json = true,
             "--profile" => {
