@@ -18,6 +18,7 @@
 use ankita::api::{sanitize_value, trim_value};
 use ankita::pricing::{price_image_url, ImageProfile};
 use arbitrary::Arbitrary;
+use base64::Engine;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
@@ -189,30 +190,6 @@ struct Session {
     profile: Option<u8>,
 }
 
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-fn base64(bytes: &[u8]) -> String {
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let bits = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(
-                    ALPHABET[((bits >> (18 - 6 * i)) & 0x3F) as usize],
-                ));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 fn image_url(image: Image) -> String {
     let (media, bytes): (&str, Vec<u8>) = match image {
         Image::Gif(w, h) => {
@@ -260,7 +237,10 @@ fn image_url(image: Image) -> String {
         }
         Image::Word(n) => return format!("picture-{n}.png"),
     };
-    format!("data:image/{media};base64,{}", base64(&bytes))
+    format!(
+        "data:image/{media};base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&bytes)
+    )
 }
 
 fn part(p: &Part) -> Value {
