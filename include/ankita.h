@@ -35,6 +35,16 @@ extern "C" {
 // `image` is NULL or a NUL-terminated string valid for the duration of the call.
 char *ankita_probe_image(const char *image);
 
+// `ankita_probe_image` for a string of `len` bytes (no NUL needed): a caller that knows the
+// length spares a scan of a megabyte data URL.
+//
+// Ownership: the returned string is owned by the caller and must be released with
+// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+//
+// # Safety
+// `image` is NULL or points to `len` readable bytes valid for the duration of the call.
+char *ankita_probe_image_n(const char *image, size_t len);
+
 // Trims a chat history to its budget: the JSON contract of DESIGN §8.
 //
 // `request_json` is `{"messages": [...], "max_bytes"?, "context_tokens"?, ...}`. The answer is
@@ -50,10 +60,22 @@ char *ankita_probe_image(const char *image);
 // `request_json` is NULL or a NUL-terminated string valid for the duration of the call.
 char *ankita_trim(const char *request_json);
 
+// `ankita_trim` for a request of `len` bytes (no NUL needed): a caller that knows the length
+// (a Node `Buffer`, a Python `bytes`, a `std::string`) spares a scan of the whole request.
+//
+// Ownership: the returned string is owned by the caller and must be released with
+// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+//
+// # Safety
+// `request_json` is NULL or points to `len` readable bytes valid for the duration of the
+// call.
+char *ankita_trim_n(const char *request_json, size_t len);
+
 // Repairs a restored session: orphan tool messages, broken or unanswered tool calls, unknown
 // roles and empty messages (DESIGN §5).
 //
-// `messages_json` is the messages array. The answer is `{"ok": true, "messages": [...],
+// `messages_json` is the messages array, or `{"messages": [...], "format"?: "anthropic"}`.
+// The answer is `{"ok": true, "messages": [...],
 // "report": {"repaired": [...]}}` or an error JSON as for `ankita_trim`.
 //
 // Ownership: the returned string is owned by the caller and must be released with
@@ -62,6 +84,16 @@ char *ankita_trim(const char *request_json);
 // # Safety
 // `messages_json` is NULL or a NUL-terminated string valid for the duration of the call.
 char *ankita_sanitize(const char *messages_json);
+
+// `ankita_sanitize` for a text of `len` bytes (no NUL needed).
+//
+// Ownership: the returned string is owned by the caller and must be released with
+// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+//
+// # Safety
+// `messages_json` is NULL or points to `len` readable bytes valid for the duration of the
+// call.
+char *ankita_sanitize_n(const char *messages_json, size_t len);
 
 // Vision tokens of an image of `width` × `height` pixels under a pricing profile.
 //

@@ -1,4 +1,8 @@
-//! The JSON contract (DESIGN §8): what the C ABI and the CLI speak, built on [`crate::trim`].
+//! The JSON contract (DESIGN §8): what the C ABI, the CLI and the bindings speak.
+//!
+//! A request is read in place ([`crate::raw`]); the answer splices the caller's unchanged
+//! messages and parts from the request text and writes only what changed, into one buffer of
+//! the answer's exact size.
 //!
 //! ```
 //! let response = ankita::api::trim_json(r#"{"messages": [
@@ -13,71 +17,384 @@
 //! ```
 
 use crate::error::{Error, ErrorCode};
-use crate::pricing::{ImageProfile, DEFAULT_BYTES_PER_TOKEN};
-use crate::request::{MessageFormat, TrimOptions};
-use crate::trim::{plan_sanitize, plan_trim, NewContent, NewPart, Plan};
-use serde_json::{Map, Value};
+use crate::format::{Edit, Format, NewContent, NewPart, Out};
+use crate::json::write_str;
+use crate::pricing::{self, ImagePrice, ImageProfile, DEFAULT_BYTES_PER_TOKEN};
+use crate::probe;
+use crate::raw::{get, kind, Doc, Kind, Raw};
+use crate::request::{format_of, TrimOptions};
+use crate::trim::{plan_sanitize, plan_trim, Plan};
+use serde_json::{json, Map, Value};
 
 /// Trims a request given as JSON text; always answers JSON text (success or error).
 pub fn trim_json(request: &str) -> String {
-    // The answer is rarely longer than the request: reserve that much once.
-    respond(
-        parse_json(request).and_then(trim_value),
-        request.len() + 4096,
-    )
-}
-
-/// Repairs a messages array (or `{"messages": [...]}`) given as JSON text.
-pub fn sanitize_json(messages: &str) -> String {
-    respond(
-        parse_json(messages).and_then(sanitize_value),
-        messages.len() + 4096,
-    )
-}
-
-/// Trims a parsed request and returns the whole success response
-/// `{"ok": true, "messages": [...], "report": {...}}`.
-pub fn trim_value(request: Value) -> Result<Value, Error> {
-    if let Value::Object(map) = &request {
-        if MessageFormat::of(map)? == MessageFormat::Anthropic {
-            let Value::Object(map) = request else {
-                unreachable!()
-            };
-            return crate::anthropic::trim_value(map);
-        }
+    match trim_answer(request) {
+        Ok(answer) => answer.into_string(),
+        Err(error) => error.to_response().to_string(),
     }
-    let (messages, options) = parse_request(request)?;
-    let plan = plan_trim(&messages, &options)?;
-    Ok(response(apply_plan(messages, &plan), &plan, false))
 }
 
-/// Repairs parsed messages and returns `{"ok": true, "messages": [...], "report": {"repaired"}}`.
-/// Takes the messages array, or `{"messages": [...], "format"?: "openai" | "anthropic"}`.
-pub fn sanitize_value(messages: Value) -> Result<Value, Error> {
-    let usage = || {
-        Error::invalid_request(
-            "sanitize takes the messages array, or {\"messages\": [...], \"format\"?: \"openai\" | \"anthropic\"}",
-            "messages",
-        )
-    };
-    let (messages, format) = match messages {
-        Value::Array(messages) => (messages, MessageFormat::OpenAi),
-        Value::Object(mut request) => {
-            let format = MessageFormat::of(&request)?;
-            match request.remove("messages") {
-                Some(Value::Array(messages)) if request.keys().all(|k| k == "format") => {
-                    (messages, format)
+/// Repairs a messages array (or `{"messages": [...], "format"?}`) given as JSON text.
+pub fn sanitize_json(messages: &str) -> String {
+    match sanitize_answer(messages) {
+        Ok(answer) => answer.into_string(),
+        Err(error) => error.to_response().to_string(),
+    }
+}
+
+/// A trim request read in place: the validated text, the caller's messages (and the format's
+/// outside system prompt) as spans of it, and the options.
+pub struct Request<'a> {
+    pub doc: Doc<'a>,
+    pub messages: Vec<Raw<'a>>,
+    /// The request's `system` key, when the request has one (the format takes it).
+    pub system: Option<Raw<'a>>,
+    pub options: TrimOptions,
+}
+
+impl<'a> Request<'a> {
+    /// Reads a trim request: `{"messages": [...], ...options}`.
+    pub fn parse(text: &'a str) -> Result<Request<'a>, Error> {
+        let doc = Doc::parse(text).map_err(invalid_json)?;
+        let fields = doc.fields(doc.root()).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidRequest,
+                "the request must be a JSON object",
+            )
+        })?;
+        let messages = match get(&fields, "messages") {
+            Some(m) => doc
+                .items(m)
+                .ok_or_else(|| Error::invalid_request("messages must be an array", "messages"))?,
+            None => return Err(Error::invalid_request("messages is missing", "messages")),
+        };
+        let mut map = Map::new();
+        let mut system = None;
+        for (key, value) in &fields {
+            match key.as_ref() {
+                "messages" => {}
+                "system" => {
+                    system = Some(*value);
+                    // The options only need to know it is there.
+                    let given = kind(value) != Kind::Null;
+                    map.insert(
+                        "system".into(),
+                        if given { true.into() } else { Value::Null },
+                    );
                 }
-                _ => return Err(usage()),
+                _ => {
+                    let value = serde_json::from_str(value).map_err(invalid_json)?;
+                    map.insert(key.to_string(), value);
+                }
             }
         }
-        _ => return Err(usage()),
-    };
-    if format == MessageFormat::Anthropic {
-        return crate::anthropic::sanitize_value(messages);
+        let options = TrimOptions::from_map(&map)?;
+        Ok(Request {
+            doc,
+            messages,
+            system,
+            options,
+        })
     }
-    let plan = plan_sanitize(&messages)?;
-    Ok(response(apply_plan(messages, &plan), &plan, true))
+
+    /// Plans the trim: which messages to return and what changed in them.
+    pub fn plan(&self) -> Result<Plan<'a>, Error> {
+        let system = self.system.filter(|s| kind(s) != Kind::Null);
+        plan_trim(&self.doc, &self.messages, system, &self.options)
+    }
+}
+
+/// A sanitize request read in place: the messages array, or `{"messages": [...], "format"?}`.
+pub struct SanitizeRequest<'a> {
+    pub doc: Doc<'a>,
+    pub messages: Vec<Raw<'a>>,
+    pub format: Format,
+}
+
+impl<'a> SanitizeRequest<'a> {
+    pub fn parse(text: &'a str) -> Result<SanitizeRequest<'a>, Error> {
+        let doc = Doc::parse(text).map_err(invalid_json)?;
+        let usage = || {
+            Error::invalid_request(
+                format!(
+                    "sanitize takes the messages array, or {{\"messages\": [...], \"format\"?: {}}}",
+                    Format::names().replace(", ", " | ")
+                ),
+                "messages",
+            )
+        };
+        let root = doc.root();
+        let (messages, format) = match kind(root) {
+            Kind::Array => (doc.items(root).unwrap_or_default(), Format::default()),
+            Kind::Object => {
+                let fields = doc.fields(root).unwrap_or_default();
+                if fields.iter().any(|(k, _)| k != "messages" && k != "format") {
+                    return Err(usage());
+                }
+                let mut map = Map::new();
+                if let Some(f) = get(&fields, "format") {
+                    map.insert(
+                        "format".into(),
+                        serde_json::from_str(f).map_err(invalid_json)?,
+                    );
+                }
+                let format = format_of(&map)?;
+                let messages = get(&fields, "messages")
+                    .and_then(|m| doc.items(m))
+                    .ok_or_else(usage)?;
+                (messages, format)
+            }
+            _ => return Err(usage()),
+        };
+        Ok(SanitizeRequest {
+            doc,
+            messages,
+            format,
+        })
+    }
+
+    pub fn plan(&self) -> Result<Plan<'a>, Error> {
+        plan_sanitize(&self.doc, &self.messages, self.format)
+    }
+}
+
+/// The answer to a trim request, assembled from the request's own bytes and what changed.
+pub fn trim_answer(text: &str) -> Result<Answer<'_>, Error> {
+    let request = Request::parse(text)?;
+    let plan = request.plan()?;
+    let mut w = Answer::default();
+    w.push_str("{\"ok\":true,");
+    if let (Some(system), true) = (request.system, request.options.format.takes_system()) {
+        w.push_str("\"system\":");
+        w.push_raw(system);
+        w.push_str(",");
+    }
+    w.push_str("\"messages\":");
+    write_messages(&mut w, &request.doc, &request.messages, &plan.messages);
+    w.push_str(",\"report\":");
+    w.push_owned(plan.report.to_json_string());
+    w.push_str("}");
+    Ok(w)
+}
+
+/// The answer to a sanitize request.
+pub fn sanitize_answer(text: &str) -> Result<Answer<'_>, Error> {
+    let request = SanitizeRequest::parse(text)?;
+    let plan = request.plan()?;
+    let mut w = Answer::default();
+    w.push_str("{\"ok\":true,\"messages\":");
+    write_messages(&mut w, &request.doc, &request.messages, &plan.messages);
+    w.push_str(",\"report\":");
+    w.push_owned(plan.report.repairs_json_string());
+    w.push_str("}");
+    Ok(w)
+}
+
+fn write_messages<'a>(w: &mut Answer<'a>, doc: &Doc<'a>, messages: &[Raw<'a>], out: &[Out]) {
+    w.push_str("[");
+    for (k, message) in out.iter().enumerate() {
+        if k > 0 {
+            w.push_str(",");
+        }
+        match message {
+            Out::Same(i) => w.push_raw(messages[*i]),
+            Out::New(text) => w.push_str(text),
+            Out::Edited(edit) => write_edited(w, doc, messages[edit.index], edit),
+        }
+    }
+    w.push_str("]");
+}
+
+/// The caller's message with its edit: fields in their order, the content replaced, the tool
+/// calls left out when repair removed them.
+fn write_edited<'a>(w: &mut Answer<'a>, doc: &Doc<'a>, message: Raw<'a>, edit: &Edit) {
+    let fields = doc.fields(message).unwrap_or_default();
+    w.push_str("{");
+    let mut first = true;
+    let mut content_written = false;
+    for (key, value) in &fields {
+        if edit.remove_tool_calls && key == "tool_calls" {
+            continue;
+        }
+        if !first {
+            w.push_str(",");
+        }
+        first = false;
+        w.push_key(key);
+        match (&edit.content, key.as_ref()) {
+            (Some(content), "content") => {
+                write_content(w, doc, value, content);
+                content_written = true;
+            }
+            _ => w.push_raw(value),
+        }
+    }
+    if let (Some(content), false) = (&edit.content, content_written) {
+        if !first {
+            w.push_str(",");
+        }
+        w.push_key("content");
+        write_content(w, doc, "null", content);
+    }
+    w.push_str("}");
+}
+
+fn write_content<'a>(w: &mut Answer<'a>, doc: &Doc<'a>, old: Raw<'a>, content: &NewContent) {
+    match content {
+        NewContent::Text(text) => w.push_json_str(text),
+        NewContent::Parts(parts) => {
+            let old = doc.items(old).unwrap_or_default();
+            w.push_str("[");
+            for (k, part) in parts.iter().enumerate() {
+                if k > 0 {
+                    w.push_str(",");
+                }
+                match part {
+                    NewPart::Keep(p) => w.push_raw(old[*p]),
+                    NewPart::Text {
+                        from: Some(p),
+                        text,
+                    } => {
+                        // The part keeps its other fields; `text` is replaced (or added).
+                        let fields = doc.fields(old[*p]).unwrap_or_default();
+                        w.push_str("{");
+                        let mut replaced = false;
+                        for (n, (key, value)) in fields.iter().enumerate() {
+                            if n > 0 {
+                                w.push_str(",");
+                            }
+                            w.push_key(key);
+                            if key == "text" {
+                                w.push_json_str(text);
+                                replaced = true;
+                            } else {
+                                w.push_raw(value);
+                            }
+                        }
+                        if !replaced {
+                            w.push_str(if fields.is_empty() { "" } else { "," });
+                            w.push_key("text");
+                            w.push_json_str(text);
+                        }
+                        w.push_str("}");
+                    }
+                    NewPart::Text { from: None, text } => {
+                        w.push_str("{\"type\":\"text\",\"text\":");
+                        w.push_json_str(text);
+                        w.push_str("}");
+                    }
+                }
+            }
+            w.push_str("]");
+        }
+    }
+}
+
+/// An answer being assembled: runs of the caller's bytes and of new text, copied once into a
+/// buffer of the exact size at the end.
+#[derive(Default)]
+pub struct Answer<'a> {
+    pieces: Vec<Piece<'a>>,
+    /// New text not yet closed into a piece.
+    buf: Vec<u8>,
+    len: usize,
+}
+
+enum Piece<'a> {
+    Borrowed(&'a str),
+    Owned(Vec<u8>),
+}
+
+/// Shorter runs of the caller's bytes are copied into the current piece.
+const SPLICE: usize = 256;
+
+impl<'a> Answer<'a> {
+    fn flush(&mut self) {
+        if !self.buf.is_empty() {
+            self.pieces
+                .push(Piece::Owned(std::mem::take(&mut self.buf)));
+        }
+    }
+
+    fn push_str(&mut self, s: &str) {
+        self.buf.extend_from_slice(s.as_bytes());
+        self.len += s.len();
+    }
+
+    fn push_owned(&mut self, s: String) {
+        self.flush();
+        self.len += s.len();
+        self.pieces.push(Piece::Owned(s.into_bytes()));
+    }
+
+    /// The caller's bytes, as written.
+    fn push_raw(&mut self, raw: &'a str) {
+        if raw.len() < SPLICE {
+            self.push_str(raw);
+        } else {
+            self.flush();
+            self.len += raw.len();
+            self.pieces.push(Piece::Borrowed(raw));
+        }
+    }
+
+    fn push_json_str(&mut self, s: &str) {
+        let before = self.buf.len();
+        write_str(s, &mut self.buf);
+        self.len += self.buf.len() - before;
+    }
+
+    fn push_key(&mut self, key: &str) {
+        self.push_json_str(key);
+        self.push_str(":");
+    }
+
+    /// The answer's length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Copies the answer into `out` (which should have room for [`Answer::len`] more bytes).
+    pub fn write_into(mut self, out: &mut Vec<u8>) {
+        self.flush();
+        for piece in &self.pieces {
+            match piece {
+                Piece::Borrowed(s) => out.extend_from_slice(s.as_bytes()),
+                Piece::Owned(b) => out.extend_from_slice(b),
+            }
+        }
+    }
+
+    /// The answer as one string of its exact size.
+    pub fn into_string(self) -> String {
+        let mut out = Vec::with_capacity(self.len);
+        self.write_into(&mut out);
+        String::from_utf8(out).expect("the answer is made of UTF-8 pieces")
+    }
+}
+
+/// Trims a parsed request and returns the whole success response (a convenience over
+/// [`trim_json`] for callers holding a `serde_json::Value`).
+pub fn trim_value(request: Value) -> Result<Value, Error> {
+    value_call(&request, trim_answer)
+}
+
+/// Repairs parsed messages (or `{"messages": [...], "format"?}`) and returns the response.
+pub fn sanitize_value(messages: Value) -> Result<Value, Error> {
+    value_call(&messages, sanitize_answer)
+}
+
+fn value_call(
+    input: &Value,
+    call: impl for<'t> Fn(&'t str) -> Result<Answer<'t>, Error>,
+) -> Result<Value, Error> {
+    let text = crate::json::to_json_string(input);
+    let answer = call(&text)?.into_string();
+    Ok(serde_json::from_str(&answer).expect("the answer is valid JSON"))
 }
 
 /// `{"ok": true, "tokens", "budget_bytes"}` for an image of `width` × `height` pixels.
@@ -105,16 +422,62 @@ pub fn estimate_image_tokens(width: u32, height: u32, options: &Value) -> Result
 /// [`estimate_image_tokens`].
 pub fn probe_image(image: &str, options: &Value) -> Result<Value, Error> {
     let (profile, detail, bytes_per_token) = pricing_options(options)?;
-    Ok(crate::probe_response_with(
-        image,
+    Ok(probe_response_with(image, profile, detail, bytes_per_token))
+}
+
+/// The probe answer of the JSON contract for a data URL or bare base64 text:
+/// `{"ok": true, "format", "width", "height", "tokens", "budget_bytes"}`.
+///
+/// ```
+/// let v = ankita::api::probe_response("data:image/gif;base64,R0lGODlhAQABAAAAACw=", Default::default());
+/// assert_eq!(v["format"], "gif");
+/// assert_eq!(v["tokens"], 765);
+/// ```
+pub fn probe_response(text: &str, profile: ImageProfile) -> Value {
+    probe_response_with(text, profile, None, DEFAULT_BYTES_PER_TOKEN)
+}
+
+/// [`probe_response`] with a `detail` level and a bytes-per-token rate.
+pub fn probe_response_with(
+    text: &str,
+    profile: ImageProfile,
+    detail: Option<&str>,
+    bytes_per_token: u64,
+) -> Value {
+    let price = pricing::price_probe(
+        probe::probe_text(text),
+        text.len(),
         profile,
         detail,
         bytes_per_token,
-    ))
+    );
+    let mut response = json!({"ok": true});
+    response
+        .as_object_mut()
+        .expect("an object")
+        .extend(price_fields(&price));
+    response
+}
+
+/// `format`, `width`, `height`, `tokens`, `budget_bytes` of a priced image, as JSON fields
+/// (the first four null when the image could not be decoded).
+pub fn price_fields(price: &ImagePrice) -> Map<String, Value> {
+    let info = price.probe.ok();
+    let fields = json!({
+        "format": info.map(|i| i.format.as_str()),
+        "width": info.map(|i| i.width),
+        "height": info.map(|i| i.height),
+        "tokens": price.tokens,
+        "budget_bytes": price.budget_bytes,
+    });
+    match fields {
+        Value::Object(map) => map,
+        _ => unreachable!("json! of an object literal"),
+    }
 }
 
 /// Reads `{"image_profile" | "profile" | "model", "detail", "bytes_per_token"}`.
-fn pricing_options(options: &Value) -> Result<(ImageProfile, Option<&str>, u64), Error> {
+pub fn pricing_options(options: &Value) -> Result<(ImageProfile, Option<&str>, u64), Error> {
     let options = match options {
         Value::Null => return Ok((ImageProfile::default(), None, DEFAULT_BYTES_PER_TOKEN)),
         Value::Object(options) => options,
@@ -156,104 +519,6 @@ fn pricing_options(options: &Value) -> Result<(ImageProfile, Option<&str>, u64),
     Ok((profile, detail, bytes_per_token))
 }
 
-/// Splits a request object into its messages and options.
-pub fn parse_request(request: Value) -> Result<(Vec<Value>, TrimOptions), Error> {
-    let Value::Object(mut request) = request else {
-        return Err(Error::new(
-            ErrorCode::InvalidRequest,
-            "the request must be a JSON object",
-        ));
-    };
-    let messages = take_messages(&mut request)?;
-    let options = TrimOptions::from_map(&request)?;
-    Ok((messages, options))
-}
-
-/// Removes and returns the `messages` array of a request object.
-pub(crate) fn take_messages(request: &mut Map<String, Value>) -> Result<Vec<Value>, Error> {
-    match request.remove("messages") {
-        Some(Value::Array(messages)) => Ok(messages),
-        Some(_) => Err(Error::invalid_request(
-            "messages must be an array",
-            "messages",
-        )),
-        None => Err(Error::invalid_request("messages is missing", "messages")),
-    }
-}
-
-/// Builds the returned messages from the caller's own, moving (never copying) what is kept.
-pub fn apply_plan(mut messages: Vec<Value>, plan: &Plan) -> Vec<Value> {
-    plan.messages
-        .iter()
-        .map(|planned| {
-            let mut message = std::mem::take(&mut messages[planned.index]);
-            let Value::Object(obj) = &mut message else {
-                return message;
-            };
-            if planned.remove_tool_calls {
-                obj.shift_remove("tool_calls");
-            }
-            match &planned.content {
-                None => {}
-                Some(NewContent::Text(text)) => {
-                    obj.insert("content".into(), Value::String(text.clone()));
-                }
-                Some(NewContent::Parts(parts)) => {
-                    let mut old = match obj.get_mut("content").map(Value::take) {
-                        Some(Value::Array(old)) => old,
-                        _ => Vec::new(),
-                    };
-                    let new = parts
-                        .iter()
-                        .map(|part| match part {
-                            NewPart::Keep(p) => std::mem::take(&mut old[*p]),
-                            NewPart::Text {
-                                from: Some(p),
-                                text,
-                            } => {
-                                let mut part = std::mem::take(&mut old[*p]);
-                                part["text"] = Value::String(text.clone());
-                                part
-                            }
-                            NewPart::Text { from: None, text } => {
-                                let mut part = Map::new();
-                                part.insert("type".into(), "text".into());
-                                part.insert("text".into(), Value::String(text.clone()));
-                                Value::Object(part)
-                            }
-                        })
-                        .collect();
-                    obj.insert("content".into(), Value::Array(new));
-                }
-            }
-            message
-        })
-        .collect()
-}
-
-fn response(messages: Vec<Value>, plan: &Plan, repairs_only: bool) -> Value {
-    let report = if repairs_only {
-        let mut r = Map::new();
-        r.insert("repaired".into(), plan.report.to_json()["repaired"].take());
-        Value::Object(r)
-    } else {
-        plan.report.to_json()
-    };
-    let mut out = Map::new();
-    out.insert("ok".into(), true.into());
-    out.insert("messages".into(), Value::Array(messages));
-    out.insert("report".into(), report);
-    Value::Object(out)
-}
-
-fn parse_json(text: &str) -> Result<Value, Error> {
-    serde_json::from_str(text)
-        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}")))
-}
-
-fn respond(result: Result<Value, Error>, capacity: usize) -> String {
-    match result {
-        Ok(value) => crate::json::to_json_string_with_capacity(&value, capacity),
-        Err(error) => error.to_response().to_string(),
-    }
+fn invalid_json(e: impl std::fmt::Display) -> Error {
+    Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}"))
 }

@@ -3,36 +3,65 @@
 //! the caller releases with [`ankita_string_free`]. Nothing here holds global mutable state, so
 //! every function may be called from many threads at once.
 
+use crate::api::Answer;
 use crate::error::{Error, ErrorCode};
 use serde_json::Value;
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, CStr};
+use std::mem::{size_of, ManuallyDrop};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Runs `body` and turns its outcome, or its panic, into an owned JSON C string.
-fn boundary(body: impl FnOnce() -> Result<Value, Error>) -> *mut c_char {
-    boundary_text(|| body().map(|value| value.to_string()))
+/// Every string the library returns is `[capacity: usize][text][NUL]` in one allocation of the
+/// text's exact size; the caller holds a pointer to the text, and [`ankita_string_free`] finds
+/// the allocation's size in the header instead of scanning the text.
+const HEADER: usize = size_of::<usize>();
+
+/// Copies an answer of `len` bytes, written by `write`, into a new library string.
+fn c_string(len: usize, write: impl FnOnce(&mut Vec<u8>)) -> *mut c_char {
+    let mut buf: Vec<u8> = Vec::with_capacity(HEADER + len + 1);
+    buf.extend_from_slice(&[0; HEADER]);
+    write(&mut buf);
+    buf.push(0);
+    let capacity = buf.capacity();
+    buf[..HEADER].copy_from_slice(&capacity.to_ne_bytes());
+    let mut buf = ManuallyDrop::new(buf);
+    // SAFETY: HEADER < buf.len(), so the pointer stays inside the allocation.
+    unsafe { buf.as_mut_ptr().add(HEADER) }.cast()
 }
 
-/// Like [`boundary`] for bodies that already produce the JSON text.
-fn boundary_text(body: impl FnOnce() -> Result<String, Error>) -> *mut c_char {
-    let response = match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(text)) => text,
-        Ok(Err(error)) => error.to_response().to_string(),
+fn text_string(text: &str) -> *mut c_char {
+    c_string(text.len(), |buf| buf.extend_from_slice(text.as_bytes()))
+}
+
+/// Runs `body` and turns its outcome, or its panic, into a library string.
+fn boundary(body: impl FnOnce() -> Result<Value, Error>) -> *mut c_char {
+    boundary_answer(|| body().map(|value| Reply::Text(value.to_string())))
+}
+
+/// What an export answers on success.
+enum Reply<'a> {
+    Text(String),
+    Answer(Answer<'a>),
+}
+
+/// Like [`boundary`] for bodies that assemble an [`Answer`] or produce JSON text.
+fn boundary_answer<'a>(body: impl FnOnce() -> Result<Reply<'a>, Error>) -> *mut c_char {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(Reply::Answer(answer))) => c_string(answer.len(), |buf| answer.write_into(buf)),
+        Ok(Ok(Reply::Text(text))) => text_string(&text),
+        Ok(Err(error)) => text_string(&error.to_response().to_string()),
         Err(panic) => {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            Error::new(ErrorCode::Internal, format!("internal error: {what}"))
-                .to_response()
-                .to_string()
+            text_string(
+                &Error::new(ErrorCode::Internal, format!("internal error: {what}"))
+                    .to_response()
+                    .to_string(),
+            )
         }
-    };
-    // serde_json escapes U+0000, so the text never holds an interior NUL.
-    CString::new(response)
-        .map(CString::into_raw)
-        .unwrap_or(std::ptr::null_mut())
+    }
 }
 
 /// Borrows a C string argument as UTF-8, or says which argument is NULL or not UTF-8.
@@ -41,22 +70,45 @@ fn boundary_text(body: impl FnOnce() -> Result<String, Error>) -> *mut c_char {
 /// `ptr` is NULL or points to a NUL-terminated string that outlives `'a`.
 unsafe fn str_arg<'a>(ptr: *const c_char, name: &str) -> Result<&'a str, Error> {
     if ptr.is_null() {
-        return Err(Error::new(
-            ErrorCode::InvalidArgument,
-            format!("{name} is NULL"),
-        ));
+        return Err(null_error(name));
     }
     // SAFETY: non-NULL and NUL-terminated per the caller's contract.
-    let bytes = unsafe { CStr::from_ptr(ptr) }.to_bytes();
-    std::str::from_utf8(bytes).map_err(|e| {
-        Error::new(
-            ErrorCode::InvalidArgument,
-            format!(
-                "{name} is not valid UTF-8 (invalid byte at offset {})",
-                e.valid_up_to()
-            ),
-        )
-    })
+    utf8(unsafe { CStr::from_ptr(ptr) }.to_bytes(), name)
+}
+
+/// Borrows `len` bytes at `ptr` as UTF-8, or says which argument is NULL or not UTF-8.
+///
+/// # Safety
+/// `ptr` is NULL or points to `len` readable bytes that outlive `'a`.
+unsafe fn bytes_arg<'a>(ptr: *const c_char, len: usize, name: &str) -> Result<&'a str, Error> {
+    if ptr.is_null() {
+        return Err(null_error(name));
+    }
+    // SAFETY: non-NULL and `len` readable bytes per the caller's contract.
+    utf8(
+        unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) },
+        name,
+    )
+}
+
+fn null_error(name: &str) -> Error {
+    Error::new(ErrorCode::InvalidArgument, format!("{name} is NULL"))
+}
+
+/// Validates UTF-8 once, with a SIMD validator; the offset of the first bad byte on failure.
+fn utf8<'a>(bytes: &'a [u8], name: &str) -> Result<&'a str, Error> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(_) => {
+            let offset = simdutf8::compat::from_utf8(bytes)
+                .err()
+                .map_or(0, |e| e.valid_up_to());
+            Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("{name} is not valid UTF-8 (invalid byte at offset {offset})"),
+            ))
+        }
+    }
 }
 
 /// Probes an image given as a data URL or bare base64 text, reading only its header.
@@ -76,7 +128,27 @@ pub unsafe extern "C" fn ankita_probe_image(image: *const c_char) -> *mut c_char
     boundary(|| {
         // SAFETY: forwarded from this function's contract.
         let image = unsafe { str_arg(image, "image") }?;
-        Ok(crate::probe_response(
+        Ok(crate::api::probe_response(
+            image,
+            crate::pricing::ImageProfile::default(),
+        ))
+    })
+}
+
+/// `ankita_probe_image` for a string of `len` bytes (no NUL needed): a caller that knows the
+/// length spares a scan of a megabyte data URL.
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `image` is NULL or points to `len` readable bytes valid for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_probe_image_n(image: *const c_char, len: usize) -> *mut c_char {
+    boundary(|| {
+        // SAFETY: forwarded from this function's contract.
+        let image = unsafe { bytes_arg(image, len, "image") }?;
+        Ok(crate::api::probe_response(
             image,
             crate::pricing::ImageProfile::default(),
         ))
@@ -98,17 +170,36 @@ pub unsafe extern "C" fn ankita_probe_image(image: *const c_char) -> *mut c_char
 /// `request_json` is NULL or a NUL-terminated string valid for the duration of the call.
 #[no_mangle]
 pub unsafe extern "C" fn ankita_trim(request_json: *const c_char) -> *mut c_char {
-    boundary_text(|| {
+    boundary_answer(|| {
         // SAFETY: forwarded from this function's contract.
         let request = unsafe { str_arg(request_json, "request_json") }?;
-        Ok(crate::api::trim_json(request))
+        crate::api::trim_answer(request).map(Reply::Answer)
+    })
+}
+
+/// `ankita_trim` for a request of `len` bytes (no NUL needed): a caller that knows the length
+/// (a Node `Buffer`, a Python `bytes`, a `std::string`) spares a scan of the whole request.
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `request_json` is NULL or points to `len` readable bytes valid for the duration of the
+/// call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_trim_n(request_json: *const c_char, len: usize) -> *mut c_char {
+    boundary_answer(|| {
+        // SAFETY: forwarded from this function's contract.
+        let request = unsafe { bytes_arg(request_json, len, "request_json") }?;
+        crate::api::trim_answer(request).map(Reply::Answer)
     })
 }
 
 /// Repairs a restored session: orphan tool messages, broken or unanswered tool calls, unknown
 /// roles and empty messages (DESIGN §5).
 ///
-/// `messages_json` is the messages array. The answer is `{"ok": true, "messages": [...],
+/// `messages_json` is the messages array, or `{"messages": [...], "format"?: "anthropic"}`.
+/// The answer is `{"ok": true, "messages": [...],
 /// "report": {"repaired": [...]}}` or an error JSON as for `ankita_trim`.
 ///
 /// Ownership: the returned string is owned by the caller and must be released with
@@ -118,10 +209,30 @@ pub unsafe extern "C" fn ankita_trim(request_json: *const c_char) -> *mut c_char
 /// `messages_json` is NULL or a NUL-terminated string valid for the duration of the call.
 #[no_mangle]
 pub unsafe extern "C" fn ankita_sanitize(messages_json: *const c_char) -> *mut c_char {
-    boundary_text(|| {
+    boundary_answer(|| {
         // SAFETY: forwarded from this function's contract.
         let messages = unsafe { str_arg(messages_json, "messages_json") }?;
-        Ok(crate::api::sanitize_json(messages))
+        crate::api::sanitize_answer(messages).map(Reply::Answer)
+    })
+}
+
+/// `ankita_sanitize` for a text of `len` bytes (no NUL needed).
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `messages_json` is NULL or points to `len` readable bytes valid for the duration of the
+/// call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_sanitize_n(
+    messages_json: *const c_char,
+    len: usize,
+) -> *mut c_char {
+    boundary_answer(|| {
+        // SAFETY: forwarded from this function's contract.
+        let messages = unsafe { bytes_arg(messages_json, len, "messages_json") }?;
+        crate::api::sanitize_answer(messages).map(Reply::Answer)
     })
 }
 
@@ -211,9 +322,15 @@ unsafe fn options_arg(ptr: *const c_char) -> Result<Value, Error> {
 /// `s` is NULL or a pointer returned by an `ankita_*` function and not yet released.
 #[no_mangle]
 pub unsafe extern "C" fn ankita_string_free(s: *mut c_char) {
-    if !s.is_null() {
-        // SAFETY: `s` came from `CString::into_raw` in `boundary`, per the caller's contract.
-        drop(unsafe { CString::from_raw(s) });
+    if s.is_null() {
+        return;
+    }
+    // SAFETY: `s` came from `c_string`, per the caller's contract: HEADER bytes before it hold
+    // the capacity of the allocation that starts there.
+    unsafe {
+        let base = s.cast::<u8>().sub(HEADER);
+        let capacity = usize::from_ne_bytes(*base.cast::<[u8; HEADER]>());
+        drop(Vec::from_raw_parts(base, 0, capacity));
     }
 }
 

@@ -1,257 +1,228 @@
-//! Repair of restored sessions (DESIGN §5): orphan tool replies, broken or unanswered tool
-//! calls, unknown roles and empty messages. The result is a list of usable messages already
-//! cut into groups: an assistant message with `tool_calls` and its replies form one tool
-//! exchange; every other message is a group of one.
+//! Repair of restored sessions (DESIGN §5) on logical messages: orphan tool replies, broken or
+//! unanswered tool calls, unknown roles and empty messages. The result is the list of usable
+//! messages already cut into groups: an assistant message with tool calls and its replies form
+//! one tool exchange; every other message is a group of one.
 
-use crate::json::compact_len_without;
-use crate::message::{Change, ContentShape, MessageInfo, Role, ToolCalls, Unit, UnitKind};
-use serde_json::{json, Value};
+use crate::model::{Change, ContentShape, Malformed, Role, Session, ToolCalls};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Appended to an assistant message whose tool calls were removed.
 pub const INCOMPLETE_TOOL_CALLS_NOTE: &str =
     "[Incomplete tool calls removed from restored session.]";
 
-/// One repair, reported with the input index it concerns.
+/// What a repair did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepairAction {
+    OrphanToolRemoved,
+    IncompleteToolCallsRemoved,
+    IncompleteToolReplyRemoved,
+    EmptyToolCallsRemoved,
+    EmptyMessageRemoved,
+    UnknownRoleRemoved,
+}
+
+/// Why: data, worded by the format when the report is written.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RepairEntry {
-    pub index: usize,
-    /// `orphan_tool_removed`, `incomplete_tool_calls_removed`,
-    /// `incomplete_tool_reply_removed`, `empty_tool_calls_removed`, `empty_message_removed`
-    /// or `unknown_role_removed`.
-    pub action: &'static str,
-    pub reason: String,
-    /// The JSON path of the defect, when there is one value to point at.
+pub enum RepairReason<'a> {
+    /// The role as written (JSON).
+    UnknownRole(&'a str),
+    /// A reply that does not answer the assistant message right before it.
+    Orphan,
+    Malformed(Malformed),
+    ReplyWithoutId,
+    UnknownCall(Cow<'a, str>),
+    AnsweredTwice(Cow<'a, str>),
+    NoReply(Cow<'a, str>),
+    /// A reply of the incomplete tool calls of logical message `assistant`.
+    ReplyOfIncomplete {
+        assistant: usize,
+    },
+    EmptyToolCalls,
+    NoContent,
+}
+
+/// One repair of logical message `message`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repair<'a> {
+    pub message: usize,
+    pub action: RepairAction,
+    pub reason: RepairReason<'a>,
+    /// The JSON path of a malformed tool call's defect.
     pub path: Option<String>,
 }
 
-impl RepairEntry {
-    pub fn to_json(&self) -> Value {
-        let mut v = json!({"index": self.index, "action": self.action, "reason": self.reason});
-        if let Some(path) = &self.path {
-            v["path"] = path.clone().into();
-        }
-        v
-    }
-}
-
-/// A message that survived repair.
-#[derive(Debug, Clone)]
-pub(crate) struct Msg {
-    /// Index in the input `messages`.
-    pub index: usize,
-    pub role: Role,
-    pub info: MessageInfo,
-    pub remove_tool_calls: bool,
-}
-
-/// A run of messages kept or dropped together: `msgs[start..start + len]`.
+/// A run of messages kept or dropped together: `order[start..start + len]`.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Group {
+pub struct Group {
     pub start: usize,
     pub len: usize,
     pub exchange: bool,
 }
 
-pub(crate) struct Session {
-    pub msgs: Vec<Msg>,
+/// The session after repair: the usable logical messages in order, cut into groups.
+#[derive(Debug, Default)]
+pub struct Repaired<'a> {
+    pub order: Vec<usize>,
     pub groups: Vec<Group>,
-    pub repaired: Vec<RepairEntry>,
+    pub repairs: Vec<Repair<'a>>,
 }
 
-pub(crate) fn repair(messages: &[Value], infos: Vec<MessageInfo>) -> Session {
-    let mut infos: Vec<Option<MessageInfo>> = infos.into_iter().map(Some).collect();
-    let mut session = Session {
-        msgs: Vec::with_capacity(infos.len()),
-        groups: Vec::new(),
-        repaired: Vec::new(),
+impl Repaired<'_> {
+    fn push_single(&mut self, m: usize) {
+        self.groups.push(Group {
+            start: self.order.len(),
+            len: 1,
+            exchange: false,
+        });
+        self.order.push(m);
+    }
+}
+
+/// Repairs the session (marking removed tool calls and notes on its messages) and cuts it
+/// into groups.
+pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
+    let n = session.messages.len();
+    let mut out = Repaired {
+        order: Vec::with_capacity(n),
+        ..Repaired::default()
     };
-    let role_of = |infos: &[Option<MessageInfo>], i: usize| infos[i].as_ref().and_then(|m| m.role);
+    let role_of = |s: &Session<'_>, m: usize| s.messages[m].role;
     let mut i = 0;
-    while i < infos.len() {
-        let mut info = infos[i].take().expect("each message is visited once");
-        let Some(role) = info.role else {
-            session.repaired.push(RepairEntry {
-                index: i,
-                action: "unknown_role_removed",
-                reason: format!(
-                    "unknown role {}",
-                    messages[i].get("role").unwrap_or(&Value::Null)
-                ),
-                path: Some(format!("messages[{i}].role")),
+    while i < n {
+        let Some(role) = session.messages[i].role else {
+            out.repairs.push(Repair {
+                message: i,
+                action: RepairAction::UnknownRoleRemoved,
+                reason: RepairReason::UnknownRole(session.messages[i].role_raw),
+                path: None,
             });
             i += 1;
             continue;
         };
         if role == Role::Tool {
-            session.repaired.push(RepairEntry {
-                index: i,
-                action: "orphan_tool_removed",
-                reason: "tool message does not answer a tool call of the assistant message \
-                         right before it"
-                    .into(),
+            out.repairs.push(Repair {
+                message: i,
+                action: RepairAction::OrphanToolRemoved,
+                reason: RepairReason::Orphan,
                 path: None,
             });
             i += 1;
             continue;
         }
-        let mut remove_tool_calls = false;
-        if role == Role::Assistant && info.tool_calls != ToolCalls::None {
+        if role == Role::Assistant && session.messages[i].tool_calls != ToolCalls::None {
             // The replies are the run of tool messages right after the assistant message.
             let mut end = i + 1;
-            while end < infos.len() && role_of(&infos, end) == Some(Role::Tool) {
+            while end < n && role_of(session, end) == Some(Role::Tool) {
                 end += 1;
             }
-            let problem = match &info.tool_calls {
+            let problem = match &session.messages[i].tool_calls {
                 ToolCalls::Empty => {
-                    session.repaired.push(RepairEntry {
-                        index: i,
-                        action: "empty_tool_calls_removed",
-                        reason: "tool_calls is an empty array".into(),
-                        path: Some(format!("messages[{i}].tool_calls")),
+                    out.repairs.push(Repair {
+                        message: i,
+                        action: RepairAction::EmptyToolCallsRemoved,
+                        reason: RepairReason::EmptyToolCalls,
+                        path: None,
                     });
                     None
                 }
-                ToolCalls::Malformed { reason, path } => Some((reason.clone(), Some(path.clone()))),
-                ToolCalls::Valid(ids) => match_replies(ids, &infos[i + 1..end])
+                ToolCalls::Malformed { why, path } => {
+                    Some((RepairReason::Malformed(*why), Some(path.clone())))
+                }
+                ToolCalls::Valid(ids) => match_replies(ids, session, i + 1..end)
                     .err()
                     .map(|reason| (reason, None)),
                 ToolCalls::None => unreachable!("checked above"),
             };
-            if let (ToolCalls::Valid(_), None) = (&info.tool_calls, &problem) {
-                let start = session.msgs.len();
-                session.msgs.push(Msg {
-                    index: i,
-                    role,
-                    info,
-                    remove_tool_calls: false,
-                });
-                for (r, slot) in infos.iter_mut().enumerate().take(end).skip(i + 1) {
-                    let reply = slot.take().expect("replies are visited once");
-                    session.msgs.push(Msg {
-                        index: r,
-                        role: Role::Tool,
-                        info: reply,
-                        remove_tool_calls: false,
-                    });
-                }
-                session.groups.push(Group {
-                    start,
+            if matches!(session.messages[i].tool_calls, ToolCalls::Valid(_)) && problem.is_none() {
+                out.groups.push(Group {
+                    start: out.order.len(),
                     len: end - i,
                     exchange: true,
                 });
+                out.order.extend(i..end);
                 i = end;
                 continue;
             }
-            remove_tool_calls = true;
-            let obj = messages[i]
-                .as_object()
-                .expect("parsed messages are objects");
-            info.meta_bytes = compact_len_without(obj, &["content", "tool_calls"]);
+            session.messages[i].remove_tool_calls = true;
             if let Some((reason, path)) = problem {
-                append_note(&mut info, &messages[i]);
-                session.repaired.push(RepairEntry {
-                    index: i,
-                    action: "incomplete_tool_calls_removed",
+                append_note(session, i);
+                out.repairs.push(Repair {
+                    message: i,
+                    action: RepairAction::IncompleteToolCallsRemoved,
                     reason,
                     path,
                 });
-                for (r, slot) in infos.iter_mut().enumerate().take(end).skip(i + 1) {
-                    *slot = None;
-                    session.repaired.push(RepairEntry {
-                        index: r,
-                        action: "incomplete_tool_reply_removed",
-                        reason: format!("reply to the incomplete tool calls of messages[{i}]"),
+                for r in i + 1..end {
+                    out.repairs.push(Repair {
+                        message: r,
+                        action: RepairAction::IncompleteToolReplyRemoved,
+                        reason: RepairReason::ReplyOfIncomplete { assistant: i },
                         path: None,
                     });
                 }
-                session.push_single(i, role, info, remove_tool_calls);
+                out.push_single(i);
                 i = end;
                 continue;
             }
         }
-        if !info.has_content() {
-            session.repaired.push(RepairEntry {
-                index: i,
-                action: "empty_message_removed",
-                reason: "message has no content".into(),
-                path: Some(format!("messages[{i}].content")),
+        if !session.has_content(i) {
+            out.repairs.push(Repair {
+                message: i,
+                action: RepairAction::EmptyMessageRemoved,
+                reason: RepairReason::NoContent,
+                path: None,
             });
             i += 1;
             continue;
         }
-        session.push_single(i, role, info, remove_tool_calls);
+        out.push_single(i);
         i += 1;
     }
-    session
+    out
 }
 
-impl Session {
-    fn push_single(
-        &mut self,
-        index: usize,
-        role: Role,
-        info: MessageInfo,
-        remove_tool_calls: bool,
-    ) {
-        self.groups.push(Group {
-            start: self.msgs.len(),
-            len: 1,
-            exchange: false,
-        });
-        self.msgs.push(Msg {
-            index,
-            role,
-            info,
-            remove_tool_calls,
-        });
-    }
-}
-
-/// Checks that the replies answer the calls one-to-one, in any order.
-fn match_replies(ids: &[String], replies: &[Option<MessageInfo>]) -> Result<(), String> {
-    let mut answered: HashMap<&str, bool> = ids.iter().map(|id| (id.as_str(), false)).collect();
-    for reply in replies.iter().flatten() {
-        let Some(id) = reply.tool_call_id.as_deref() else {
-            return Err("a tool reply has no tool_call_id".into());
+/// Checks that the replies `range` answer the calls one-to-one, in any order.
+fn match_replies<'a>(
+    ids: &[Cow<'a, str>],
+    session: &Session<'a>,
+    range: std::ops::Range<usize>,
+) -> Result<(), RepairReason<'a>> {
+    let mut answered: HashMap<&str, bool> = ids.iter().map(|id| (id.as_ref(), false)).collect();
+    for r in range {
+        let Some(id) = &session.messages[r].tool_call_id else {
+            return Err(RepairReason::ReplyWithoutId);
         };
-        match answered.get_mut(id) {
-            None => return Err(format!("a tool reply answers unknown tool call {id:?}")),
-            Some(true) => return Err(format!("tool call {id:?} is answered twice")),
+        match answered.get_mut(id.as_ref()) {
+            None => return Err(RepairReason::UnknownCall(id.clone())),
+            Some(true) => return Err(RepairReason::AnsweredTwice(id.clone())),
             Some(done) => *done = true,
         }
     }
-    match ids.iter().find(|id| !answered[id.as_str()]) {
-        Some(id) => Err(format!("tool call {id:?} has no reply")),
+    match ids.iter().find(|id| !answered[id.as_ref()]) {
+        Some(id) => Err(RepairReason::NoReply(id.clone())),
         None => Ok(()),
     }
 }
 
 /// Appends the repair note to the message's text (the note alone when it had no text).
-fn append_note(info: &mut MessageInfo, message: &Value) {
+fn append_note(session: &mut Session<'_>, m: usize) {
     let note = INCOMPLETE_TOOL_CALLS_NOTE;
-    match info.shape {
+    let range = session.messages[m].unit_range();
+    match session.messages[m].shape {
         ContentShape::Text => {
-            let text = message["content"].as_str().unwrap_or("");
+            let unit = &mut session.units[range.start];
+            let text = unit.text.text();
             let new = if text.is_empty() {
                 note.to_owned()
             } else {
                 format!("{text}\n{note}")
             };
-            info.units[0].bytes = new.len() as u64;
-            info.units[0].change = Change::Text(new);
+            unit.bytes = new.len() as u64;
+            unit.change = Change::Text(new);
         }
-        ContentShape::Absent | ContentShape::Null => info.units.push(Unit {
-            part: None,
-            kind: UnitKind::Text,
-            bytes: note.len() as u64,
-            change: Change::Text(note.to_owned()),
-        }),
-        ContentShape::Parts => info.units.push(Unit {
-            part: None,
-            kind: UnitKind::Text,
-            bytes: note.len() as u64,
-            change: Change::Added(note.to_owned()),
-        }),
+        ContentShape::Absent | ContentShape::Null | ContentShape::Parts => {
+            session.messages[m].note = Some(note.to_owned());
+        }
     }
 }

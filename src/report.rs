@@ -1,9 +1,16 @@
-//! What trimming did, by input index (DESIGN §8), so the application can tell the user.
+//! What trimming did, in the caller's indices (DESIGN §8), so the application can tell the user.
+//!
+//! The pipeline records what it did to logical messages and units; [`Report::locate`] is the
+//! one mapping of every entry back to the caller's message and part (block) indices, whatever
+//! the format.
 
+use crate::format::{Format, Words};
+use crate::json::write_str;
+use crate::model::{Malformed, Origin, Session};
 use crate::probe::ImageFormat;
-use crate::repair::RepairEntry;
-use crate::request::MessageFormat;
-use serde_json::{json, Value};
+use crate::repair::{Repair, RepairAction, RepairReason};
+use std::collections::HashSet;
+use std::fmt::Write as _;
 
 /// A text that was shrunk: head and tail kept around a marker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,25 +42,36 @@ pub struct DroppedAttachment {
     pub bytes: u64,
 }
 
-/// Anthropic format: message `index` was merged into message `into` to keep roles alternating.
+/// Message `index` was merged into message `into` to keep roles alternating.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merge {
     pub index: usize,
     pub into: usize,
 }
 
-/// Anthropic format: a block removed from a message that stays (a `tool_result` whose
-/// exchange was dropped).
+/// A block removed from a message that stays (a tool result whose exchange was dropped).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DroppedBlock {
     pub index: usize,
     pub part: usize,
 }
 
+/// One repair in the caller's indices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepairEntry<'a> {
+    pub index: usize,
+    pub action: RepairAction,
+    pub reason: RepairReason<'a>,
+    /// The caller's index of the assistant message, for the reply of an incomplete exchange.
+    pub assistant: Option<usize>,
+    /// The JSON path of the defect, when there is one value to point at.
+    pub path: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Report {
+pub struct Report<'a> {
     /// The message format the request used.
-    pub format: MessageFormat,
+    pub format: Format,
     /// The history budget; `None` when only `max_messages` applies.
     pub budget_bytes: Option<u64>,
     /// Cost of the returned messages.
@@ -66,60 +84,273 @@ pub struct Report {
     pub truncated: Vec<Truncation>,
     pub dropped_images: Vec<DroppedImage>,
     pub dropped_attachments: Vec<DroppedAttachment>,
-    pub repaired: Vec<RepairEntry>,
-    /// Anthropic format only.
+    pub repaired: Vec<RepairEntry<'a>>,
+    /// Formats that merge adjacent turns only.
     pub merged: Vec<Merge>,
-    /// Anthropic format only.
+    /// Formats that merge adjacent turns only.
     pub dropped_blocks: Vec<DroppedBlock>,
 }
 
-impl Report {
-    /// Removes every entry about the input messages `indices` (ascending) in one pass: a
+impl<'a> Report<'a> {
+    /// Fills in the caller's indices of what the pipeline dropped and repaired: `dropped`
+    /// are logical messages dropped by trimming, ascending.
+    pub(crate) fn locate(
+        &mut self,
+        session: &Session<'a>,
+        kept: &[bool],
+        dropped: &[usize],
+        repairs: Vec<Repair<'a>>,
+    ) {
+        let words = self.format.adapter().words();
+        let mut kept_physical = vec![false; session.physical_messages];
+        for (m, msg) in session.messages.iter().enumerate() {
+            if let (true, Some(p)) = (kept[m], msg.physical) {
+                kept_physical[p as usize] = true;
+            }
+        }
+        // A physical message split into many logical ones is dropped once.
+        let mut dropped_physical = HashSet::new();
+        for &m in dropped {
+            let msg = &session.messages[m];
+            let Some(p) = msg.physical else { continue };
+            let p = p as usize;
+            if kept_physical[p] {
+                if let Origin::ToolResult { block } = msg.origin {
+                    self.dropped_blocks.push(DroppedBlock {
+                        index: p,
+                        part: block as usize,
+                    });
+                }
+            } else if dropped_physical.insert(p) {
+                self.dropped_messages.push(p);
+            }
+        }
+        self.dropped_messages.sort_unstable();
+        self.repaired = repairs
+            .into_iter()
+            .map(|r| {
+                let msg = &session.messages[r.message];
+                let index = msg.physical.unwrap_or(0) as usize;
+                let path = r.path.or_else(|| default_path(r.action, msg.origin, index));
+                let assistant = match r.reason {
+                    RepairReason::ReplyOfIncomplete { assistant } => {
+                        Some(session.messages[assistant].physical.unwrap_or(0) as usize)
+                    }
+                    _ => None,
+                };
+                let _ = words;
+                RepairEntry {
+                    index,
+                    action: r.action,
+                    reason: r.reason,
+                    assistant,
+                    path,
+                }
+            })
+            .collect();
+    }
+
+    /// Removes every entry about the caller's messages `indices` (ascending) in one pass: a
     /// tool exchange of thousands of replies must not cost thousands of passes.
     pub(crate) fn forget_messages(&mut self, indices: &[usize]) {
-        debug_assert!(indices.windows(2).all(|w| w[0] < w[1]));
+        debug_assert!(indices.windows(2).all(|w| w[0] <= w[1]));
         let gone = |index: usize| indices.binary_search(&index).is_ok();
         self.truncated.retain(|t| !gone(t.index));
         self.dropped_images.retain(|d| !gone(d.index));
         self.dropped_attachments.retain(|d| !gone(d.index));
     }
 
-    pub fn to_json(&self) -> Value {
-        let tokens = |bytes: u64| bytes.div_ceil(self.bytes_per_token.max(1));
-        let mut report = json!({
-            "format": self.format.as_str(),
-            "budget_bytes": self.budget_bytes,
-            "budget_tokens": self.budget_bytes.map(tokens),
-            "cost_bytes": self.cost_bytes,
-            "cost_tokens": tokens(self.cost_bytes),
-            "input_messages": self.input_messages,
-            "output_messages": self.output_messages,
-            "dropped_messages": self.dropped_messages,
-            "truncated": self.truncated.iter().map(|t| json!({
-                "index": t.index, "part": t.part, "from_bytes": t.from_bytes, "to_bytes": t.to_bytes,
-            })).collect::<Vec<_>>(),
-            "dropped_images": self.dropped_images.iter().map(|d| json!({
-                "index": d.index, "part": d.part, "format": d.format.map(ImageFormat::as_str),
-                "width": d.width, "height": d.height, "tokens": d.tokens,
-                "budget_bytes": d.budget_bytes,
-            })).collect::<Vec<_>>(),
-            "dropped_attachments": self.dropped_attachments.iter().map(|d| json!({
-                "index": d.index, "part": d.part, "bytes": d.bytes,
-            })).collect::<Vec<_>>(),
-            "repaired": self.repaired.iter().map(RepairEntry::to_json).collect::<Vec<_>>(),
-        });
-        if self.format == MessageFormat::Anthropic {
-            report["merged"] = self
-                .merged
-                .iter()
-                .map(|m| json!({"index": m.index, "into": m.into}))
-                .collect();
-            report["dropped_blocks"] = self
-                .dropped_blocks
-                .iter()
-                .map(|d| json!({"index": d.index, "part": d.part}))
-                .collect();
-        }
-        report
+    /// The report as JSON text (DESIGN §8).
+    pub fn to_json_string(&self) -> String {
+        let mut out = String::with_capacity(256 + 64 * self.repaired.len());
+        self.write(&mut out, false);
+        out
     }
+
+    /// `{"repaired": [...]}` (and the format's merge list): the report of `sanitize`.
+    pub fn repairs_json_string(&self) -> String {
+        let mut out = String::with_capacity(64 + 64 * self.repaired.len());
+        self.write(&mut out, true);
+        out
+    }
+
+    /// The report as a JSON value.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.to_json_string()).expect("the report writes valid JSON")
+    }
+
+    fn write(&self, out: &mut String, repairs_only: bool) {
+        let words = self.format.adapter().words();
+        let merges = self.format.merges_turns();
+        out.push('{');
+        if repairs_only {
+            if merges {
+                let _ = write!(out, "\"format\":\"{}\",", self.format.name());
+            }
+            out.push_str("\"repaired\":");
+            write_list(out, &self.repaired, |out, r| write_repair(out, r, words));
+            if merges {
+                out.push_str(",\"merged\":");
+                write_list(out, &self.merged, |out, m| {
+                    let _ = write!(out, "{{\"index\":{},\"into\":{}}}", m.index, m.into);
+                });
+            }
+            out.push('}');
+            return;
+        }
+        let tokens = |bytes: u64| bytes.div_ceil(self.bytes_per_token.max(1));
+        let opt = |v: Option<u64>| v.map_or("null".to_owned(), |v| v.to_string());
+        let _ = write!(
+            out,
+            "\"format\":\"{}\",\"budget_bytes\":{},\"budget_tokens\":{},\"cost_bytes\":{},\
+             \"cost_tokens\":{},\"input_messages\":{},\"output_messages\":{},\"dropped_messages\":",
+            self.format.name(),
+            opt(self.budget_bytes),
+            opt(self.budget_bytes.map(tokens)),
+            self.cost_bytes,
+            tokens(self.cost_bytes),
+            self.input_messages,
+            self.output_messages,
+        );
+        write_list(out, &self.dropped_messages, |out, i| {
+            let _ = write!(out, "{i}");
+        });
+        out.push_str(",\"truncated\":");
+        write_list(out, &self.truncated, |out, t| {
+            let part = t.part.map_or("null".to_owned(), |p| p.to_string());
+            let _ = write!(
+                out,
+                "{{\"index\":{},\"part\":{part},\"from_bytes\":{},\"to_bytes\":{}}}",
+                t.index, t.from_bytes, t.to_bytes
+            );
+        });
+        out.push_str(",\"dropped_images\":");
+        write_list(out, &self.dropped_images, |out, d| {
+            let format = d
+                .format
+                .map_or("null".to_owned(), |f| format!("\"{}\"", f.as_str()));
+            let num = |v: Option<u32>| v.map_or("null".to_owned(), |v| v.to_string());
+            let _ = write!(
+                out,
+                "{{\"index\":{},\"part\":{},\"format\":{format},\"width\":{},\"height\":{},\
+                 \"tokens\":{},\"budget_bytes\":{}}}",
+                d.index,
+                d.part,
+                num(d.width),
+                num(d.height),
+                opt(d.tokens),
+                d.budget_bytes
+            );
+        });
+        out.push_str(",\"dropped_attachments\":");
+        write_list(out, &self.dropped_attachments, |out, d| {
+            let _ = write!(
+                out,
+                "{{\"index\":{},\"part\":{},\"bytes\":{}}}",
+                d.index, d.part, d.bytes
+            );
+        });
+        out.push_str(",\"repaired\":");
+        write_list(out, &self.repaired, |out, r| write_repair(out, r, words));
+        if merges {
+            out.push_str(",\"merged\":");
+            write_list(out, &self.merged, |out, m| {
+                let _ = write!(out, "{{\"index\":{},\"into\":{}}}", m.index, m.into);
+            });
+            out.push_str(",\"dropped_blocks\":");
+            write_list(out, &self.dropped_blocks, |out, d| {
+                let _ = write!(out, "{{\"index\":{},\"part\":{}}}", d.index, d.part);
+            });
+        }
+        out.push('}');
+    }
+}
+
+fn write_list<T>(out: &mut String, items: &[T], mut each: impl FnMut(&mut String, &T)) {
+    out.push('[');
+    for (k, item) in items.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        each(out, item);
+    }
+    out.push(']');
+}
+
+/// Where a repair points when the step itself did not say.
+fn default_path(action: RepairAction, origin: Origin, index: usize) -> Option<String> {
+    if let Origin::ToolResult { block } = origin {
+        return Some(format!("messages[{index}].content[{block}]"));
+    }
+    if origin != Origin::Whole {
+        return None;
+    }
+    let field = match action {
+        RepairAction::UnknownRoleRemoved => "role",
+        RepairAction::EmptyToolCallsRemoved => "tool_calls",
+        RepairAction::EmptyMessageRemoved => "content",
+        _ => return None,
+    };
+    Some(format!("messages[{index}].{field}"))
+}
+
+/// The action's name in the format's words.
+pub fn action_name(action: RepairAction, words: &Words) -> &'static str {
+    match action {
+        RepairAction::OrphanToolRemoved => words.orphan_removed,
+        RepairAction::IncompleteToolCallsRemoved => words.incomplete_calls_removed,
+        RepairAction::IncompleteToolReplyRemoved => words.incomplete_reply_removed,
+        RepairAction::EmptyToolCallsRemoved => "empty_tool_calls_removed",
+        RepairAction::EmptyMessageRemoved => "empty_message_removed",
+        RepairAction::UnknownRoleRemoved => "unknown_role_removed",
+    }
+}
+
+/// The reason for people, in the format's words.
+pub fn reason_text(entry: &RepairEntry<'_>, words: &Words) -> String {
+    let call = words.call;
+    match &entry.reason {
+        RepairReason::UnknownRole(raw) => format!("unknown role {raw}"),
+        RepairReason::Orphan => format!(
+            "{} does not answer a {call} of the assistant message right before it",
+            words.reply
+        ),
+        RepairReason::Malformed(why) => match why {
+            Malformed::NotObject => format!("{call} is not an object"),
+            Malformed::IdMissing => format!("{call} id is missing or not a string"),
+            Malformed::DuplicateId => format!("duplicate {call} id"),
+            Malformed::TypeNotFunction => format!("{call} type is not \"function\""),
+            Malformed::FunctionMissing => format!("{call} function is missing"),
+            Malformed::NameNotString => "function.name is not a string".into(),
+            Malformed::ArgumentsNotString => "function.arguments is not a string".into(),
+        },
+        RepairReason::ReplyWithoutId => "a tool reply has no tool_call_id".into(),
+        RepairReason::UnknownCall(id) => format!("a tool reply answers unknown {call} {id:?}"),
+        RepairReason::AnsweredTwice(id) => format!("{call} {id:?} is answered twice"),
+        RepairReason::NoReply(id) => format!("{call} {id:?} has no reply"),
+        RepairReason::ReplyOfIncomplete { .. } => format!(
+            "{} messages[{}]",
+            words.reply_of_incomplete,
+            entry.assistant.unwrap_or(0)
+        ),
+        RepairReason::EmptyToolCalls => "tool_calls is an empty array".into(),
+        RepairReason::NoContent => "message has no content".into(),
+    }
+}
+
+fn write_repair(out: &mut String, r: &RepairEntry<'_>, words: &Words) {
+    let _ = write!(
+        out,
+        "{{\"index\":{},\"action\":\"{}\",\"reason\":",
+        r.index,
+        action_name(r.action, words)
+    );
+    let mut buf = Vec::new();
+    write_str(&reason_text(r, words), &mut buf);
+    if let Some(path) = &r.path {
+        buf.extend_from_slice(b",\"path\":");
+        write_str(path, &mut buf);
+    }
+    out.push_str(std::str::from_utf8(&buf).expect("JSON text of a str is UTF-8"));
+    out.push('}');
 }

@@ -2,6 +2,7 @@
 //! with errors that name the offending key.
 
 use crate::error::{Error, ErrorCode};
+use crate::format::Format;
 use crate::json::compact_len;
 use crate::pricing::{ImageProfile, DEFAULT_BYTES_PER_TOKEN};
 use serde_json::{json, Map, Value};
@@ -36,34 +37,24 @@ impl OnImageOverflow {
     }
 }
 
-/// The shape of the messages: OpenAI Chat Completions (default) or Anthropic Messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MessageFormat {
-    #[default]
-    OpenAi,
-    Anthropic,
+/// Reads the `format` key of a request (`null` or absent: the default, OpenAI chat).
+pub fn format_of(request: &Map<String, Value>) -> Result<Format, Error> {
+    match request.get("format") {
+        None | Some(Value::Null) => Ok(Format::default()),
+        Some(Value::String(s)) => Format::from_name(s).ok_or_else(|| format_error(request)),
+        Some(_) => Err(format_error(request)),
+    }
 }
 
-impl MessageFormat {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MessageFormat::OpenAi => "openai",
-            MessageFormat::Anthropic => "anthropic",
-        }
-    }
-
-    /// Reads the `format` key of a request (`null` or absent: OpenAI).
-    pub fn of(request: &Map<String, Value>) -> Result<Self, Error> {
-        match request.get("format") {
-            None | Some(Value::Null) => Ok(MessageFormat::OpenAi),
-            Some(Value::String(s)) if s == "openai" => Ok(MessageFormat::OpenAi),
-            Some(Value::String(s)) if s == "anthropic" => Ok(MessageFormat::Anthropic),
-            Some(other) => Err(Error::invalid_request(
-                format!("format must be \"openai\" or \"anthropic\", not {other}"),
-                "format",
-            )),
-        }
-    }
+fn format_error(request: &Map<String, Value>) -> Error {
+    Error::invalid_request(
+        format!(
+            "format must be one of {}, not {}",
+            Format::names(),
+            request.get("format").unwrap_or(&Value::Null)
+        ),
+        "format",
+    )
 }
 
 /// Every option of a trim request except `messages`. `Default` gives the contract's defaults
@@ -87,7 +78,7 @@ pub struct TrimOptions {
     /// Pixel sizes of remote (http/https) images, by URL, when the caller knows them; other
     /// remote images are priced at the profile's typical worst case.
     pub image_sizes: HashMap<String, (u32, u32)>,
-    pub format: MessageFormat,
+    pub format: Format,
 }
 
 impl Default for TrimOptions {
@@ -104,7 +95,7 @@ impl Default for TrimOptions {
             image_profile: ImageProfile::default(),
             on_image_overflow: OnImageOverflow::default(),
             image_sizes: HashMap::new(),
-            format: MessageFormat::OpenAi,
+            format: Format::default(),
         }
     }
 }
@@ -161,9 +152,9 @@ impl TrimOptions {
                 }
                 "memory" => options.memory_bytes = memory_bytes(value)?,
                 "image_profile" | "model" => {} // below: they interact
-                "format" => options.format = MessageFormat::of(request)?,
+                "format" => options.format = format_of(request)?,
                 "system" => {
-                    if MessageFormat::of(request)? != MessageFormat::Anthropic {
+                    if !format_of(request)?.takes_system() {
                         return Err(Error::invalid_request(
                             "a top-level system belongs to format \"anthropic\"; in the OpenAI \
                              format the system prompt is the first message",

@@ -1,8 +1,194 @@
-//! The shedding steps that act inside messages once dropping whole groups is not enough:
-//! shrinking text (head and tail kept around a visible marker), image placeholders, and
-//! attachment bodies reduced to their first line.
+//! Shedding (DESIGN §6.7), the steps that act inside the kept messages once dropping whole
+//! groups is not enough, in their fixed order ([`STEPS`]): shrink the biggest texts (head and
+//! tail kept around a visible marker), drop images that do not fit (a placeholder says what
+//! was omitted), drop attachment bodies (their first line stays), and last let the earlier
+//! anchors and the exchange in progress go whole.
 
+use crate::error::{Error, ErrorCode};
+use crate::model::{Change, UnitKind};
 use crate::pricing::ImagePrice;
+use crate::report::{DroppedAttachment, DroppedImage, Truncation};
+use crate::request::OnImageOverflow;
+use crate::trim::{saturate, Tag, Trimmer};
+
+/// One shedding step: acts while the kept messages cost more than the budget.
+pub(crate) type Step = fn(&mut Trimmer<'_, '_>, u64) -> Result<(), Error>;
+
+/// The shedding steps, in order.
+pub(crate) const STEPS: &[Step] = &[
+    shrink_texts,
+    drop_images,
+    drop_attachments,
+    drop_soft_groups,
+];
+
+/// (message, unit) of every unit in kept, sheddable messages, the current request's last, each
+/// side oldest first.
+fn sheddable_units(
+    t: &Trimmer<'_, '_>,
+    accept: impl Fn(&UnitKind, Tag) -> bool,
+) -> Vec<(usize, usize)> {
+    let mut units = Vec::new();
+    let mut request_units = Vec::new();
+    for g in 0..t.repaired.groups.len() {
+        let tag = t.tags[g];
+        if !t.kept[g] || tag == Tag::Pinned {
+            continue;
+        }
+        for &m in t.group_msgs(g) {
+            for u in t.session.messages[m].unit_range() {
+                let unit = &t.session.units[u];
+                if unit.change == Change::Keep && accept(&unit.kind, tag) {
+                    if tag == Tag::Request {
+                        request_units.push((m, u));
+                    } else {
+                        units.push((m, u));
+                    }
+                }
+            }
+        }
+    }
+    units.extend(request_units);
+    units
+}
+
+fn set_unit(t: &mut Trimmer<'_, '_>, u: usize, bytes: u64, change: Change) {
+    let unit = &mut t.session.units[u];
+    t.total = t.total - u128::from(unit.bytes) + u128::from(bytes);
+    unit.bytes = bytes;
+    unit.change = change;
+}
+
+fn physical(t: &Trimmer<'_, '_>, m: usize) -> usize {
+    t.session.messages[m].physical.unwrap_or(0) as usize
+}
+
+/// Shrinks the biggest texts of the anchors and the exchange in progress, never below
+/// [`MIN_TEXT_BYTES`]; the pinned system message and the request's own text stay whole.
+fn shrink_texts(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
+    let candidates = sheddable_units(t, |kind, tag| {
+        *kind == UnitKind::Text && matches!(tag, Tag::Anchor | Tag::InProgress | Tag::Optional)
+    });
+    let sizes: Vec<u64> = candidates
+        .iter()
+        .map(|&(_, u)| t.session.units[u].bytes)
+        .collect();
+    let need = saturate(t.total - u128::from(budget));
+    let level = water_level(&sizes, need, MIN_TEXT_BYTES).unwrap_or(MIN_TEXT_BYTES);
+    for (&(m, u), &size) in candidates.iter().zip(&sizes) {
+        if size <= level {
+            continue;
+        }
+        let shrunk = shrink_text(&t.session.units[u].text.text(), level as usize);
+        let to = shrunk.len() as u64;
+        let part = t.session.units[u].part;
+        let truncation = Truncation {
+            index: physical(t, m),
+            part: part.map(|p| p as usize),
+            from_bytes: size,
+            to_bytes: to,
+        };
+        t.report.truncated.push(truncation);
+        set_unit(t, u, to, Change::Text(shrunk));
+    }
+    Ok(())
+}
+
+/// Drops images whose tokens do not fit, oldest first, the request's last.
+fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
+    let mode = t.options.on_image_overflow;
+    for (m, u) in sheddable_units(t, |kind, _| matches!(kind, UnitKind::Image(_))) {
+        if t.total <= u128::from(budget) {
+            break;
+        }
+        let unit = &t.session.units[u];
+        let UnitKind::Image(price) = unit.kind else {
+            unreachable!("only images are selected")
+        };
+        let part = unit.part.expect("images are parts") as usize;
+        let placeholder = image_placeholder(&price);
+        // A message must keep saying something: its last part becomes the placeholder.
+        // Searched from the end: the parts after this one are not removed yet, so the search
+        // stops at once and dropping n images from one message stays linear.
+        let others_left = t.session.messages[m]
+            .unit_range()
+            .rev()
+            .any(|i| i != u && t.session.units[i].change != Change::Removed);
+        let (bytes, change) = if mode == OnImageOverflow::Drop && others_left {
+            (0, Change::Removed)
+        } else {
+            (placeholder.len() as u64, Change::Placeholder(placeholder))
+        };
+        if bytes >= unit.bytes {
+            continue;
+        }
+        let index = physical(t, m);
+        if mode == OnImageOverflow::Error {
+            return Err(Error::new(
+                ErrorCode::ImageOverflow,
+                format!(
+                    "Image messages[{index}].content[{part}] ({}) does not fit the context \
+                     budget and on_image_overflow is \"error\".",
+                    describe_image(&price)
+                ),
+            )
+            .at(format!("messages[{index}].content[{part}]")));
+        }
+        let info = price.probe.ok();
+        t.report.dropped_images.push(DroppedImage {
+            index,
+            part,
+            format: info.map(|i| i.format),
+            width: info.map(|i| i.width),
+            height: info.map(|i| i.height),
+            tokens: price.tokens,
+            budget_bytes: price.budget_bytes,
+        });
+        set_unit(t, u, bytes, change);
+    }
+    Ok(())
+}
+
+/// Last resort: attachment bodies go, their first line stays.
+fn drop_attachments(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
+    for (m, u) in sheddable_units(t, |kind, _| *kind == UnitKind::Attachment) {
+        if t.total <= u128::from(budget) {
+            break;
+        }
+        let unit = &t.session.units[u];
+        let stub = attachment_stub(&unit.text.text());
+        if stub.len() as u64 >= unit.bytes {
+            continue;
+        }
+        let dropped = DroppedAttachment {
+            index: physical(t, m),
+            part: unit.part.expect("attachments are parts") as usize,
+            bytes: unit.bytes,
+        };
+        t.report.dropped_attachments.push(dropped);
+        set_unit(t, u, stub.len() as u64, Change::Text(stub));
+    }
+    Ok(())
+}
+
+/// Before failing, the earlier anchors (oldest first) and the exchange in progress yield.
+fn drop_soft_groups(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
+    let soft = (0..t.tags.len())
+        .filter(|&g| t.tags[g] == Tag::Anchor)
+        .chain((0..t.tags.len()).filter(|&g| t.tags[g] == Tag::InProgress))
+        .collect::<Vec<_>>();
+    for g in soft {
+        if t.total <= u128::from(budget) {
+            break;
+        }
+        t.kept[g] = false;
+        t.total -= t.group_cost(g);
+        let mut indices: Vec<usize> = t.group_msgs(g).iter().map(|&m| physical(t, m)).collect();
+        indices.sort_unstable();
+        t.report.forget_messages(&indices);
+    }
+    Ok(())
+}
 
 /// No text is shrunk below this many bytes.
 pub const MIN_TEXT_BYTES: u64 = 128;
@@ -58,7 +244,7 @@ pub fn shrink_text(text: &str, target: usize) -> String {
 /// The largest level `L ≥ floor` such that cutting every size above `L` down to `L` frees at
 /// least `need` bytes: "shrink the biggest first" in one step. `None` when even cutting
 /// everything to `floor` is not enough.
-pub(crate) fn water_level(sizes: &[u64], need: u64, floor: u64) -> Option<u64> {
+pub fn water_level(sizes: &[u64], need: u64, floor: u64) -> Option<u64> {
     let mut sorted: Vec<u64> = sizes.iter().copied().filter(|&s| s > floor).collect();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     let mut prefix: u128 = 0;

@@ -5,7 +5,7 @@
 //! file, invalid JSON, invalid request).
 
 use ankita::api;
-use ankita::message::image_url_of;
+use ankita::format::openai::image_url_of_value as image_url_of;
 use ankita::pricing::{price_image_url, price_probe, ImagePrice};
 use ankita::probe;
 use ankita::shed::describe_image;

@@ -4,8 +4,9 @@
 //! Only the plan crosses back: an unchanged message is returned as the very object the caller
 //! passed in, a changed one as a shallow copy; megabytes of image data are never copied out.
 
-use ankita::request::MessageFormat;
-use ankita::{anthropic, plan_sanitize, plan_trim, Error, NewContent, NewPart, Plan, TrimOptions};
+use ankita::api::SanitizeRequest;
+use ankita::json::to_json_string;
+use ankita::{Error, NewContent, NewPart, Out, Request};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString};
 use serde_json::{Map, Value};
@@ -145,12 +146,14 @@ pub fn trim<'py>(
         ("format", format),
         ("system", system),
     ];
-    // Anthropic answers are rebuilt from the values: they must be the whole messages.
-    let anthropic = format.is_some_and(|f| f.cast::<PyString>().is_ok_and(|f| f == "anthropic"));
-    let run = || -> Result<Outcome<'py>, Error> {
+    // Messages of formats that merge turns may come back rebuilt from the text the core
+    // reads: they must be the whole messages, not header-only stand-ins.
+    let merging = format.is_some_and(|f| f.cast::<PyString>().is_ok_and(|f| f != "openai"));
+    let run = || -> Result<(Vec<Bound<'py, PyAny>>, String), Error> {
         let originals = items(messages, "messages")?;
-        let values = message_values(&originals, !anthropic)?;
+        let values = message_values(&originals, !merging)?;
         let mut request = Map::new();
+        request.insert("messages".into(), Value::Array(values));
         for (key, value) in given {
             if let Some(value) = value.filter(|v| !v.is_none()) {
                 request.insert(key.to_owned(), to_value(value, Path::Root(key))?);
@@ -162,42 +165,21 @@ pub fn trim<'py>(
             let value = to_value(&value, Path::Root(&key))?;
             request.insert(key, value);
         }
-        if MessageFormat::of(&request)? == MessageFormat::Anthropic {
-            // Anthropic messages are planned as logical OpenAI messages and rebuilt by the
-            // core, so the answer comes back as values.
-            request.insert("messages".into(), Value::Array(values));
-            let response = without_gil(py, || anthropic::trim_value(request))?;
-            return Ok(Outcome::Rebuilt(response));
-        }
-        let options = TrimOptions::from_map(&request)?;
-        let plan = without_gil(py, || plan_trim(&values, &options))?;
-        Ok(Outcome::Planned(originals, plan))
+        Ok((originals, to_json_string(&Value::Object(request))))
     };
     let system = system.map_or_else(|| py.None(), |s| s.clone().unbind());
-    match run().map_err(|e| to_py_err(py, &e))? {
-        Outcome::Planned(originals, plan) => Ok(TrimResult {
-            messages: build_messages(py, &originals, &plan)?.unbind(),
-            report: to_py(py, &plan.report.to_json())?
-                .cast_into::<PyDict>()?
-                .unbind(),
-            system: system.clone_ref(py),
-        }),
-        Outcome::Rebuilt(mut response) => Ok(TrimResult {
-            messages: to_py(py, &response["messages"].take())?
-                .cast_into::<PyList>()?
-                .unbind(),
-            report: to_py(py, &response["report"].take())?
-                .cast_into::<PyDict>()?
-                .unbind(),
-            system,
-        }),
-    }
+    let (originals, text) = run().map_err(|e| to_py_err(py, &e))?;
+    let plan = without_gil(py, || Request::parse(&text)?.plan()).map_err(|e| to_py_err(py, &e))?;
+    Ok(TrimResult {
+        messages: build_messages(py, &originals, &plan.messages)?.unbind(),
+        report: report_dict(py, &plan.report.to_json_string())?.unbind(),
+        system,
+    })
 }
 
-/// What the core answered: a plan over the caller's messages, or rebuilt messages.
-enum Outcome<'py> {
-    Planned(Vec<Bound<'py, PyAny>>, Plan),
-    Rebuilt(Value),
+fn report_dict<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let value: Value = serde_json::from_str(json).expect("the core writes valid JSON");
+    to_py(py, &value)?.cast_into::<PyDict>().map_err(Into::into)
 }
 
 /// Repairs a restored session (DESIGN §5) without trimming: orphan tool replies, malformed or
@@ -230,32 +212,24 @@ fn sanitized<'py>(
     messages: &Bound<'py, PyAny>,
     format: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
-    let anthropic = format.is_some_and(|f| f.cast::<PyString>().is_ok_and(|f| f == "anthropic"));
-    let run = || -> Result<Outcome<'py>, Error> {
+    let merging = format.is_some_and(|f| f.cast::<PyString>().is_ok_and(|f| f != "openai"));
+    let run = || -> Result<(Vec<Bound<'py, PyAny>>, String), Error> {
         let originals = items(messages, "messages")?;
-        let values = message_values(&originals, !anthropic)?;
+        let values = message_values(&originals, !merging)?;
         let mut request = Map::new();
+        request.insert("messages".into(), Value::Array(values));
         if let Some(format) = format.filter(|f| !f.is_none()) {
             request.insert("format".into(), to_value(format, Path::Root("format"))?);
         }
-        if MessageFormat::of(&request)? == MessageFormat::Anthropic {
-            let response = without_gil(py, || anthropic::sanitize_value(values))?;
-            return Ok(Outcome::Rebuilt(response));
-        }
-        let plan = without_gil(py, || plan_sanitize(&values))?;
-        Ok(Outcome::Planned(originals, plan))
+        Ok((originals, to_json_string(&Value::Object(request))))
     };
-    match run().map_err(|e| to_py_err(py, &e))? {
-        Outcome::Planned(originals, plan) => {
-            let report = PyDict::new(py);
-            report.set_item("repaired", to_py(py, &plan.report.to_json()["repaired"])?)?;
-            Ok((build_messages(py, &originals, &plan)?, report))
-        }
-        Outcome::Rebuilt(mut response) => Ok((
-            to_py(py, &response["messages"].take())?.cast_into::<PyList>()?,
-            to_py(py, &response["report"].take())?.cast_into::<PyDict>()?,
-        )),
-    }
+    let (originals, text) = run().map_err(|e| to_py_err(py, &e))?;
+    let plan =
+        without_gil(py, || SanitizeRequest::parse(&text)?.plan()).map_err(|e| to_py_err(py, &e))?;
+    Ok((
+        build_messages(py, &originals, &plan.messages)?,
+        report_dict(py, &plan.report.repairs_json_string())?,
+    ))
 }
 
 /// The messages as JSON values for planning; with `stand_ins`, large screenshots are read as
@@ -281,20 +255,28 @@ fn without_gil<T: Send>(
 fn build_messages<'py>(
     py: Python<'py>,
     originals: &[Bound<'py, PyAny>],
-    plan: &Plan,
+    plan: &[Out],
 ) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
-    for planned in &plan.messages {
-        let original = &originals[planned.index];
-        if planned.is_unchanged() {
-            out.append(original)?;
-            continue;
-        }
+    for planned in plan {
+        let edit = match planned {
+            Out::Same(index) => {
+                out.append(&originals[*index])?;
+                continue;
+            }
+            Out::New(json) => {
+                let value: Value = serde_json::from_str(json).expect("the core writes valid JSON");
+                out.append(to_py(py, &value)?)?;
+                continue;
+            }
+            Out::Edited(edit) => edit,
+        };
+        let original = &originals[edit.index];
         let message = shallow_copy(original)?;
-        if planned.remove_tool_calls && message.contains("tool_calls")? {
+        if edit.remove_tool_calls && message.contains("tool_calls")? {
             message.del_item("tool_calls")?;
         }
-        match &planned.content {
+        match &edit.content {
             None => {}
             Some(NewContent::Text(text)) => message.set_item("content", text)?,
             Some(NewContent::Parts(parts)) => {

@@ -231,7 +231,11 @@ def test_anthropic_format() -> None:
 
     repaired, report = ankita.sanitize_with_report(messages, format="anthropic")
     assert repaired == messages and report["repaired"] == []
-    assert ankita.trim(messages).system is None
+    # Anthropic blocks in the chat format are a mix-up of formats, named with the fix.
+    with pytest.raises(ankita.InvalidRequest) as mixed:
+        ankita.trim(messages)
+    assert mixed.value.path == "messages[1].content[1].type"
+    assert 'format="anthropic"' in str(mixed.value)
 
 
 def test_system_key_needs_the_anthropic_format() -> None:

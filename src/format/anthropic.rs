@@ -1,0 +1,872 @@
+//! Anthropic Messages histories.
+//!
+//! An Anthropic message can hold several things the neutral model keeps apart: an assistant
+//! message carries its `tool_use` blocks among its content, and the user message after it
+//! carries the `tool_result` blocks (besides, possibly, the user's next words). So each message
+//! is split into logical messages — the top-level `system` is a pinned system message,
+//! `tool_use` blocks are the tool calls of the message's other blocks, each `tool_result` is a
+//! tool reply, the rest of a user message a user message — and the plan is mapped back onto the
+//! caller's blocks, in the caller's order:
+//!
+//! ```text
+//! messages → logical messages → pipeline → kept blocks per message → first message a user
+//!          message, roles alternate (adjacent same-role messages merge)
+//! ```
+//!
+//! Costs are those of the OpenAI-shaped equivalent (a `tool_use` as a tool call with its
+//! `input` as a JSON string, a `tool_result` as a tool message). Thinking blocks
+//! (`thinking`, `redacted_thinking`) are opaque: priced as JSON, kept with their message, never
+//! edited (they are signed). A `document` block is an attachment: when the budget forces it, its
+//! body goes last, leaving a text block that names it.
+
+use super::openai::text_unit;
+use super::{Adapter, Out, Pricing, Words};
+use crate::error::Error;
+use crate::json::{compact_len, write_str};
+use crate::model::{
+    Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
+    UnitKind,
+};
+use crate::raw::{
+    self, canonical_len, get, kind, object_len_without, str_len, string_len_as_json, Doc, Fields,
+    Kind, MetaLen, Raw,
+};
+use crate::report::{Merge, Report};
+use serde_json::{json, Value};
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+pub struct Anthropic;
+
+static WORDS: Words = Words {
+    call: "tool_use",
+    reply: "tool_result",
+    orphan_removed: "orphan_tool_result_removed",
+    incomplete_calls_removed: "incomplete_tool_use_removed",
+    incomplete_reply_removed: "incomplete_tool_result_removed",
+    reply_of_incomplete: "result of the incomplete tool_use blocks of",
+};
+
+/// `{"role":"system"}`: the fields of the pinned system message besides its content.
+const SYSTEM_META: u64 = 17;
+
+impl Adapter for Anthropic {
+    fn name(&self) -> &'static str {
+        "anthropic"
+    }
+
+    fn takes_system(&self) -> bool {
+        true
+    }
+
+    fn merges_turns(&self) -> bool {
+        true
+    }
+
+    fn words(&self) -> &'static Words {
+        &WORDS
+    }
+
+    fn split<'a>(
+        &self,
+        doc: &Doc<'a>,
+        messages: &[Raw<'a>],
+        system: Option<Raw<'a>>,
+        pricing: &Pricing<'_>,
+    ) -> Result<Session<'a>, Error> {
+        let mut s = Session {
+            messages: Vec::with_capacity(messages.len() + 1),
+            units: Vec::with_capacity(messages.len() + 1),
+            physical_messages: messages.len(),
+        };
+        if let Some(system) = system {
+            split_system(doc, system, pricing, &mut s)?;
+        }
+        for (i, message) in messages.iter().enumerate() {
+            split_message(doc, i, message, pricing, &mut s)?;
+        }
+        Ok(s)
+    }
+
+    /// The Messages API wants a user message first: every kept logical message before the
+    /// first user one goes (an assistant turn, or an exchange with its tool replies).
+    fn settle(&self, session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {
+        let mut removed = Vec::new();
+        for (m, msg) in session.messages.iter().enumerate() {
+            if !kept[m] || msg.origin == Origin::System {
+                continue;
+            }
+            if msg.role == Some(Role::User) {
+                break;
+            }
+            kept[m] = false;
+            removed.push(m);
+        }
+        removed
+    }
+
+    fn rebuild<'a>(
+        &self,
+        doc: &Doc<'a>,
+        messages: &[Raw<'a>],
+        session: &Session<'_>,
+        kept: &[bool],
+        report: &mut Report<'_>,
+    ) -> Vec<Out> {
+        let mut pieces: Vec<Piece> = Vec::new();
+        let mut m = 0;
+        while m < session.messages.len() {
+            let Some(p) = session.messages[m].physical else {
+                m += 1;
+                continue;
+            };
+            let mut end = m + 1;
+            while end < session.messages.len() && session.messages[end].physical == Some(p) {
+                end += 1;
+            }
+            if (m..end).any(|k| kept[k]) {
+                pieces.push(piece(doc, messages[p as usize], session, kept, m..end));
+            }
+            m = end;
+        }
+        // Adjacent messages of the same role merge, so roles alternate.
+        let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
+        for piece in pieces {
+            match out.last_mut() {
+                Some(previous) if previous.role == piece.role => {
+                    report.merged.push(Merge {
+                        index: piece.index,
+                        into: previous.index,
+                    });
+                    let mut piece = piece;
+                    let mut blocks = previous.take_content(doc).into_blocks(doc);
+                    blocks.extend(piece.take_content(doc).into_blocks(doc));
+                    previous.content = Some(Content::Blocks(blocks));
+                }
+                _ => out.push(piece),
+            }
+        }
+        out.into_iter().map(|p| p.finish(doc)).collect()
+    }
+}
+
+fn at(i: usize, rest: &str) -> String {
+    format!("messages[{i}]{rest}")
+}
+
+fn split_system<'a>(
+    doc: &Doc<'a>,
+    system: Raw<'a>,
+    pricing: &Pricing<'_>,
+    s: &mut Session<'a>,
+) -> Result<(), Error> {
+    let start = s.units.len() as u32;
+    let shape = match kind(system) {
+        Kind::Null => return Ok(()),
+        Kind::String => {
+            s.units.push(text_unit(None, system));
+            ContentShape::Text
+        }
+        Kind::Array => {
+            for (b, block) in doc
+                .items(system)
+                .unwrap_or_default()
+                .into_iter()
+                .enumerate()
+            {
+                let unit =
+                    block_unit(doc, block, &format!("system[{b}]"), b as u32, None, pricing)?;
+                s.units.push(unit);
+            }
+            ContentShape::Parts
+        }
+        _ => {
+            return Err(Error::invalid_request(
+                "system must be a string or an array of text blocks",
+                "system",
+            ))
+        }
+    };
+    s.messages.push(Message {
+        physical: None,
+        origin: Origin::System,
+        role: Some(Role::System),
+        role_raw: "\"system\"",
+        shape,
+        units: (start, s.units.len() as u32),
+        meta_bytes: SYSTEM_META,
+        meta_without_calls: SYSTEM_META,
+        tool_calls: ToolCalls::None,
+        tool_call_id: None,
+        has_refusal: false,
+        note: None,
+        remove_tool_calls: false,
+    });
+    Ok(())
+}
+
+fn split_message<'a>(
+    doc: &Doc<'a>,
+    i: usize,
+    message: Raw<'a>,
+    pricing: &Pricing<'_>,
+    s: &mut Session<'a>,
+) -> Result<(), Error> {
+    let fields = doc
+        .fields(message)
+        .ok_or_else(|| Error::invalid_request("each message must be a JSON object", at(i, "")))?;
+    let role_raw = match get(&fields, "role") {
+        Some(r) if kind(r) == Kind::String => r,
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "role must be a string",
+                at(i, ".role"),
+            ))
+        }
+        None => return Err(Error::invalid_request("role is missing", at(i, ".role"))),
+    };
+    let role = match raw::decode(role_raw).as_ref() {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        // The Messages API has two roles: a `tool` or `system` message here is a mix-up of
+        // formats, and guessing what it meant would hide it.
+        other => {
+            return Err(Error::invalid_request(
+                format!(
+                    "in the Anthropic format a role is \"user\" or \"assistant\", not {other:?} \
+                     (tool results are tool_result blocks; the system prompt is the top-level system)"
+                ),
+                at(i, ".role"),
+            ))
+        }
+    };
+    // An OpenAI `tool_calls` field would be read as tool calls, but repair could not remove it
+    // from the returned message: refused, not guessed at.
+    if get(&fields, "tool_calls").is_some() {
+        return Err(Error::invalid_request(
+            "tool_calls is not part of the Anthropic format: tool calls are tool_use content \
+             blocks",
+            at(i, ".tool_calls"),
+        ));
+    }
+    let tool_call_id = raw::optional_string(get(&fields, "tool_call_id")).map_err(|()| {
+        Error::invalid_request("tool_call_id must be a string", at(i, ".tool_call_id"))
+    })?;
+    let has_refusal =
+        get(&fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
+    let base_meta = object_len_without(&fields, &["content"]);
+    let logical = |shape, units, meta_bytes, tool_calls| Message {
+        physical: Some(i as u32),
+        origin: Origin::Whole,
+        role: Some(role),
+        role_raw,
+        shape,
+        units,
+        meta_bytes,
+        meta_without_calls: base_meta,
+        tool_calls,
+        tool_call_id: tool_call_id.clone(),
+        has_refusal,
+        note: None,
+        remove_tool_calls: false,
+    };
+    let start = s.units.len() as u32;
+    let blocks = match get(&fields, "content").map(|c| (kind(c), c)) {
+        None => {
+            s.messages.push(logical(
+                ContentShape::Absent,
+                (start, start),
+                base_meta,
+                ToolCalls::None,
+            ));
+            return Ok(());
+        }
+        Some((Kind::Null, _)) => {
+            s.messages.push(logical(
+                ContentShape::Null,
+                (start, start),
+                base_meta,
+                ToolCalls::None,
+            ));
+            return Ok(());
+        }
+        Some((Kind::String, c)) => {
+            s.units.push(text_unit(None, c));
+            s.messages.push(logical(
+                ContentShape::Text,
+                (start, start + 1),
+                base_meta,
+                ToolCalls::None,
+            ));
+            return Ok(());
+        }
+        Some((Kind::Array, c)) => doc.items(c).unwrap_or_default(),
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "content must be a string or an array of content blocks",
+                at(i, ".content"),
+            ))
+        }
+    };
+    let mut parts = Vec::new();
+    let mut calls = Vec::new();
+    for (b, block) in blocks.iter().enumerate() {
+        let here = at(i, &format!(".content[{b}]"));
+        let block_fields = block_fields(doc, block, &here)?;
+        match block_type(&block_fields, &here)?.as_ref() {
+            "tool_result" => split_tool_result(doc, i, b, &block_fields, &here, pricing, s)?,
+            "tool_use" => calls.push((b, block_fields)),
+            _ => parts.push(block_unit(doc, block, &here, b as u32, None, pricing)?),
+        }
+    }
+    if !parts.is_empty() || !calls.is_empty() || blocks.is_empty() {
+        let start = s.units.len() as u32;
+        s.units.extend(parts);
+        let (tool_calls, meta) = tool_calls_of(i, &calls, base_meta, &fields);
+        let mut msg = logical(
+            ContentShape::Parts,
+            (start, s.units.len() as u32),
+            meta,
+            tool_calls,
+        );
+        msg.origin = Origin::Blocks;
+        s.messages.push(msg);
+    }
+    Ok(())
+}
+
+fn block_fields<'a>(doc: &Doc<'a>, block: Raw<'a>, path: &str) -> Result<Fields<'a>, Error> {
+    doc.fields(block)
+        .ok_or_else(|| Error::invalid_request("each content block must be a JSON object", path))
+}
+
+fn block_type<'a>(fields: &Fields<'a>, path: &str) -> Result<Cow<'a, str>, Error> {
+    match get(fields, "type") {
+        Some(t) if kind(t) == Kind::String => Ok(raw::decode(t)),
+        Some(_) => Err(Error::invalid_request(
+            "type must be a string",
+            format!("{path}.type"),
+        )),
+        None => Err(Error::invalid_request(
+            "type is missing",
+            format!("{path}.type"),
+        )),
+    }
+}
+
+/// One `tool_result` block as a tool reply.
+fn split_tool_result<'a>(
+    doc: &Doc<'a>,
+    i: usize,
+    b: usize,
+    fields: &Fields<'a>,
+    here: &str,
+    pricing: &Pricing<'_>,
+    s: &mut Session<'a>,
+) -> Result<(), Error> {
+    let id = match get(fields, "tool_use_id") {
+        Some(id) if kind(id) == Kind::String => raw::decode(id),
+        _ => {
+            return Err(Error::invalid_request(
+                "a tool_result needs a string tool_use_id",
+                format!("{here}.tool_use_id"),
+            ))
+        }
+    };
+    let block = Some(b as u32);
+    let start = s.units.len() as u32;
+    let shape = match get(fields, "content").map(|c| (kind(c), c)) {
+        None | Some((Kind::Null, _)) => {
+            s.units.push(text_unit(block, "\"\""));
+            ContentShape::Text
+        }
+        Some((Kind::String, c)) => {
+            s.units.push(text_unit(block, c));
+            ContentShape::Text
+        }
+        Some((Kind::Array, c)) => {
+            for (k, inner) in doc.items(c).unwrap_or_default().into_iter().enumerate() {
+                let path = format!("{here}.content[{k}]");
+                let unit = block_unit(doc, inner, &path, b as u32, Some(k as u32), pricing)?;
+                s.units.push(unit);
+            }
+            ContentShape::Parts
+        }
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "tool_result content must be a string or an array of blocks",
+                format!("{here}.content"),
+            ))
+        }
+    };
+    // Priced as the tool message it stands for: role, tool_call_id and the block's other fields.
+    let mut meta = MetaLen::default();
+    meta.field("role", string_len_as_json("tool"));
+    meta.field("tool_call_id", string_len_as_json(&id));
+    for (key, value) in fields {
+        if !matches!(key.as_ref(), "type" | "tool_use_id" | "content") {
+            meta.field(key, canonical_len(value));
+        }
+    }
+    let meta = meta.total();
+    s.messages.push(Message {
+        physical: Some(i as u32),
+        origin: Origin::ToolResult { block: b as u32 },
+        role: Some(Role::Tool),
+        role_raw: "\"tool\"",
+        shape,
+        units: (start, s.units.len() as u32),
+        meta_bytes: meta,
+        meta_without_calls: meta,
+        tool_calls: ToolCalls::None,
+        tool_call_id: Some(id),
+        has_refusal: false,
+        note: None,
+        remove_tool_calls: false,
+    });
+    Ok(())
+}
+
+/// The tool calls of a message's `tool_use` blocks, and its meta bytes with them (priced as
+/// OpenAI `tool_calls`: `input` as a JSON string).
+fn tool_calls_of<'a>(
+    i: usize,
+    calls: &[(usize, Fields<'a>)],
+    base_meta: u64,
+    fields: &Fields<'a>,
+) -> (ToolCalls<'a>, u64) {
+    if calls.is_empty() {
+        return (ToolCalls::None, base_meta);
+    }
+    let mut ids = Vec::with_capacity(calls.len());
+    let mut seen = HashSet::new();
+    let mut malformed = None;
+    let mut array_len = 2 + calls.len() as u64 - 1;
+    for (b, call) in calls {
+        let value = |key: &str| -> Value {
+            get(call, key)
+                .and_then(|v| serde_json::from_str(v).ok())
+                .unwrap_or(Value::Null)
+        };
+        let input = value("input");
+        let arguments = match &input {
+            Value::Object(_) => Value::String(input.to_string()),
+            other => other.clone(),
+        };
+        let synthetic = json!({
+            "id": value("id"),
+            "type": "function",
+            "function": {"name": value("name"), "arguments": arguments},
+        });
+        array_len += compact_len(&synthetic);
+        if malformed.is_some() {
+            continue;
+        }
+        let bad = |why: Malformed, rest: &str| (why, at(i, &format!(".content[{b}]{rest}")));
+        let id = get(call, "id").and_then(raw::string);
+        match id {
+            Some(id) if !id.is_empty() => {
+                if !seen.insert(id.clone()) {
+                    malformed = Some(bad(Malformed::DuplicateId, ".id"));
+                } else if !synthetic["function"]["name"].is_string() {
+                    malformed = Some(bad(Malformed::NameNotString, ".name"));
+                } else if !arguments.is_string() {
+                    malformed = Some(bad(Malformed::ArgumentsNotString, ".input"));
+                } else {
+                    ids.push(id);
+                }
+            }
+            _ => malformed = Some(bad(Malformed::IdMissing, ".id")),
+        }
+    }
+    let mut meta = MetaLen::default();
+    for (key, value) in fields {
+        if key != "content" {
+            meta.field(key, canonical_len(value));
+        }
+    }
+    meta.field("tool_calls", array_len);
+    let tool_calls = match malformed {
+        Some((why, path)) => ToolCalls::Malformed { why, path },
+        None => ToolCalls::Valid(ids),
+    };
+    (tool_calls, meta.total())
+}
+
+/// One content block as a unit: text is text, an image is priced by its header, a document
+/// is an attachment, anything else an opaque part priced as JSON.
+fn block_unit<'a>(
+    doc: &Doc<'a>,
+    block: Raw<'a>,
+    path: &str,
+    part: u32,
+    sub: Option<u32>,
+    pricing: &Pricing<'_>,
+) -> Result<Unit<'a>, Error> {
+    let fields = block_fields(doc, block, path)?;
+    let string_at = |v: Option<Raw<'a>>, what: &str, at: String| -> Result<Raw<'a>, Error> {
+        v.filter(|v| kind(v) == Kind::String)
+            .ok_or_else(|| Error::invalid_request(format!("{what} must be a string"), at))
+    };
+    let unit = |kind: UnitKind, text: TextSource<'a>, bytes: u64| Unit {
+        part: Some(part),
+        sub,
+        kind,
+        text,
+        bytes,
+        change: Change::Keep,
+    };
+    Ok(match block_type(&fields, path)?.as_ref() {
+        "text" => {
+            let text = string_at(get(&fields, "text"), "text", format!("{path}.text"))?;
+            let mut u = text_unit(Some(part), text);
+            u.sub = sub;
+            u
+        }
+        "image" => {
+            let source = get(&fields, "source").ok_or_else(|| {
+                Error::invalid_request("an image needs a source", format!("{path}.source"))
+            })?;
+            let source = doc.fields(source).unwrap_or_default();
+            let kind = match get(&source, "type").and_then(raw::string).as_deref() {
+                Some("base64") => {
+                    let data = string_at(
+                        get(&source, "data"),
+                        "source.data",
+                        format!("{path}.source.data"),
+                    )?;
+                    let media = get(&source, "media_type").and_then(raw::string);
+                    let data = raw::decode(data);
+                    // What the data URL it stands for would cost when unreadable.
+                    let url_len = "data:".len()
+                        + media.as_deref().unwrap_or("image/*").len()
+                        + ";base64,".len()
+                        + data.len();
+                    pricing.base64(&data, url_len)
+                }
+                Some("url") => {
+                    let url = string_at(
+                        get(&source, "url"),
+                        "source.url",
+                        format!("{path}.source.url"),
+                    )?;
+                    pricing.url(&raw::decode(url), None)
+                }
+                _ => {
+                    return Err(Error::invalid_request(
+                        "image source type must be \"base64\" or \"url\"",
+                        format!("{path}.source.type"),
+                    ))
+                }
+            };
+            let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
+            unit(kind, TextSource::None, bytes)
+        }
+        "document" => {
+            let title = get(&fields, "title")
+                .and_then(raw::string)
+                .unwrap_or(Cow::Borrowed("document"));
+            let source: Option<Raw<'a>> = get(&fields, "source");
+            let source_fields: Fields<'a> = source.and_then(|s| doc.fields(s)).unwrap_or_default();
+            let body: Raw<'a> =
+                match get(&source_fields, "data").or_else(|| get(&source_fields, "url")) {
+                    Some(b) if kind(b) == Kind::String => b,
+                    _ => source.unwrap_or(EMPTY_STRING),
+                };
+            let body_len = if kind(body) == Kind::String {
+                str_len(body)
+            } else {
+                canonical_len(body)
+            };
+            let bytes =
+                (crate::model::ATTACHMENT_PREFIX.len() + 1 + title.len() + 1) as u64 + body_len;
+            unit(
+                UnitKind::Attachment,
+                TextSource::Document { title, body },
+                bytes,
+            )
+        }
+        _ => unit(UnitKind::Other, TextSource::None, canonical_len(block)),
+    })
+}
+
+/// The body of a document without a source.
+const EMPTY_STRING: Raw<'static> = "\"\"";
+
+/// A returned message being built.
+struct Piece<'r> {
+    index: usize,
+    role: Role,
+    /// The caller's message, as written.
+    message: Raw<'r>,
+    /// `None` while the message is the caller's, unchanged and unread.
+    content: Option<Content<'r>>,
+}
+
+/// The content of a returned message.
+enum Content<'r> {
+    /// As the caller wrote it (absent, null, a string or blocks).
+    Caller(Option<Raw<'r>>),
+    /// A new string.
+    Text(String),
+    /// Blocks, each as JSON text.
+    Blocks(Vec<String>),
+}
+
+impl<'r> Content<'r> {
+    fn into_blocks(self, doc: &Doc<'r>) -> Vec<String> {
+        match self {
+            Content::Caller(None) => Vec::new(),
+            Content::Caller(Some(v)) => match kind(v) {
+                Kind::Array => doc
+                    .items(v)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|b| b.to_owned())
+                    .collect(),
+                Kind::String => text_blocks(&raw::decode(v)),
+                _ => Vec::new(),
+            },
+            Content::Text(s) => text_blocks(&s),
+            Content::Blocks(blocks) => blocks,
+        }
+    }
+}
+
+fn text_blocks(s: &str) -> Vec<String> {
+    if s.is_empty() {
+        Vec::new()
+    } else {
+        vec![text_block(s)]
+    }
+}
+
+fn text_block(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + 24);
+    out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
+    write_str(s, &mut out);
+    out.push(b'}');
+    String::from_utf8(out).expect("JSON text of a str is UTF-8")
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + 2);
+    write_str(s, &mut out);
+    String::from_utf8(out).expect("JSON text of a str is UTF-8")
+}
+
+/// Writes an object made of `fields` with its `content` replaced by `content` (appended when
+/// the object had none; left out when `content` is `None`).
+fn with_content(fields: &Fields<'_>, content: Option<String>) -> String {
+    let mut out = Vec::new();
+    out.push(b'{');
+    let mut first = true;
+    let mut field = |out: &mut Vec<u8>, key: &str, value: &str| {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        write_str(key, out);
+        out.push(b':');
+        out.extend_from_slice(value.as_bytes());
+    };
+    let mut content = content;
+    for (key, value) in fields {
+        if key == "content" {
+            if let Some(new) = content.take() {
+                field(&mut out, key, &new);
+            }
+        } else {
+            field(&mut out, key, value);
+        }
+    }
+    if let Some(new) = content {
+        field(&mut out, "content", &new);
+    }
+    out.push(b'}');
+    String::from_utf8(out).expect("JSON text")
+}
+
+/// A text block with its `text` replaced.
+fn with_text(fields: &Fields<'_>, text: &str) -> String {
+    let mut out = Vec::new();
+    out.push(b'{');
+    for (k, (key, value)) in fields.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        write_str(key, &mut out);
+        out.push(b':');
+        if key == "text" {
+            write_str(text, &mut out);
+        } else {
+            out.extend_from_slice(value.as_bytes());
+        }
+    }
+    out.push(b'}');
+    String::from_utf8(out).expect("JSON text")
+}
+
+/// The returned form of physical message `message` from its logical messages `range`.
+fn piece<'r>(
+    doc: &Doc<'r>,
+    message: Raw<'r>,
+    session: &Session<'_>,
+    kept: &[bool],
+    range: std::ops::Range<usize>,
+) -> Piece<'r> {
+    let first = &session.messages[range.start];
+    // Tool results live in user messages.
+    let role = match first.role {
+        Some(Role::Assistant) => Role::Assistant,
+        _ => Role::User,
+    };
+    let index = first.physical.unwrap_or(0) as usize;
+    let unchanged = range.clone().all(|m| {
+        kept[m]
+            && session.messages[m].note.is_none()
+            && !session.messages[m].remove_tool_calls
+            && session.units_of(m).iter().all(|u| u.change == Change::Keep)
+    });
+    let mut piece = Piece {
+        index,
+        role,
+        message,
+        content: None,
+    };
+    if unchanged {
+        return piece;
+    }
+    let fields = doc.fields(message).unwrap_or_default();
+    let caller = get(&fields, "content");
+    if first.origin == Origin::Whole {
+        piece.content = Some(match (session.units_of(range.start).first(), &first.note) {
+            (
+                Some(Unit {
+                    change: Change::Text(s),
+                    ..
+                }),
+                _,
+            ) => Content::Text(s.clone()),
+            (_, Some(note)) => Content::Text(note.clone()),
+            _ => Content::Caller(caller),
+        });
+        return piece;
+    }
+    let blocks = caller.and_then(|c| doc.items(c)).unwrap_or_default();
+    // Block → the logical tool reply it is, and the unit it is of the message's other blocks.
+    let mut result_of = vec![None; blocks.len()];
+    let mut unit_of = vec![None; blocks.len()];
+    let mut blocks_msg = None;
+    for m in range {
+        match session.messages[m].origin {
+            Origin::ToolResult { block } => result_of[block as usize] = Some(m),
+            Origin::Blocks => {
+                blocks_msg = Some(m);
+                for u in session.messages[m].unit_range() {
+                    if let Some(part) = session.units[u].part {
+                        unit_of[part as usize] = Some(u);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::with_capacity(blocks.len());
+    for (b, block) in blocks.iter().enumerate() {
+        if let Some(m) = result_of[b] {
+            if kept[m] {
+                out.push(tool_result_block(doc, block, session, m));
+            }
+            continue;
+        }
+        let Some(bm) = blocks_msg.filter(|&bm| kept[bm]) else {
+            continue;
+        };
+        match unit_of[b] {
+            // A tool_use block: it goes with the message's tool calls.
+            None => {
+                if !session.messages[bm].remove_tool_calls {
+                    out.push((*block).to_owned());
+                }
+            }
+            Some(u) => out.extend(changed_block(doc, block, &session.units[u])),
+        }
+    }
+    if let Some(note) = blocks_msg.and_then(|bm| session.messages[bm].note.as_ref()) {
+        out.push(text_block(note));
+    }
+    piece.content = Some(Content::Blocks(out));
+    piece
+}
+
+/// A block after its unit's change: the caller's block, its text replaced, a text block in its
+/// place, or nothing.
+fn changed_block<'r>(doc: &Doc<'r>, block: Raw<'r>, unit: &Unit<'_>) -> Option<String> {
+    match &unit.change {
+        Change::Keep => Some(block.to_owned()),
+        Change::Text(s) => {
+            let fields = doc.fields(block).unwrap_or_default();
+            let is_text = get(&fields, "type").and_then(raw::string).as_deref() == Some("text");
+            Some(if is_text {
+                with_text(&fields, s)
+            } else {
+                text_block(s)
+            })
+        }
+        Change::Placeholder(s) => Some(text_block(s)),
+        Change::Removed => None,
+    }
+}
+
+/// A kept `tool_result` block, its content rebuilt when something in it changed.
+fn tool_result_block<'r>(doc: &Doc<'r>, block: Raw<'r>, session: &Session<'_>, m: usize) -> String {
+    let units = session.units_of(m);
+    if units.iter().all(|u| u.change == Change::Keep) {
+        return block.to_owned();
+    }
+    let fields = doc.fields(block).unwrap_or_default();
+    let content = if session.messages[m].shape == ContentShape::Parts {
+        let inner = get(&fields, "content")
+            .and_then(|c| doc.items(c))
+            .unwrap_or_default();
+        let blocks: Vec<String> = units
+            .iter()
+            .filter_map(|u| changed_block(doc, inner[u.sub? as usize], u))
+            .collect();
+        format!("[{}]", blocks.join(","))
+    } else {
+        match &units[0].change {
+            Change::Text(s) => json_string(s),
+            _ => "\"\"".to_owned(),
+        }
+    };
+    with_content(&fields, Some(content))
+}
+
+impl<'r> Piece<'r> {
+    /// The content, read from the caller's message when it is still unread.
+    fn take_content(&mut self, doc: &Doc<'r>) -> Content<'r> {
+        match self.content.take() {
+            Some(content) => content,
+            None => {
+                let fields = doc.fields(self.message).unwrap_or_default();
+                Content::Caller(get(&fields, "content"))
+            }
+        }
+    }
+
+    fn finish(self, doc: &Doc<'r>) -> Out {
+        let Some(content) = self.content else {
+            return Out::Same(self.index);
+        };
+        let fields = doc.fields(self.message).unwrap_or_default();
+        let content = match content {
+            Content::Caller(None) => None,
+            Content::Caller(Some(v)) => Some(v.to_owned()),
+            Content::Text(s) => Some(json_string(&s)),
+            Content::Blocks(blocks) => Some(format!("[{}]", blocks.join(","))),
+        };
+        Out::New(with_content(&fields, content))
+    }
+}

@@ -1,0 +1,219 @@
+//! Wire formats. Each adapter splits the caller's messages into the neutral model's logical
+//! messages ([`crate::model`]) and rebuilds the answer from the plan, reusing the caller's
+//! bytes for everything that did not change. The pipeline ([`crate::trim`]) never sees a wire
+//! format.
+//!
+//! Adding a format is one file implementing [`Adapter`], one line in [`FORMATS`], and its
+//! shared cases.
+
+pub mod anthropic;
+pub mod openai;
+
+use crate::error::Error;
+use crate::model::{Session, UnitKind};
+use crate::pricing::{price_image_url_with_size, price_probe, ImagePrice, ImageProfile};
+use crate::raw::{Doc, Raw};
+use crate::report::Report;
+use std::collections::HashMap;
+use std::fmt;
+
+/// Every format the library speaks; the first is the default.
+pub static FORMATS: &[&dyn Adapter] = &[&openai::OpenAi, &anthropic::Anthropic];
+
+/// A wire format: a handle on its adapter.
+#[derive(Clone, Copy)]
+pub struct Format(&'static dyn Adapter);
+
+impl Format {
+    /// The format named `name` (`"openai"`, `"anthropic"`).
+    pub fn from_name(name: &str) -> Option<Format> {
+        FORMATS
+            .iter()
+            .find(|f| f.name() == name)
+            .map(|f| Format(*f))
+    }
+
+    /// Every format's name, for error messages.
+    pub fn names() -> String {
+        FORMATS
+            .iter()
+            .map(|f| format!("\"{}\"", f.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+
+    pub(crate) fn adapter(self) -> &'static dyn Adapter {
+        self.0
+    }
+
+    /// Whether the format carries its system prompt outside the messages (request key
+    /// `system`).
+    pub fn takes_system(self) -> bool {
+        self.0.takes_system()
+    }
+
+    /// Whether report lists of formats that merge adjacent turns (`merged`, `dropped_blocks`)
+    /// belong to this format's report.
+    pub fn merges_turns(self) -> bool {
+        self.0.merges_turns()
+    }
+}
+
+impl Default for Format {
+    fn default() -> Self {
+        Format(FORMATS[0])
+    }
+}
+
+impl PartialEq for Format {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Format {}
+
+impl fmt::Debug for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Format({})", self.name())
+    }
+}
+
+/// The words a format's report uses for tool calls and their replies.
+#[derive(Debug)]
+pub struct Words {
+    /// "tool call" / "tool_use".
+    pub call: &'static str,
+    /// "tool message" / "tool_result".
+    pub reply: &'static str,
+    pub orphan_removed: &'static str,
+    pub incomplete_calls_removed: &'static str,
+    pub incomplete_reply_removed: &'static str,
+    /// Followed by ` messages[i]`: why the reply of an incomplete exchange went.
+    pub reply_of_incomplete: &'static str,
+}
+
+/// One format's adapter.
+pub trait Adapter: Sync {
+    fn name(&self) -> &'static str;
+
+    fn takes_system(&self) -> bool {
+        false
+    }
+
+    fn merges_turns(&self) -> bool {
+        false
+    }
+
+    fn words(&self) -> &'static Words;
+
+    /// Splits the caller's messages (and the format's outside system prompt) into logical
+    /// messages. Shape errors name the JSON path of the offending value.
+    fn split<'a>(
+        &self,
+        doc: &Doc<'a>,
+        messages: &[Raw<'a>],
+        system: Option<Raw<'a>>,
+        pricing: &Pricing<'_>,
+    ) -> Result<Session<'a>, Error>;
+
+    /// After planning: drops kept logical messages the provider would refuse (say, a first
+    /// message that is not the user's). Returns the logical indices it dropped, ascending.
+    fn settle(&self, _session: &Session<'_>, _kept: &mut [bool]) -> Vec<usize> {
+        Vec::new()
+    }
+
+    /// The returned messages, built from the plan: the caller's message where nothing changed.
+    fn rebuild<'a>(
+        &self,
+        doc: &Doc<'a>,
+        messages: &[Raw<'a>],
+        session: &Session<'_>,
+        kept: &[bool],
+        report: &mut Report<'_>,
+    ) -> Vec<Out>;
+}
+
+/// One returned message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Out {
+    /// The caller's message `index`, unchanged.
+    Same(usize),
+    /// The caller's message with its content or tool calls changed.
+    Edited(Edit),
+    /// A message rebuilt from several of the caller's (as JSON text).
+    New(String),
+}
+
+/// What changed in one of the caller's messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edit {
+    pub index: usize,
+    /// Repair removed the message's `tool_calls`.
+    pub remove_tool_calls: bool,
+    /// The new `content`, when it changed.
+    pub content: Option<NewContent>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum NewContent {
+    /// String content.
+    Text(String),
+    /// Array content, built from the input parts.
+    Parts(Vec<NewPart>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum NewPart {
+    /// Input part `p`, unchanged.
+    Keep(usize),
+    /// Input part `from` with its `text` replaced; or, when `from` is `None`, a new
+    /// `{"type": "text", "text": ...}` part (an image placeholder or a repair note).
+    Text { from: Option<usize>, text: String },
+}
+
+/// How images are priced while splitting.
+#[derive(Clone, Copy)]
+pub struct Pricing<'a> {
+    pub profile: ImageProfile,
+    pub bytes_per_token: u64,
+    /// Caller-given sizes of remote images, by URL.
+    pub image_sizes: &'a HashMap<String, (u32, u32)>,
+}
+
+impl Pricing<'_> {
+    /// An image given by URL (a data URL, or a remote URL priced by its known or typical size).
+    pub fn url(&self, url: &str, detail: Option<&str>) -> UnitKind {
+        let size = self.image_sizes.get(url).copied();
+        UnitKind::Image(price_image_url_with_size(
+            url,
+            size,
+            self.profile,
+            detail,
+            self.bytes_per_token,
+        ))
+    }
+
+    /// An image given as bare base64; `fallback_bytes` is what it costs when unreadable.
+    pub fn base64(&self, data: &str, fallback_bytes: usize) -> UnitKind {
+        UnitKind::Image(price_probe(
+            crate::probe::probe_base64(data),
+            fallback_bytes,
+            self.profile,
+            None,
+            self.bytes_per_token,
+        ))
+    }
+}
+
+/// The price of an image unit.
+pub fn image_price(kind: &UnitKind) -> Option<ImagePrice> {
+    match kind {
+        UnitKind::Image(price) => Some(*price),
+        _ => None,
+    }
+}

@@ -1,0 +1,400 @@
+//! OpenAI Chat Completions messages (DESIGN §4): one logical message per message.
+
+use super::{Adapter, Edit, NewContent, NewPart, Out, Pricing, Words};
+use crate::error::Error;
+use crate::model::{
+    Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
+    UnitKind, ATTACHMENT_PREFIX,
+};
+use crate::raw::{self, canonical_len, get, kind, object_len_without, str_len, Doc, Kind, Raw};
+use crate::report::Report;
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+pub struct OpenAi;
+
+static WORDS: Words = Words {
+    call: "tool call",
+    reply: "tool message",
+    orphan_removed: "orphan_tool_removed",
+    incomplete_calls_removed: "incomplete_tool_calls_removed",
+    incomplete_reply_removed: "incomplete_tool_reply_removed",
+    reply_of_incomplete: "reply to the incomplete tool calls of",
+};
+
+impl Adapter for OpenAi {
+    fn name(&self) -> &'static str {
+        "openai"
+    }
+
+    fn words(&self) -> &'static Words {
+        &WORDS
+    }
+
+    fn split<'a>(
+        &self,
+        doc: &Doc<'a>,
+        messages: &[Raw<'a>],
+        _system: Option<Raw<'a>>,
+        pricing: &Pricing<'_>,
+    ) -> Result<Session<'a>, Error> {
+        let mut session = Session {
+            messages: Vec::with_capacity(messages.len()),
+            units: Vec::with_capacity(messages.len()),
+            physical_messages: messages.len(),
+        };
+        for (i, message) in messages.iter().enumerate() {
+            split_message(doc, i, message, pricing, &mut session)?;
+        }
+        Ok(session)
+    }
+
+    fn rebuild<'a>(
+        &self,
+        _doc: &Doc<'a>,
+        _messages: &[Raw<'a>],
+        session: &Session<'_>,
+        kept: &[bool],
+        _report: &mut Report<'_>,
+    ) -> Vec<Out> {
+        (0..session.messages.len())
+            .filter(|&m| kept[m])
+            .map(|m| edit_of(session, m))
+            .collect()
+    }
+}
+
+fn at(i: usize, rest: &str) -> String {
+    format!("messages[{i}]{rest}")
+}
+
+fn split_message<'a>(
+    doc: &Doc<'a>,
+    i: usize,
+    message: Raw<'a>,
+    pricing: &Pricing<'_>,
+    session: &mut Session<'a>,
+) -> Result<(), Error> {
+    let fields = doc
+        .fields(message)
+        .ok_or_else(|| Error::invalid_request("each message must be a JSON object", at(i, "")))?;
+    let role_raw = match get(&fields, "role") {
+        None => return Err(Error::invalid_request("role is missing", at(i, ".role"))),
+        Some(r) if kind(r) == Kind::String => r,
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "role must be a string",
+                at(i, ".role"),
+            ))
+        }
+    };
+    let role = Role::parse(&raw::decode(role_raw));
+    let start = session.units.len() as u32;
+    let content = get(&fields, "content");
+    let shape = match content.map(|c| (kind(c), c)) {
+        None => ContentShape::Absent,
+        Some((Kind::Null, _)) => ContentShape::Null,
+        Some((Kind::String, c)) => {
+            session.units.push(text_unit(None, c));
+            ContentShape::Text
+        }
+        Some((Kind::Array, c)) => {
+            for (p, part) in doc.items(c).unwrap_or_default().into_iter().enumerate() {
+                let unit = split_part(doc, i, p, part, pricing)?;
+                session.units.push(unit);
+            }
+            ContentShape::Parts
+        }
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "content must be a string, an array of parts or null",
+                at(i, ".content"),
+            ))
+        }
+    };
+    let tool_calls = match get(&fields, "tool_calls").map(|c| (kind(c), c)) {
+        None | Some((Kind::Null, _)) => ToolCalls::None,
+        Some((Kind::Array, calls)) => {
+            let calls = doc.items(calls).unwrap_or_default();
+            if calls.is_empty() {
+                ToolCalls::Empty
+            } else {
+                check_tool_calls(doc, i, &calls)
+            }
+        }
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "tool_calls must be an array",
+                at(i, ".tool_calls"),
+            ))
+        }
+    };
+    let tool_call_id = raw::optional_string(get(&fields, "tool_call_id")).map_err(|()| {
+        Error::invalid_request("tool_call_id must be a string", at(i, ".tool_call_id"))
+    })?;
+    let has_refusal =
+        get(&fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
+    session.messages.push(Message {
+        physical: Some(i as u32),
+        origin: Origin::Whole,
+        role,
+        role_raw,
+        shape,
+        units: (start, session.units.len() as u32),
+        meta_bytes: object_len_without(&fields, &["content"]),
+        meta_without_calls: object_len_without(&fields, &["content", "tool_calls"]),
+        tool_calls,
+        tool_call_id,
+        has_refusal,
+        note: None,
+        remove_tool_calls: false,
+    });
+    Ok(())
+}
+
+/// A text unit for the JSON string token `token` (an attachment when it starts so).
+pub(crate) fn text_unit(part: Option<u32>, token: &str) -> Unit<'_> {
+    let kind = if is_attachment(token) {
+        UnitKind::Attachment
+    } else {
+        UnitKind::Text
+    };
+    Unit {
+        part,
+        sub: None,
+        kind,
+        text: TextSource::Raw(token),
+        bytes: str_len(token),
+        change: Change::Keep,
+    }
+}
+
+/// Whether the string token's text starts with [`ATTACHMENT_PREFIX`].
+fn is_attachment(token: &str) -> bool {
+    let inner = &token[1..];
+    if inner.starts_with(ATTACHMENT_PREFIX) {
+        return true;
+    }
+    // The prefix may hide behind escapes (`\u0041ttached`): decode only then.
+    let head = &inner.as_bytes()[..inner.len().min(ATTACHMENT_PREFIX.len() * 6)];
+    head.contains(&b'\\') && raw::decode(token).starts_with(ATTACHMENT_PREFIX)
+}
+
+/// Part types of the other formats: a chat message holding one was meant for that format.
+fn other_format(part_type: &str) -> Option<&'static str> {
+    Some(match part_type {
+        "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document" | "image" => {
+            "anthropic"
+        }
+        "input_text" | "input_image" | "input_file" | "output_text" => "responses",
+        _ => return None,
+    })
+}
+
+fn split_part<'a>(
+    doc: &Doc<'a>,
+    i: usize,
+    p: usize,
+    part: Raw<'a>,
+    pricing: &Pricing<'_>,
+) -> Result<Unit<'a>, Error> {
+    let here = || at(i, &format!(".content[{p}]"));
+    let fields = doc
+        .fields(part)
+        .ok_or_else(|| Error::invalid_request("each content part must be a JSON object", here()))?;
+    let part_type = match get(&fields, "type") {
+        Some(t) if kind(t) == Kind::String => raw::decode(t),
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "type must be a string",
+                format!("{}.type", here()),
+            ))
+        }
+        None => {
+            let gemini = ["inline_data", "inlineData", "file_data", "fileData"]
+                .iter()
+                .any(|k| get(&fields, k).is_some());
+            let message = if gemini {
+                "type is missing (this part is shaped like Gemini contents, which the chat \
+                 format does not take)"
+            } else {
+                "type is missing"
+            };
+            return Err(Error::invalid_request(message, format!("{}.type", here())));
+        }
+    };
+    let part_index = Some(p as u32);
+    match part_type.as_ref() {
+        "text" => match get(&fields, "text") {
+            Some(t) if kind(t) == Kind::String => Ok(text_unit(part_index, t)),
+            _ => Err(Error::invalid_request(
+                "a text part needs a string text",
+                format!("{}.text", here()),
+            )),
+        },
+        "image_url" => {
+            let (url, detail) = image_url_of(doc, &fields).ok_or_else(|| {
+                Error::invalid_request(
+                    "an image_url part needs image_url.url as a string",
+                    format!("{}.image_url", here()),
+                )
+            })?;
+            let kind = pricing.url(&url, detail.as_deref());
+            let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
+            Ok(Unit {
+                part: part_index,
+                sub: None,
+                kind,
+                text: TextSource::None,
+                bytes,
+                change: Change::Keep,
+            })
+        }
+        other => {
+            if let Some(format) = other_format(other) {
+                return Err(Error::invalid_request(
+                    format!(
+                        "a {other:?} part belongs to the {format:?} format, not to OpenAI chat \
+                         messages: pass format={format:?}"
+                    ),
+                    format!("{}.type", here()),
+                ));
+            }
+            Ok(Unit {
+                part: part_index,
+                sub: None,
+                kind: UnitKind::Other,
+                text: TextSource::None,
+                bytes: canonical_len(part),
+                change: Change::Keep,
+            })
+        }
+    }
+}
+
+/// `image_url.url` and `image_url.detail`; the URL may also be given as a bare string.
+pub(crate) fn image_url_of<'a>(
+    doc: &Doc<'a>,
+    part: &[(Cow<'a, str>, Raw<'a>)],
+) -> Option<(Cow<'a, str>, Option<Cow<'a, str>>)> {
+    let image = get(part, "image_url")?;
+    match kind(image) {
+        Kind::String => Some((raw::string(image)?, None)),
+        Kind::Object => {
+            let fields = doc.fields(image)?;
+            let url = raw::string(get(&fields, "url")?)?;
+            let detail = get(&fields, "detail").and_then(raw::string);
+            Some((url, detail))
+        }
+        _ => None,
+    }
+}
+
+/// Checks each call's shape (DESIGN §5): a unique non-empty string `id`, `type` "function",
+/// string `function.name` and `function.arguments`.
+fn check_tool_calls<'a>(doc: &Doc<'a>, i: usize, calls: &[Raw<'a>]) -> ToolCalls<'a> {
+    let mut ids = Vec::with_capacity(calls.len());
+    let mut seen = HashSet::new();
+    for (c, call) in calls.iter().enumerate() {
+        let bad = |why: Malformed, rest: &str| ToolCalls::Malformed {
+            why,
+            path: at(i, &format!(".tool_calls[{c}]{rest}")),
+        };
+        let Some(fields) = doc.fields(call) else {
+            return bad(Malformed::NotObject, "");
+        };
+        let id = match get(&fields, "id").and_then(raw::string) {
+            Some(id) if !id.is_empty() => id,
+            _ => return bad(Malformed::IdMissing, ".id"),
+        };
+        if !seen.insert(id.clone()) {
+            return bad(Malformed::DuplicateId, ".id");
+        }
+        if get(&fields, "type").and_then(raw::string).as_deref() != Some("function") {
+            return bad(Malformed::TypeNotFunction, ".type");
+        }
+        let Some(function) = get(&fields, "function").and_then(|f| doc.fields(f)) else {
+            return bad(Malformed::FunctionMissing, ".function");
+        };
+        let is_string = |key: &str| get(&function, key).is_some_and(|v| kind(v) == Kind::String);
+        if !is_string("name") {
+            return bad(Malformed::NameNotString, ".function.name");
+        }
+        if !is_string("arguments") {
+            return bad(Malformed::ArgumentsNotString, ".function.arguments");
+        }
+        ids.push(id);
+    }
+    ToolCalls::Valid(ids)
+}
+
+/// The returned form of logical message `m`: the caller's own, or what changed in it.
+fn edit_of(session: &Session<'_>, m: usize) -> Out {
+    let msg = &session.messages[m];
+    let index = msg.physical.expect("chat messages are physical") as usize;
+    let units = session.units_of(m);
+    let content = new_content(msg, units);
+    if content.is_none() && !msg.remove_tool_calls {
+        return Out::Same(index);
+    }
+    Out::Edited(Edit {
+        index,
+        remove_tool_calls: msg.remove_tool_calls,
+        content,
+    })
+}
+
+/// The new content of a message, when something in it changed.
+pub(crate) fn new_content(msg: &Message<'_>, units: &[Unit<'_>]) -> Option<NewContent> {
+    if msg.note.is_none() && units.iter().all(|u| u.change == Change::Keep) {
+        return None;
+    }
+    if msg.shape != ContentShape::Parts {
+        return match (units.first().map(|u| &u.change), &msg.note) {
+            (Some(Change::Text(s)), _) => Some(NewContent::Text(s.clone())),
+            (_, Some(note)) => Some(NewContent::Text(note.clone())),
+            _ => None,
+        };
+    }
+    let mut parts: Vec<NewPart> = units
+        .iter()
+        .filter_map(|u| {
+            let p = u.part.map(|p| p as usize);
+            match &u.change {
+                Change::Keep => p.map(NewPart::Keep),
+                Change::Text(s) => Some(NewPart::Text {
+                    from: p,
+                    text: s.clone(),
+                }),
+                Change::Placeholder(s) => Some(NewPart::Text {
+                    from: None,
+                    text: s.clone(),
+                }),
+                Change::Removed => None,
+            }
+        })
+        .collect();
+    if let Some(note) = &msg.note {
+        parts.push(NewPart::Text {
+            from: None,
+            text: note.clone(),
+        });
+    }
+    Some(NewContent::Parts(parts))
+}
+
+/// `image_url.url` and `image_url.detail` of a part held as a `serde_json` object (for callers
+/// that hold parsed values, such as the command line's summary).
+pub fn image_url_of_value(
+    part: &serde_json::Map<String, serde_json::Value>,
+) -> Option<(&str, Option<&str>)> {
+    use serde_json::Value;
+    match part.get("image_url")? {
+        Value::String(url) => Some((url, None)),
+        Value::Object(o) => Some((
+            o.get("url")?.as_str()?,
+            o.get("detail").and_then(Value::as_str),
+        )),
+        _ => None,
+    }
+}

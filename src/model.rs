@@ -1,0 +1,220 @@
+//! The neutral model every step runs on: *logical* messages (a role; content split into priced
+//! units; tool calls with their ids; a tool result tied to its call by id), borrowed from the
+//! caller's JSON text. A format adapter ([`crate::format`]) splits the caller's messages into
+//! logical ones and records where each came from, so that the plan can be mapped back onto the
+//! caller's messages, parts and blocks.
+
+use crate::pricing::ImagePrice;
+use crate::raw::Raw;
+use std::borrow::Cow;
+
+/// A text part whose text starts with this is an attachment body (DESIGN §4).
+pub const ATTACHMENT_PREFIX: &str = "Attached file:";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    System,
+    Developer,
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    /// The role of an OpenAI-style role name.
+    pub fn parse(s: &str) -> Option<Role> {
+        Some(match s {
+            "system" => Role::System,
+            "developer" => Role::Developer,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            _ => return None,
+        })
+    }
+}
+
+/// How a logical message's content was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContentShape {
+    Absent,
+    Null,
+    Text,
+    Parts,
+}
+
+/// What a unit of content is, for the shedding order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum UnitKind {
+    Text,
+    Attachment,
+    Image(ImagePrice),
+    Other,
+}
+
+/// Where a text unit's characters are.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TextSource<'a> {
+    /// A JSON string token of the caller's (quotes included).
+    Raw(&'a str),
+    /// An attachment made of a title and a body (a document block): its text is
+    /// `Attached file: {title}\n{body}`.
+    Document {
+        title: Cow<'a, str>,
+        /// A JSON string token, or any raw JSON value (priced as written).
+        body: Raw<'a>,
+    },
+    /// Not a text unit.
+    None,
+}
+
+impl TextSource<'_> {
+    /// The text itself (built only when a step needs the characters).
+    pub fn text(&self) -> Cow<'_, str> {
+        match self {
+            TextSource::Raw(token) => crate::raw::decode(token),
+            TextSource::Document { title, body } => {
+                let body = crate::raw::string(body).unwrap_or(Cow::Borrowed(*body));
+                Cow::Owned(format!("{ATTACHMENT_PREFIX} {title}\n{body}"))
+            }
+            TextSource::None => Cow::Borrowed(""),
+        }
+    }
+}
+
+/// What trimming or repair did to a unit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    Keep,
+    /// The text is replaced (shrunk, attachment body dropped, repair note appended); the part
+    /// keeps its other fields.
+    Text(String),
+    /// An image part replaced by a text part.
+    Placeholder(String),
+    Removed,
+}
+
+/// A priced piece of content: a string content, or one part (block) of an array.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unit<'a> {
+    /// The caller's part (block) index in the physical message; `None` for string content.
+    pub part: Option<u32>,
+    /// The index inside that part's own content (an Anthropic `tool_result`'s blocks).
+    pub sub: Option<u32>,
+    pub kind: UnitKind,
+    pub text: TextSource<'a>,
+    /// Current cost in budget bytes.
+    pub bytes: u64,
+    pub change: Change,
+}
+
+/// Why a message's tool calls are malformed (DESIGN §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Malformed {
+    NotObject,
+    IdMissing,
+    DuplicateId,
+    TypeNotFunction,
+    FunctionMissing,
+    NameNotString,
+    ArgumentsNotString,
+}
+
+/// The state of a logical message's tool calls.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolCalls<'a> {
+    None,
+    Empty,
+    /// The calls' ids, in order.
+    Valid(Vec<Cow<'a, str>>),
+    /// The first defect and the JSON path of the value at fault.
+    Malformed {
+        why: Malformed,
+        path: String,
+    },
+}
+
+/// One logical message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message<'a> {
+    /// The caller's message index (`None` for a pinned system taken from outside the list).
+    pub physical: Option<u32>,
+    /// Format-specific: where in the physical message this logical one came from.
+    pub origin: Origin,
+    /// `None` for a role the library does not know.
+    pub role: Option<Role>,
+    /// The role as written, for the report of an unknown role.
+    pub role_raw: &'a str,
+    pub shape: ContentShape,
+    /// `units[start..end]` of the session.
+    pub units: (u32, u32),
+    /// Compact JSON bytes of every field but the content (tool calls included).
+    pub meta_bytes: u64,
+    /// `meta_bytes` once the tool calls are removed.
+    pub meta_without_calls: u64,
+    pub tool_calls: ToolCalls<'a>,
+    pub tool_call_id: Option<Cow<'a, str>>,
+    pub has_refusal: bool,
+    /// Repair appended the note on removed tool calls (a new text part, or the whole content
+    /// when there was none).
+    pub note: Option<String>,
+    pub remove_tool_calls: bool,
+}
+
+/// Where a logical message came from in its physical message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The whole physical message (OpenAI messages; Anthropic messages with string content).
+    Whole,
+    /// The pinned system given outside the messages (Anthropic `system`).
+    System,
+    /// The content blocks of a physical message other than its tool results (Anthropic).
+    Blocks,
+    /// One `tool_result` block (Anthropic).
+    ToolResult { block: u32 },
+}
+
+impl Message<'_> {
+    pub fn unit_range(&self) -> std::ops::Range<usize> {
+        self.units.0 as usize..self.units.1 as usize
+    }
+}
+
+/// A request split into logical messages.
+#[derive(Debug, Default)]
+pub struct Session<'a> {
+    pub messages: Vec<Message<'a>>,
+    pub units: Vec<Unit<'a>>,
+    /// How many physical messages the caller gave.
+    pub physical_messages: usize,
+}
+
+impl<'a> Session<'a> {
+    pub fn units_of(&self, m: usize) -> &[Unit<'a>] {
+        &self.units[self.messages[m].unit_range()]
+    }
+
+    /// A message's cost (DESIGN §2): its other fields plus its units, without overflow.
+    pub fn cost(&self, m: usize) -> u128 {
+        let msg = &self.messages[m];
+        let meta = if msg.remove_tool_calls {
+            msg.meta_without_calls
+        } else {
+            msg.meta_bytes
+        };
+        let units: u128 = self.units_of(m).iter().map(|u| u128::from(u.bytes)).sum();
+        let note = msg.note.as_ref().map_or(0, |n| n.len() as u128);
+        u128::from(meta) + units + note
+    }
+
+    /// True when the message says something: non-empty text, any part, or a refusal.
+    pub fn has_content(&self, m: usize) -> bool {
+        let msg = &self.messages[m];
+        msg.has_refusal
+            || msg.note.is_some()
+            || self
+                .units_of(m)
+                .iter()
+                .any(|u| u.change != Change::Removed && (u.part.is_some() || u.bytes > 0))
+    }
+}
