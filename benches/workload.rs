@@ -1,6 +1,8 @@
 //! A realistic long session for benchmarks: 200 messages with a system prompt, user turns with
 //! pasted screenshots (real PNG headers padded with incompressible bytes to ~1 MB of base64
-//! each), attachments, and tool loops with multi-kilobyte outputs.
+//! each), attachments, and tool loops with multi-kilobyte outputs; a text-only agent session;
+//! the same sessions in the Anthropic format.
+#![allow(dead_code)] // each benchmark uses some of the workloads
 
 use base64::{engine::general_purpose::STANDARD, Engine};
 use serde_json::{json, Value};
@@ -81,4 +83,90 @@ pub fn session(messages: usize, screenshots: usize, screenshot_raw_bytes: usize)
     out.truncate(messages - 1);
     out.push(json!({"role": "user", "content": "Which screenshot showed the parser error?"}));
     out
+}
+
+/// A text-only agent session of `messages` messages (~250 bytes each): user turns, tool calls
+/// with short results, assistant answers; a system prompt first and a question last.
+pub fn chat(messages: usize) -> Vec<Value> {
+    let mut rng = Rng(0x5EED_CAFE_0000_0002);
+    let mut out = vec![json!({"role": "system", "content": prose(&mut rng, 600)})];
+    let mut turn = 0;
+    while out.len() < messages {
+        let n = 120 + (rng.next() % 160) as usize;
+        out.push(json!({"role": "user", "content": prose(&mut rng, n)}));
+        let id = format!("call_{turn:08}");
+        out.push(json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": id, "type": "function", "function": {"name": "grep", "arguments": format!("{{\"pattern\":\"fn m{turn}\"}}")}},
+        ]}));
+        let n = 200 + (rng.next() % 300) as usize;
+        out.push(json!({"role": "tool", "tool_call_id": id, "content": prose(&mut rng, n)}));
+        let n = 100 + (rng.next() % 200) as usize;
+        out.push(json!({"role": "assistant", "content": prose(&mut rng, n)}));
+        turn += 1;
+    }
+    out.truncate(messages - 1);
+    out.push(json!({"role": "user", "content": "So where is the parser defined?"}));
+    out
+}
+
+/// The same session in the Anthropic Messages format: the system prompt apart, tool calls as
+/// `tool_use` blocks, results as `tool_result` blocks of the next user message, images as
+/// base64 image blocks.
+pub fn to_anthropic(messages: &[Value]) -> (Value, Vec<Value>) {
+    let mut system = Value::Null;
+    let mut out: Vec<Value> = Vec::new();
+    for m in messages {
+        let role = m["role"].as_str().unwrap_or("user");
+        let block = |part: &Value| -> Value {
+            match part["type"].as_str() {
+                Some("image_url") => {
+                    let url = part["image_url"]["url"].as_str().unwrap_or("");
+                    let (head, data) = url.split_once(',').unwrap_or(("", url));
+                    let media = head.trim_start_matches("data:").trim_end_matches(";base64");
+                    json!({"type": "image", "source": {"type": "base64", "media_type": media, "data": data}})
+                }
+                _ => part.clone(),
+            }
+        };
+        let content: Vec<Value> = match &m["content"] {
+            Value::String(s) => vec![json!({"type": "text", "text": s})],
+            Value::Array(parts) => parts.iter().map(block).collect(),
+            _ => Vec::new(),
+        };
+        match role {
+            "system" => system = m["content"].clone(),
+            "tool" => {
+                let result = json!({"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]});
+                match out.last_mut() {
+                    Some(last) if last["role"] == "user" => {
+                        last["content"].as_array_mut().unwrap().push(result)
+                    }
+                    _ => out.push(json!({"role": "user", "content": [result]})),
+                }
+            }
+            "assistant" => {
+                let mut blocks = content;
+                for call in m["tool_calls"].as_array().into_iter().flatten() {
+                    let input: Value = serde_json::from_str(
+                        call["function"]["arguments"].as_str().unwrap_or("{}"),
+                    )
+                    .unwrap_or(json!({}));
+                    blocks.push(json!({"type": "tool_use", "id": call["id"], "name": call["function"]["name"], "input": input}));
+                }
+                match out.last_mut() {
+                    Some(last) if last["role"] == "assistant" => {
+                        last["content"].as_array_mut().unwrap().extend(blocks)
+                    }
+                    _ => out.push(json!({"role": "assistant", "content": blocks})),
+                }
+            }
+            _ => match out.last_mut() {
+                Some(last) if last["role"] == "user" => {
+                    last["content"].as_array_mut().unwrap().extend(content)
+                }
+                _ => out.push(json!({"role": "user", "content": content})),
+            },
+        }
+    }
+    (system, out)
 }
