@@ -18,7 +18,7 @@ pub struct Flag {
     pub short: Option<char>,
     /// What the value is called in the help (`N`, `FILE`), or `None` for a switch.
     pub value: Option<&'static str>,
-    /// The help text; lines after the first are indented under it.
+    /// The help text, wrapped when printed.
     pub doc: &'static str,
     /// What the option sets.
     pub sets: Sets,
@@ -76,7 +76,7 @@ const FORMAT: Flag = Flag {
     alias: None,
     short: None,
     value: Some("FORMAT"),
-    doc: "the shape of the messages: openai (Chat Completions, the default) or anthropic\n\
+    doc: "the shape of the messages: openai (Chat Completions, the default) or anthropic \
           (Messages API)",
     sets: Sets::Text("format"),
 };
@@ -86,8 +86,8 @@ const PROFILE: Flag = Flag {
     alias: Some("image-profile"),
     short: None,
     value: Some("PROFILE"),
-    doc: "the image pricing rule: ankita (default), openai, openai-patch, anthropic,\n\
-          anthropic-highres, anthropic-legacy, gemini, gemini-1.5, gemini-3, qwen2-vl,\n\
+    doc: "the image pricing rule: ankita (default), openai, openai-patch, anthropic, \
+          anthropic-highres, anthropic-legacy, gemini, gemini-1.5, gemini-3, qwen2-vl, \
           pixtral",
     sets: Sets::Text("image_profile"),
 };
@@ -97,7 +97,7 @@ const MODEL: Flag = Flag {
     alias: None,
     short: None,
     value: Some("MODEL"),
-    doc: "price images as this model does (gpt-4o, claude-sonnet-4, gemini-2.5-flash, …);\n\
+    doc: "price images as this model does (gpt-4o, claude-sonnet-4, gemini-2.5-flash, …); \
           give --profile or --model, not both",
     sets: Sets::Text("model"),
 };
@@ -118,7 +118,7 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("N"),
-        doc: "the model's context window; the history budget is derived from it\n\
+        doc: "the model's context window; the history budget is derived from it \
               (DESIGN §7)",
         sets: Sets::Integer("context_tokens"),
     },
@@ -135,7 +135,7 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("N"),
-        doc: "a history budget in bytes, given directly; with --context-tokens the smaller\n\
+        doc: "a history budget in bytes, given directly; with --context-tokens the smaller \
               wins",
         sets: Sets::Integer("max_bytes"),
     },
@@ -153,7 +153,7 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("N"),
-        doc: "return at most N messages (default 40; the pinned message and the anchors\n\
+        doc: "return at most N messages (default 40; the pinned message and the anchors \
               are kept even beyond it)",
         sets: Sets::Integer("max_messages"),
     },
@@ -162,7 +162,7 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("FILE"),
-        doc: "a JSON array of the tool schemas sent with the request; their bytes come off\n\
+        doc: "a JSON array of the tool schemas sent with the request; their bytes come off \
               the budget",
         sets: Sets::FileJson("tools"),
     },
@@ -187,7 +187,7 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("FILE"),
-        doc: "a JSON object giving the pixel size of remote images by URL:\n\
+        doc: "a JSON object giving the pixel size of remote images by URL: \
               {\"https://…/cat.png\": [1920, 1080]}",
         sets: Sets::FileJson("image_sizes"),
     },
@@ -198,7 +198,7 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("MODE"),
-        doc: "an image that must go becomes a placeholder text (default), is dropped, or\n\
+        doc: "an image that must go becomes a placeholder text (default), is dropped, or \
               fails the call: placeholder, drop, error",
         sets: Sets::Text("on_image_overflow"),
     },
@@ -208,7 +208,7 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: None,
-        doc: "also print what was kept, dropped and shrunk, and every image with its price,\n\
+        doc: "also print what was kept, dropped and shrunk, and every image with its price, \
               on stderr",
         sets: Sets::Setting(Setting::Summary),
     },
@@ -217,7 +217,7 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: None,
-        doc: "batch mode: the input holds one request per line; answer one line each, in\n\
+        doc: "batch mode: the input holds one request per line; answer one line each, in \
               input order",
         sets: Sets::Setting(Setting::Jsonl),
     },
@@ -244,7 +244,7 @@ pub const PROBE: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("LEVEL"),
-        doc: "the detail level passed to the profile (openai: low, high, auto; gemini-3:\n\
+        doc: "the detail level passed to the profile (openai: low, high, auto; gemini-3: \
               low, medium, high, ultra_high)",
         sets: Sets::Setting(Setting::Detail),
     },
@@ -365,6 +365,7 @@ pub fn parse(parser: &mut Parser, flags: &[Flag]) -> Result<Parsed, Failure> {
 /// The options part of a command's help, generated from its table.
 pub fn render(flags: &[Flag]) -> String {
     const DOC_COLUMN: usize = 28;
+    const WIDTH: usize = 100;
     let mut out = String::from("options ([key]: the request key an option sets):\n");
     for flag in flags {
         let mut names = String::from("  ");
@@ -378,23 +379,36 @@ pub fn render(flags: &[Flag]) -> String {
         if let Some(value) = flag.value {
             names += &format!(" {value}");
         }
-        let mut doc = flag.doc.to_owned();
+        let mut words: Vec<String> = flag.doc.split_whitespace().map(str::to_owned).collect();
         if let Some(key) = flag.sets.request_key() {
-            doc += &format!(" [{key}]");
+            words.push(format!("[{key}]"));
         }
-        let mut lines = doc.lines();
-        let first = lines.next().unwrap_or("");
+        let lines = wrap(&words, WIDTH - DOC_COLUMN);
         let width = names.chars().count();
         if width + 1 < DOC_COLUMN {
-            out += &format!("{names}{}{first}\n", " ".repeat(DOC_COLUMN - width));
+            out += &format!("{names}{}", " ".repeat(DOC_COLUMN - width));
         } else {
-            out += &format!("{names}\n{}{first}\n", " ".repeat(DOC_COLUMN));
+            out += &format!("{names}\n{}", " ".repeat(DOC_COLUMN));
         }
-        for line in lines {
-            out += &format!("{}{}\n", " ".repeat(DOC_COLUMN), line.trim_start());
-        }
+        out += &lines.join(&format!("\n{}", " ".repeat(DOC_COLUMN)));
+        out += "\n";
     }
     out
+}
+
+/// Words in lines of at most `width` characters (a longer word gets a line of its own).
+fn wrap(words: &[String], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in words {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.clone()),
+        }
+    }
+    lines
 }
 
 #[cfg(test)]
