@@ -664,9 +664,14 @@ fn batch_from_a_file_with_only_good_lines_exits_0() {
         "requests.jsonl",
         &format!("{request}\n{request}\r\n{request}"),
     );
-    let r = run(["trim", "--jsonl", &path]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
     let expected = trim_json(&request);
-    assert_eq!(r.stdout, format!("{expected}\n{expected}\n{expected}\n"));
-    assert!(r.stderr.contains("3 lines: 3 ok, 0 errors"), "{}", r.stderr);
+    let joined = format!("--jsonl={path}");
+    for args in [vec!["trim", "--jsonl", &path], vec!["trim", &joined]] {
+        let r = run(&args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(r.stdout, format!("{expected}\n{expected}\n{expected}\n"));
+        assert!(r.stderr.contains("3 lines: 3 ok, 0 errors"), "{}", r.stderr);
+    }
+    let r = run(["trim", &format!("--jsonl={path}"), &path]);
+    assert_eq!(r.code, 2, "one input only: {}", r.stderr);
 }

@@ -217,8 +217,8 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: None,
-        doc: "batch mode: the input holds one request per line; answer one line each, in \
-              input order",
+        doc: "batch mode: the input (FILE, --jsonl=FILE or stdin) holds one request per line; \
+              answer one line each, in input order",
         sets: Sets::Setting(Setting::Jsonl),
     },
     Flag {
@@ -327,6 +327,10 @@ pub fn parse(parser: &mut Parser, flags: &[Flag]) -> Result<Parsed, Failure> {
             None => None,
             Some(_) => Some(parser.value().map_err(usage)?),
         };
+        // `--jsonl=FILE` names the input like a FILE argument does.
+        if flag.sets == Sets::Setting(Setting::Jsonl) {
+            parsed.positionals.extend(parser.optional_value());
+        }
         let text = |value: Option<OsString>| -> Result<String, Failure> {
             value
                 .unwrap_or_default()
