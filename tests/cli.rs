@@ -675,3 +675,38 @@ fn batch_from_a_file_with_only_good_lines_exits_0() {
     let r = run(["trim", &format!("--jsonl={path}"), &path]);
     assert_eq!(r.code, 2, "one input only: {}", r.stderr);
 }
+
+#[test]
+fn batch_answers_a_line_before_the_next_one_is_sent() {
+    use std::io::BufRead;
+    let request = Value::Object(case_request("max_messages")).to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ankita"))
+        .args(["trim", "--jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (answers, received) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut line = String::new();
+        while stdout.read_line(&mut line).unwrap_or(0) > 0 {
+            answers.send(std::mem::take(&mut line)).unwrap();
+        }
+    });
+    let timeout = std::time::Duration::from_secs(20);
+    for _ in 0..3 {
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        let answer = received.recv_timeout(timeout).unwrap_or_else(|_| {
+            let _ = child.kill();
+            panic!("no answer while the input stays open");
+        });
+        assert_eq!(answer.trim_end(), trim_json(&request));
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
+}

@@ -20,7 +20,7 @@ use flags::{KeyValue, Parsed, Setting};
 use lexopt::Arg;
 use serde_json::{Map, Value};
 use std::ffi::OsString;
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -366,15 +366,14 @@ fn trim_command(parsed: Parsed) -> Result<u8, Failure> {
             })?,
         };
         let flags = load_keys(&parsed)?;
-        let mut input: Box<dyn BufRead> = match &path {
-            None => Box::new(std::io::stdin().lock()),
-            Some(path) => Box::new(std::io::BufReader::with_capacity(
-                1 << 20,
+        let source = match &path {
+            None => batch::Source::Stdin,
+            Some(path) => batch::Source::File(
                 std::fs::File::open(path)
                     .map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?,
-            )),
+            ),
         };
-        let tally = batch::run(&mut *input, &flags, threads)?;
+        let tally = batch::run(source, &flags, threads)?;
         return Ok(if tally.invalid > 0 {
             EXIT_INVALID_INPUT
         } else if tally.budget > 0 {

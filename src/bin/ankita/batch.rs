@@ -1,6 +1,7 @@
 //! `trim --jsonl`: one request per input line, one answer per output line in input order,
-//! trimmed on every core. Lines are read in chunks; each chunk is answered by a scoped pool of
-//! threads taking lines one at a time (lines differ wildly in size), then written in order.
+//! trimmed on every core. A reader thread reads ahead; each chunk of lines is answered by a
+//! scoped pool of threads taking lines one at a time (lines differ wildly in size), then written
+//! in order.
 
 use crate::{merge_flags, outcome_of, outcome_of_code, write_failure, Failure, Outcome};
 use ankita::{api, Error, ErrorCode};
@@ -47,29 +48,48 @@ impl Tally {
     }
 }
 
-/// Answers every line of `input` on stdout; `flags` fill in the keys a request lacks.
-pub fn run(
-    input: &mut dyn BufRead,
-    flags: &Map<String, Value>,
-    threads: usize,
-) -> Result<Tally, Failure> {
+/// Where the requests come from.
+pub enum Source {
+    Stdin,
+    File(std::fs::File),
+}
+
+/// Answers every line of `source` on stdout; `flags` fill in the keys a request lacks.
+///
+/// A reader thread reads ahead while a chunk is trimmed. A chunk is whatever lines are ready
+/// (up to [`CHUNK_LINES`]), so a producer that waits for each answer before sending the next
+/// request gets it at once, and a file is trimmed in full chunks.
+pub fn run(source: Source, flags: &Map<String, Value>, threads: usize) -> Result<Tally, Failure> {
     let progress = std::io::stderr().is_terminal();
     let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     let mut tally = Tally::default();
-    loop {
-        let chunk = read_chunk(input)?;
-        if chunk.is_empty() {
-            break;
+    let (lines, received) = std::sync::mpsc::sync_channel(CHUNK_LINES);
+    std::thread::scope(|scope| {
+        scope.spawn(move || match source {
+            Source::Stdin => read_lines(&mut std::io::stdin().lock(), &lines),
+            Source::File(file) => read_lines(
+                &mut std::io::BufReader::with_capacity(1 << 20, file),
+                &lines,
+            ),
+        });
+        while let Some((chunk, error)) = next_chunk(&received) {
+            for answer in answer_all(&chunk, flags, threads) {
+                write_answer(&mut out, answer.text.as_bytes())?;
+                tally.add(answer.outcome);
+            }
+            out.flush().map_err(write_failure)?;
+            if progress {
+                eprint!("\rankita: {}", tally.line());
+            }
+            if let Some(e) = error {
+                return Err(Failure::Input(format!(
+                    "reading the requests after line {}: {e}",
+                    tally.lines
+                )));
+            }
         }
-        for answer in answer_all(&chunk, flags, threads) {
-            write_answer(&mut out, answer.text.as_bytes())?;
-            tally.add(answer.outcome);
-        }
-        out.flush().map_err(write_failure)?;
-        if progress {
-            eprint!("\rankita: {}", tally.line());
-        }
-    }
+        Ok::<(), Failure>(())
+    })?;
     if progress {
         eprint!("\r\x1b[K");
     }
@@ -83,28 +103,56 @@ fn write_answer(out: &mut impl Write, text: &[u8]) -> Result<(), Failure> {
         .map_err(write_failure)
 }
 
-/// The next lines, without their line ends; empty at the end of the input.
-fn read_chunk(input: &mut dyn BufRead) -> Result<Vec<Vec<u8>>, Failure> {
-    let mut lines = Vec::new();
-    let mut bytes = 0;
-    while lines.len() < CHUNK_LINES && bytes < CHUNK_BYTES {
+type Line = std::io::Result<Vec<u8>>;
+
+/// Sends each line of `input`, without its line end, until the input or the receiver ends.
+fn read_lines(input: &mut impl BufRead, lines: &std::sync::mpsc::SyncSender<Line>) {
+    loop {
         let mut line = Vec::new();
-        let n = input
-            .read_until(b'\n', &mut line)
-            .map_err(|e| Failure::Input(format!("reading the requests: {e}")))?;
-        if n == 0 {
-            break;
-        }
-        if line.last() == Some(&b'\n') {
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
+        let read = match input.read_until(b'\n', &mut line) {
+            Ok(0) => return,
+            Ok(_) => {
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                    if line.last() == Some(&b'\r') {
+                        line.pop();
+                    }
+                }
+                Ok(line)
             }
+            Err(e) => Err(e),
+        };
+        let failed = read.is_err();
+        if lines.send(read).is_err() || failed {
+            return;
         }
-        bytes += line.len();
-        lines.push(line);
     }
-    Ok(lines)
+}
+
+/// The lines ready now (waiting for the first one), and the read error that ended them, if
+/// any; `None` at the end of the input.
+fn next_chunk(
+    received: &std::sync::mpsc::Receiver<Line>,
+) -> Option<(Vec<Vec<u8>>, Option<std::io::Error>)> {
+    let mut chunk = Vec::new();
+    let mut bytes = 0;
+    let mut next = received.recv().ok()?;
+    loop {
+        match next {
+            Ok(line) => {
+                bytes += line.len();
+                chunk.push(line);
+            }
+            Err(e) => return Some((chunk, Some(e))),
+        }
+        if chunk.len() >= CHUNK_LINES || bytes >= CHUNK_BYTES {
+            return Some((chunk, None));
+        }
+        match received.try_recv() {
+            Ok(line) => next = line,
+            Err(_) => return Some((chunk, None)),
+        }
+    }
 }
 
 /// One line's answer.
@@ -133,12 +181,15 @@ fn answer_all(lines: &[Vec<u8>], flags: &Map<String, Value>, threads: usize) -> 
     let mut slots: Vec<Option<Answer>> =
         std::iter::repeat_with(|| None).take(lines.len()).collect();
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
-        for worker in workers {
-            // answer_line catches panics, so a worker always returns.
-            for (i, answer) in worker.join().unwrap_or_default() {
-                slots[i] = Some(answer);
-            }
+        // This thread is one of the workers.
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mine = work();
+        // answer_line catches panics, so a helper always returns.
+        let theirs = helpers
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default());
+        for (i, answer) in mine.into_iter().chain(theirs) {
+            slots[i] = Some(answer);
         }
     });
     slots
