@@ -29,30 +29,40 @@ for i in range(n):
     print(json.dumps(request, separators=(",", ":")))
 EOF
 
-now() { date +%s.%N; }
-rate() { python3 -c "import sys; print(f'{$N / ($2 - $1):,.0f}')"; }
+# Wall-clock and CPU seconds (user + system) of a command, as "WALL CPU".
+measure() {
+    local TIMEFORMAT='%R %U %S' t
+    t=$( { time "$@" > /dev/null 2>&1 || true; } 2>&1 )
+    python3 -c "import sys; r, u, s = map(float, sys.argv[1:]); print(r, u + s)" $t
+}
+single_run() {
+    while IFS= read -r line; do
+        "$BIN" trim - <<< "$line" 2> /dev/null || true
+    done < "$WORK/requests.jsonl"
+}
 
-t0=$(now)
+# The answers first: both ways must agree.
 "$BIN" trim --jsonl "$WORK/requests.jsonl" > "$WORK/batch.jsonl" 2> "$WORK/batch.err" || true
-t1=$(now)
 "$BIN" trim --jsonl --threads 1 "$WORK/requests.jsonl" > "$WORK/batch1.jsonl" 2> /dev/null || true
-t2=$(now)
-while IFS= read -r line; do
-    "$BIN" trim - <<< "$line" 2> /dev/null || true
-done < "$WORK/requests.jsonl" > "$WORK/single.jsonl"
-t3=$(now)
-
+single_run > "$WORK/single.jsonl"
 cmp -s "$WORK/batch.jsonl" "$WORK/single.jsonl" || { echo "batch and per-process answers differ" >&2; exit 1; }
 cmp -s "$WORK/batch.jsonl" "$WORK/batch1.jsonl" || { echo "answers differ with --threads 1" >&2; exit 1; }
 
-batch=$(rate "$t0" "$t1")
-batch1=$(rate "$t1" "$t2")
-single=$(rate "$t2" "$t3")
+read -r batch_wall batch_cpu < <(measure "$BIN" trim --jsonl "$WORK/requests.jsonl")
+read -r batch1_wall batch1_cpu < <(measure "$BIN" trim --jsonl --threads 1 "$WORK/requests.jsonl")
+read -r single_wall single_cpu < <(measure single_run)
+
 echo "requests: $N ($(wc -c < "$WORK/requests.jsonl") bytes); $(tail -1 "$WORK/batch.err" | sed 's/^ankita: //')"
-echo "cores: $(nproc)"
-echo "trim --jsonl (every core):  $batch requests/s"
-echo "trim --jsonl --threads 1:   $batch1 requests/s"
-echo "one process per request:    $single requests/s"
-python3 -c "
-b, b1, s = $t1 - $t0, $t2 - $t1, $t3 - $t2
-print(f'ratio: --jsonl is {s / b:,.0f}x one process per request ({s / b1:,.0f}x on one thread)')"
+echo "cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$N" "$batch_wall" "$batch_cpu" "$batch1_wall" "$batch1_cpu" "$single_wall" "$single_cpu" <<'EOF'
+import sys
+n = int(sys.argv[1])
+bw, bc, b1w, b1c, sw, sc = map(float, sys.argv[2:])
+row = "{:<27} {:>8,.0f} requests/s {:>8,.1f} µs CPU per request"
+print(row.format("trim --jsonl (every core)", n / bw, bc / n * 1e6))
+print(row.format("trim --jsonl --threads 1", n / b1w, b1c / n * 1e6))
+print(row.format("one process per request", n / sw, sc / n * 1e6))
+print(f"ratio, wall clock: --jsonl is {sw / bw:,.0f}x one process per request "
+      f"({sw / b1w:,.0f}x on one thread)")
+print(f"ratio, CPU time:   --jsonl is {sc / bc:,.0f}x one process per request")
+EOF
