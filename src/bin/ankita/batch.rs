@@ -63,6 +63,7 @@ pub fn run(source: Source, flags: &Map<String, Value>, threads: usize) -> Result
     let progress = std::io::stderr().is_terminal();
     let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     let mut tally = Tally::default();
+    let mut last_drawn = std::time::Instant::now();
     let (lines, received) = std::sync::mpsc::sync_channel(CHUNK_LINES);
     std::thread::scope(|scope| {
         scope.spawn(move || match source {
@@ -78,8 +79,10 @@ pub fn run(source: Source, flags: &Map<String, Value>, threads: usize) -> Result
                 tally.add(answer.outcome);
             }
             out.flush().map_err(write_failure)?;
-            if progress {
+            // Redrawn at most ten times a second: chunks can be a line each.
+            if progress && last_drawn.elapsed() >= std::time::Duration::from_millis(100) {
                 eprint!("\rankita: {}", tally.line());
+                last_drawn = std::time::Instant::now();
             }
             if let Some(e) = error {
                 return Err(Failure::Input(format!(
