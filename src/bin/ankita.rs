@@ -1,31 +1,87 @@
-//! The `ankita` command line.
+//! The `ankita` command line: `trim` (one request, or one per line with `--jsonl`), `sanitize`
+//! and `probe`. Arguments are `OsString`s parsed with `lexopt`; every option is described once,
+//! with its docs, in [`flags`]. Requests are built as JSON and answered by the core's JSON
+//! contract ([`ankita::api`]), so the command line and every binding give the same answers.
 //!
 //! Exit codes: 0 success; 1 the budget cannot be met (`context_budget_exceeded`,
 //! `history_budget_too_small`, `image_overflow`); 2 usage error; 3 invalid input (unreadable
 //! file, invalid JSON, invalid request).
 
-use ankita::api;
-use ankita::format::openai::image_url_of_value as image_url_of;
-use ankita::pricing::{price_image_url, price_probe, ImagePrice};
-use ankita::probe;
-use ankita::shed::describe_image;
-use ankita::{Error, ErrorCode};
+// The command's modules live in src/bin/ankita/, beside this file.
+#[path = "ankita/batch.rs"]
+mod batch;
+#[path = "ankita/flags.rs"]
+mod flags;
+#[path = "ankita/summary.rs"]
+mod summary;
+
+use ankita::{api, probe, Error, ErrorCode};
+use flags::{KeyValue, Parsed, Setting};
+use lexopt::Arg;
 use serde_json::{Map, Value};
+use std::ffi::OsString;
 use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+const EXIT_OK: u8 = 0;
+const EXIT_BUDGET: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+const EXIT_INVALID_INPUT: u8 = 3;
 
 const USAGE: &str = "\
 usage:
-  ankita trim [FILE|-] [--max-bytes N] [--context-tokens N] [--max-output-tokens N]
-              [--max-messages N] [--tools FILE] [--memory FILE] [--profile P | --model M]
-              [--on-image-overflow placeholder|drop|error] [--format openai|anthropic] [--summary]
-      FILE holds a request object ({\"messages\": [...], ...}) or a bare messages array.
-      Prints the response JSON; --summary also prints a readable report to stderr.
-  ankita sanitize [FILE|-] [--format openai|anthropic]
-      repair a restored session (orphan tool messages, broken calls)
-  ankita probe [--json] [--profile P | --model M] [--detail low|high|auto] FILE|DATA_URL...
-      format, pixel size and price of images
-  ankita --version";
+  ankita trim [OPTIONS] [FILE|-]           trim one request (object or bare messages array)
+  ankita trim --jsonl [OPTIONS] [FILE|-]   trim one request per line, on every core
+  ankita sanitize [--format F] [FILE|-]    repair a restored session (orphan tool messages,
+                                           broken calls)
+  ankita probe [OPTIONS] FILE|DATA_URL...  format, pixel size and price of images
+  ankita help [COMMAND]                    this text, or a command's options
+  ankita --version
+
+Run `ankita COMMAND --help` for a command's options.";
+
+const TRIM_HELP: &str = "\
+ankita trim: fit a chat history into a model's context budget
+
+usage: ankita trim [OPTIONS] [FILE|-]
+       ankita trim --jsonl [OPTIONS] [FILE|-]
+
+FILE holds a request object ({\"messages\": [...], ...}) or a bare messages array; without FILE,
+or with -, it is read from stdin. The response JSON goes to stdout. Each option below sets a key
+of the request (DESIGN §8), replacing that key in FILE.
+
+With --jsonl each input line is one request (an object or a bare messages array) and each output
+line is its answer, in input order; a bad line is answered with its error JSON and the run goes
+on. Here the options are defaults: they fill in the keys a request lacks, and a request's own keys
+win (image_profile and model count as one key). A progress line goes to stderr while stderr is a
+terminal, and a tally (lines, ok, errors) at the end.
+
+exit codes: 0 success; 1 the budget cannot be met (context_budget_exceeded,
+history_budget_too_small, image_overflow; the error JSON is still printed); 2 usage error;
+3 invalid input (unreadable file, invalid JSON or request). With --jsonl: 0 when every line
+succeeded, else 3 when some line was invalid, else 1.
+";
+
+const SANITIZE_HELP: &str = "\
+ankita sanitize: repair a restored session without trimming it
+
+usage: ankita sanitize [OPTIONS] [FILE|-]
+
+FILE holds a messages array or {\"messages\": [...]}; without FILE, or with -, it is read from
+stdin. Orphan tool messages go, assistant messages whose tool calls are broken or unanswered lose
+them (with a visible note), unknown roles and empty messages go. The response JSON goes to stdout.
+Exit codes as for trim.
+";
+
+const PROBE_HELP: &str = "\
+ankita probe: format, pixel size and price of images, read from their headers alone
+
+usage: ankita probe [OPTIONS] FILE|DATA_URL...
+
+Each input is a data URL, or a file holding an image, a data URL or bare base64. An image that
+cannot be decoded costs its input's length. Exit code 3 when a file cannot be read.
+";
 
 /// Prints a line on stdout. A reader that went away (`ankita trim big.json | head`) ends the
 /// program quietly instead of panicking in `println!`.
@@ -39,65 +95,26 @@ fn emit(line: std::fmt::Arguments<'_>) {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = writeln!(stdout, "{line}").and_then(|()| stdout.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("ankita: cannot write the answer: {e}");
-        std::process::exit(i32::from(EXIT_INVALID_INPUT));
+        let _ = write_failure(e);
     }
 }
 
-const EXIT_BUDGET: u8 = 1;
-const EXIT_USAGE: u8 = 2;
-const EXIT_INVALID_INPUT: u8 = 3;
-
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("trim") => trim_command(&args[1..]),
-        Some("sanitize") => sanitize_command(&args[1..]),
-        Some("probe") => probe_command(&args[1..]),
-        Some("--version") | Some("-V") => {
-            out!("ankita {}", env!("CARGO_PKG_VERSION"));
-            Ok(())
-        }
-        Some("--help") | Some("-h") => {
-            out!("{USAGE}");
-            Ok(())
-        }
-        _ => Err(Failure::Usage("missing or unknown command".into())),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Usage(message)) => {
-            eprintln!("ankita: {message}\n{USAGE}");
-            ExitCode::from(EXIT_USAGE)
-        }
-        Err(Failure::Input(message)) => {
-            eprintln!("ankita: {message}");
-            ExitCode::from(EXIT_INVALID_INPUT)
-        }
-        Err(Failure::Api(error)) => {
-            out!("{}", error.to_response());
-            eprintln!("ankita: {error}");
-            let budget = matches!(
-                error.code,
-                ErrorCode::ContextBudgetExceeded
-                    | ErrorCode::HistoryBudgetTooSmall
-                    | ErrorCode::ImageOverflow
-            );
-            ExitCode::from(if budget {
-                EXIT_BUDGET
-            } else {
-                EXIT_INVALID_INPUT
-            })
-        }
+/// What a failed write to stdout means: a reader that went away ends the program quietly.
+fn write_failure(e: std::io::Error) -> Failure {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
     }
+    eprintln!("ankita: cannot write the answer: {e}");
+    std::process::exit(i32::from(EXIT_INVALID_INPUT));
 }
 
+/// Why a command stopped.
 enum Failure {
+    /// A usage error (exit 2).
     Usage(String),
+    /// Input that cannot be read (exit 3).
     Input(String),
+    /// An error of the JSON contract found before the core was called (its JSON is printed).
     Api(Error),
 }
 
@@ -107,23 +124,216 @@ impl From<Error> for Failure {
     }
 }
 
-/// The value after a flag such as `--max-bytes`.
-fn flag_value(args: &mut std::slice::Iter<'_, String>, flag: &str) -> Result<String, Failure> {
-    args.next()
-        .cloned()
-        .ok_or_else(|| Failure::Usage(format!("{flag} needs a value")))
+fn main() -> ExitCode {
+    let mut parser = lexopt::Parser::from_env();
+    match run(&mut parser) {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure::Usage(message)) => {
+            eprintln!("ankita: {message}\n{USAGE}");
+            ExitCode::from(EXIT_USAGE)
+        }
+        Err(Failure::Input(message)) => {
+            eprintln!("ankita: {message}");
+            ExitCode::from(EXIT_INVALID_INPUT)
+        }
+        Err(Failure::Api(error)) => {
+            let response = error.to_response();
+            out!("{response}");
+            eprintln!("ankita: {error}");
+            ExitCode::from(exit_code(outcome_of_code(error.code.as_str())))
+        }
+    }
 }
 
-fn read_input(path: Option<&str>) -> Result<String, Failure> {
+/// Runs the command named by the first argument; answers the exit code.
+fn run(parser: &mut lexopt::Parser) -> Result<u8, Failure> {
+    let first = parser.next().map_err(|e| Failure::Usage(e.to_string()))?;
+    match first {
+        None => Err(Failure::Usage("missing command".into())),
+        Some(Arg::Long("help") | Arg::Short('h')) => {
+            out!("{USAGE}");
+            Ok(EXIT_OK)
+        }
+        Some(Arg::Long("version") | Arg::Short('V')) => {
+            out!("ankita {}", env!("CARGO_PKG_VERSION"));
+            Ok(EXIT_OK)
+        }
+        Some(Arg::Long(name)) => Err(Failure::Usage(format!("unknown option --{name}"))),
+        Some(Arg::Short(c)) => Err(Failure::Usage(format!("unknown option -{c}"))),
+        Some(Arg::Value(command)) => match command.to_str() {
+            Some("trim") => trim_command(flags::parse(parser, flags::TRIM)?),
+            Some("sanitize") => sanitize_command(flags::parse(parser, flags::SANITIZE)?),
+            Some("probe") => probe_command(flags::parse(parser, flags::PROBE)?),
+            Some("help") => help_command(parser),
+            _ => Err(Failure::Usage(format!("unknown command {command:?}"))),
+        },
+    }
+}
+
+fn help_command(parser: &mut lexopt::Parser) -> Result<u8, Failure> {
+    let topic = match parser.next().map_err(|e| Failure::Usage(e.to_string()))? {
+        None => None,
+        Some(Arg::Value(topic)) => Some(topic),
+        Some(other) => return Err(Failure::Usage(other.unexpected().to_string())),
+    };
+    match topic.as_ref().map(|t| t.to_str()) {
+        None => out!("{USAGE}"),
+        Some(Some("trim")) => out!("{}", help(TRIM_HELP, flags::TRIM)),
+        Some(Some("sanitize")) => out!("{}", help(SANITIZE_HELP, flags::SANITIZE)),
+        Some(Some("probe")) => out!("{}", help(PROBE_HELP, flags::PROBE)),
+        Some(_) => {
+            return Err(Failure::Usage(format!(
+                "unknown command {:?}",
+                topic.unwrap_or_default()
+            )))
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn help(text: &str, table: &[flags::Flag]) -> String {
+    format!("{text}\n{}", flags::render(table).trim_end())
+}
+
+/// How an answer of the core ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Ok,
+    /// The budget cannot be met.
+    Budget,
+    /// The input is not a valid request.
+    Invalid,
+}
+
+/// The outcome of an error code.
+fn outcome_of_code(code: &str) -> Outcome {
+    const BUDGET: [ErrorCode; 3] = [
+        ErrorCode::ContextBudgetExceeded,
+        ErrorCode::HistoryBudgetTooSmall,
+        ErrorCode::ImageOverflow,
+    ];
+    if BUDGET.iter().any(|c| c.as_str() == code) {
+        Outcome::Budget
+    } else {
+        Outcome::Invalid
+    }
+}
+
+/// The outcome of a response of the JSON contract. Reads only the head of a success answer
+/// (`{"ok":true` comes first); anything else is parsed.
+fn outcome_of(response: &str) -> Outcome {
+    if response.starts_with(r#"{"ok":true"#) {
+        return Outcome::Ok;
+    }
+    let Ok(value) = serde_json::from_str::<Value>(response) else {
+        return Outcome::Invalid;
+    };
+    if value["ok"] == true {
+        return Outcome::Ok;
+    }
+    outcome_of_code(value["error"]["code"].as_str().unwrap_or(""))
+}
+
+fn exit_code(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Ok => EXIT_OK,
+        Outcome::Budget => EXIT_BUDGET,
+        Outcome::Invalid => EXIT_INVALID_INPUT,
+    }
+}
+
+/// Prints a response of the core on stdout, and on failure its error on stderr; answers the
+/// exit code.
+fn deliver(response: &str) -> u8 {
+    out!("{response}");
+    let outcome = outcome_of(response);
+    if outcome != Outcome::Ok {
+        let value: Value = serde_json::from_str(response).unwrap_or(Value::Null);
+        let error = &value["error"];
+        let at = match error["path"].as_str() {
+            Some(path) => format!(" (at {path})"),
+            None => String::new(),
+        };
+        eprintln!(
+            "ankita: {}: {}{at}",
+            error["code"].as_str().unwrap_or("error"),
+            error["message"].as_str().unwrap_or("")
+        );
+    }
+    exit_code(outcome)
+}
+
+/// Puts the keys given on the command line into a request. With `flags_win` they replace the
+/// request's own keys; otherwise they only fill in the keys it lacks. `image_profile` and
+/// `model` are one choice: a request naming either keeps its own.
+fn merge_flags(
+    mut request: Map<String, Value>,
+    flags: &Map<String, Value>,
+    flags_win: bool,
+) -> Map<String, Value> {
+    const PROFILE_KEYS: [&str; 2] = ["image_profile", "model"];
+    let names_profile = |map: &Map<String, Value>| {
+        PROFILE_KEYS
+            .iter()
+            .any(|k| map.get(*k).is_some_and(|v| !v.is_null()))
+    };
+    if flags_win && names_profile(flags) {
+        for key in PROFILE_KEYS {
+            request.shift_remove(key);
+        }
+    }
+    let request_names_profile = names_profile(&request);
+    for (key, value) in flags {
+        let keep_own = if PROFILE_KEYS.contains(&key.as_str()) {
+            request_names_profile
+        } else {
+            request.get(key).is_some_and(|v| !v.is_null())
+        };
+        if flags_win || !keep_own {
+            request.insert(key.clone(), value.clone());
+        }
+    }
+    request
+}
+
+/// The request keys given on the command line, files read.
+fn load_keys(parsed: &Parsed) -> Result<Map<String, Value>, Failure> {
+    let mut keys = Map::new();
+    for (key, value) in &parsed.keys {
+        let value = match value {
+            KeyValue::Value(v) => v.clone(),
+            KeyValue::TextFile(path) => read_input(Some(path))?.into(),
+            KeyValue::JsonFile(path) => {
+                parse_json(&read_input(Some(path))?, &path.display().to_string())?
+            }
+        };
+        keys.insert((*key).into(), value);
+    }
+    Ok(keys)
+}
+
+/// The one FILE a command takes, if given (`-` is stdin).
+fn input_path(parsed: &Parsed, command: &str) -> Result<Option<PathBuf>, Failure> {
+    match parsed.positionals.as_slice() {
+        [] => Ok(None),
+        [one] if one == "-" => Ok(None),
+        [one] => Ok(Some(PathBuf::from(one))),
+        [_, extra, ..] => Err(Failure::Usage(format!(
+            "{command} takes one FILE; unexpected argument {extra:?}"
+        ))),
+    }
+}
+
+/// The text of a file, or of stdin when `path` is `None`.
+fn read_input(path: Option<&Path>) -> Result<String, Failure> {
     let mut text = String::new();
     match path {
-        None | Some("-") => std::io::stdin()
+        None => std::io::stdin()
             .read_to_string(&mut text)
             .map(|_| text)
             .map_err(|e| Failure::Input(format!("stdin: {e}"))),
-        Some(path) => {
-            std::fs::read_to_string(path).map_err(|e| Failure::Input(format!("{path}: {e}")))
-        }
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| Failure::Input(format!("{}: {e}", path.display()))),
     }
 }
 
@@ -136,328 +346,183 @@ fn parse_json(text: &str, what: &str) -> Result<Value, Failure> {
     })
 }
 
-fn trim_command(args: &[String]) -> Result<(), Failure> {
-    let mut file = None;
-    let mut summary = false;
-    let mut overrides = Map::new();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| flag_value(&mut it, name);
-        let number = |name: &str, v: String| -> Result<Value, Failure> {
-            v.parse::<u64>().map(Value::from).map_err(|_| {
-                Failure::Usage(format!("{name} takes a non-negative integer, not {v:?}"))
-            })
-        };
-        match arg.as_str() {
-            "--summary" => summary = true,
-            "--max-bytes" => {
-                overrides.insert("max_bytes".into(), number(arg, value(arg)?)?);
-            }
-            "--context-tokens" => {
-                overrides.insert("context_tokens".into(), number(arg, value(arg)?)?);
-            }
-            "--max-output-tokens" => {
-                overrides.insert("max_output_tokens".into(), number(arg, value(arg)?)?);
-            }
-            "--max-messages" => {
-                overrides.insert("max_messages".into(), number(arg, value(arg)?)?);
-            }
-            "--profile" => {
-                overrides.insert("image_profile".into(), value(arg)?.into());
-            }
-            "--model" => {
-                overrides.insert("model".into(), value(arg)?.into());
-            }
-            "--format" => {
-                overrides.insert("format".into(), value(arg)?.into());
-            }
-            "--on-image-overflow" => {
-                overrides.insert("on_image_overflow".into(), value(arg)?.into());
-            }
-            "--tools" => {
-                let path = value(arg)?;
-                overrides.insert(
-                    "tools".into(),
-                    parse_json(&read_input(Some(&path))?, &path)?,
-                );
-            }
-            "--memory" => {
-                let path = value(arg)?;
-                overrides.insert("memory".into(), read_input(Some(&path))?.into());
-            }
-            flag if flag.starts_with("--") => {
-                return Err(Failure::Usage(format!("unknown option {flag}")))
-            }
-            path if file.is_none() => file = Some(path.to_owned()),
-            extra => return Err(Failure::Usage(format!("unexpected argument {extra:?}"))),
-        }
+fn trim_command(parsed: Parsed) -> Result<u8, Failure> {
+    if parsed.has(Setting::Help) {
+        out!("{}", help(TRIM_HELP, flags::TRIM));
+        return Ok(EXIT_OK);
     }
-    let input = parse_json(
-        &read_input(file.as_deref())?,
-        file.as_deref().unwrap_or("stdin"),
-    )?;
-    let mut request = match input {
+    let path = input_path(&parsed, "trim")?;
+    let summary = parsed.has(Setting::Summary);
+    if parsed.has(Setting::Jsonl) {
+        if summary {
+            return Err(Failure::Usage(
+                "--summary describes one request; it does not combine with --jsonl".into(),
+            ));
+        }
+        let threads = match parsed.setting(Setting::Threads) {
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            Some(n) => n.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                Failure::Usage(format!("--threads takes a positive integer, not {n:?}"))
+            })?,
+        };
+        let flags = load_keys(&parsed)?;
+        let source = match &path {
+            None => batch::Source::Stdin,
+            Some(path) => batch::Source::File(
+                std::fs::File::open(path)
+                    .map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?,
+            ),
+        };
+        let tally = batch::run(source, &flags, threads)?;
+        return Ok(if tally.invalid > 0 {
+            EXIT_INVALID_INPUT
+        } else if tally.budget > 0 {
+            EXIT_BUDGET
+        } else {
+            EXIT_OK
+        });
+    }
+    if parsed.has(Setting::Threads) {
+        return Err(Failure::Usage("--threads applies to --jsonl only".into()));
+    }
+    let flags = load_keys(&parsed)?;
+    let label = path
+        .as_ref()
+        .map_or("stdin".into(), |p| p.display().to_string());
+    let request = match parse_json(&read_input(path.as_deref())?, &label)? {
+        Value::Object(request) => request,
         Value::Array(messages) => {
             let mut request = Map::new();
             request.insert("messages".into(), Value::Array(messages));
             request
         }
-        Value::Object(request) => request,
         _ => {
-            return Err(Failure::Input(
-                "the input must be a request object or a messages array".into(),
-            ))
+            return Err(Failure::Input(format!(
+                "{label}: the input must be a request object or a messages array"
+            )))
         }
     };
-    request.extend(overrides);
-    let images = if summary {
-        image_inventory(&request)
-    } else {
-        Vec::new()
-    };
-    let response = api::trim_value(Value::Object(request))?;
-    out!("{response}");
-    if summary {
-        eprint!("{}", render_summary(&response["report"], &images));
+    let request = merge_flags(request, &flags, true);
+    let response = api::trim_json(&serde_json::to_string(&request).unwrap_or_default());
+    let code = deliver(&response);
+    if summary && code == EXIT_OK {
+        let response: Value = serde_json::from_str(&response).unwrap_or(Value::Null);
+        let images = summary::image_inventory(&request);
+        eprint!("{}", summary::render(&response["report"], &images));
     }
-    Ok(())
+    Ok(code)
 }
 
-fn sanitize_command(args: &[String]) -> Result<(), Failure> {
-    let mut format = None;
-    let mut file = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--format" => format = Some(flag_value(&mut it, arg)?),
-            flag if flag.starts_with("--") => {
-                return Err(Failure::Usage(format!("unknown option {flag}")))
-            }
-            path if file.is_none() => file = Some(path.to_owned()),
-            _ => return Err(Failure::Usage("sanitize takes one FILE".into())),
+fn sanitize_command(parsed: Parsed) -> Result<u8, Failure> {
+    if parsed.has(Setting::Help) {
+        out!("{}", help(SANITIZE_HELP, flags::SANITIZE));
+        return Ok(EXIT_OK);
+    }
+    let path = input_path(&parsed, "sanitize")?;
+    let text = read_input(path.as_deref())?;
+    let flags = load_keys(&parsed)?;
+    let response = match flags.get("format") {
+        None => api::sanitize_json(&text),
+        Some(format) => {
+            let messages = match parse_json(&text, "input")? {
+                Value::Object(mut request) => request.remove("messages").unwrap_or(Value::Null),
+                other => other,
+            };
+            let request = serde_json::json!({"messages": messages, "format": format});
+            api::sanitize_json(&request.to_string())
         }
-    }
-    let mut input = parse_json(&read_input(file.as_deref())?, "input")?;
-    if let Some(format) = format {
-        let messages = match input {
-            Value::Object(mut request) => request.remove("messages").unwrap_or(Value::Null),
-            other => other,
-        };
-        input = serde_json::json!({"messages": messages, "format": format});
-    }
-    let response = api::sanitize_value(input)?;
-    out!("{response}");
-    Ok(())
-}
-
-/// The price and encoded length of an Anthropic image block.
-fn anthropic_image_price(
-    block: &Value,
-    profile: ankita::ImageProfile,
-    bpt: u64,
-) -> Option<(ImagePrice, usize)> {
-    if block["type"] != "image" {
-        return None;
-    }
-    let source = &block["source"];
-    let (url, bytes) = match (source["data"].as_str(), source["url"].as_str()) {
-        (Some(data), _) => (format!("data:image/*;base64,{data}"), data.len()),
-        (None, Some(url)) => (url.to_owned(), url.len()),
-        _ => return None,
     };
-    Some((price_image_url(&url, profile, None, bpt), bytes))
+    Ok(deliver(&response))
 }
 
-/// Every image of the request with its price, for the summary.
-fn image_inventory(request: &Map<String, Value>) -> Vec<(usize, usize, ImagePrice, usize)> {
-    let profile = ankita::request::profile_of(request).unwrap_or_default();
-    let bpt = request
-        .get("bytes_per_token")
-        .and_then(Value::as_u64)
-        .unwrap_or(4);
-    let mut images = Vec::new();
-    let messages = request.get("messages").and_then(Value::as_array);
-    for (i, message) in messages.into_iter().flatten().enumerate() {
-        let parts = message.get("content").and_then(Value::as_array);
-        for (p, part) in parts.into_iter().flatten().enumerate() {
-            match part.get("type").and_then(Value::as_str) {
-                Some("image_url") => {
-                    if let Some((url, detail)) = part.as_object().and_then(image_url_of) {
-                        images.push((i, p, price_image_url(url, profile, detail, bpt), url.len()));
-                    }
-                }
-                // Anthropic: images inside a tool result are listed under its block.
-                Some("tool_result") => {
-                    for inner in part["content"].as_array().into_iter().flatten() {
-                        if let Some(price) = anthropic_image_price(inner, profile, bpt) {
-                            images.push((i, p, price.0, price.1));
-                        }
-                    }
-                }
-                // Anthropic image blocks: base64 data or a URL.
-                Some("image") => {
-                    if let Some((price, bytes)) = anthropic_image_price(part, profile, bpt) {
-                        images.push((i, p, price, bytes));
-                    }
-                }
-                _ => {}
-            }
-        }
+fn probe_command(parsed: Parsed) -> Result<u8, Failure> {
+    if parsed.has(Setting::Help) {
+        out!("{}", help(PROBE_HELP, flags::PROBE));
+        return Ok(EXIT_OK);
     }
-    images
-}
-
-fn render_summary(report: &Value, images: &[(usize, usize, ImagePrice, usize)]) -> String {
-    let list = |key: &str| -> Vec<Value> { report[key].as_array().cloned().unwrap_or_default() };
-    let mut out = String::new();
-    let budget = match report["budget_bytes"].as_u64() {
-        Some(b) => format!("{b} bytes (~{} tokens)", report["budget_tokens"]),
-        None => "none (max_messages only)".into(),
-    };
-    out += &format!(
-        "ankita: kept {} of {} messages; cost {} bytes (~{} tokens); budget {budget}\n",
-        report["output_messages"],
-        report["input_messages"],
-        report["cost_bytes"],
-        report["cost_tokens"]
-    );
-    let dropped = list("dropped_messages");
-    if !dropped.is_empty() {
-        let indices: Vec<String> = dropped.iter().map(Value::to_string).collect();
-        out += &format!(
-            "  dropped {} messages: {}\n",
-            dropped.len(),
-            indices.join(", ")
-        );
-    }
-    for t in list("truncated") {
-        out += &format!(
-            "  shrunk messages[{}]{}: {} → {} bytes\n",
-            t["index"],
-            part_suffix(&t["part"]),
-            t["from_bytes"],
-            t["to_bytes"]
-        );
-    }
-    for a in list("dropped_attachments") {
-        out += &format!(
-            "  dropped attachment body messages[{}].content[{}]: {} bytes\n",
-            a["index"], a["part"], a["bytes"]
-        );
-    }
-    for r in list("repaired") {
-        out += &format!(
-            "  repaired messages[{}]: {} ({})\n",
-            r["index"],
-            r["action"].as_str().unwrap_or(""),
-            r["reason"].as_str().unwrap_or("")
-        );
-    }
-    let dropped_images = list("dropped_images");
-    let budget_bytes = report["budget_bytes"].as_u64();
-    for &(i, p, price, url_bytes) in images {
-        let was_dropped = dropped_images
-            .iter()
-            .any(|d| d["index"] == i && d["part"] == p)
-            || dropped.iter().any(|d| *d == i);
-        let as_text = match budget_bytes {
-            Some(b) if url_bytes as u64 > b && !was_dropped => {
-                "; measured as text it alone would exceed the budget"
-            }
-            _ => "",
-        };
-        out += &format!(
-            "  image messages[{i}].content[{p}]: {} = {} budget bytes (encoded {} bytes) — {}{as_text}\n",
-            describe_image(&price),
-            price.budget_bytes,
-            url_bytes,
-            if was_dropped { "dropped" } else { "kept" }
-        );
-    }
-    out
-}
-
-fn part_suffix(part: &Value) -> String {
-    match part.as_u64() {
-        Some(p) => format!(".content[{p}]"),
-        None => String::new(),
-    }
-}
-
-fn probe_command(args: &[String]) -> Result<(), Failure> {
-    let mut json = false;
-    let mut inputs = Vec::new();
-    let mut profile_keys = Map::new();
-    let mut detail = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| flag_value(&mut it, name);
-        match arg.as_str() {
-            "--json" => json = true,
-            "--profile" => {
-                profile_keys.insert("image_profile".into(), value(arg)?.into());
-            }
-            "--model" => {
-                profile_keys.insert("model".into(), value(arg)?.into());
-            }
-            "--detail" => detail = Some(value(arg)?),
-            flag if flag.starts_with("--") => {
-                return Err(Failure::Usage(format!("unknown option {flag}")))
-            }
-            input => inputs.push(input.to_owned()),
-        }
-    }
-    if inputs.is_empty() {
+    if parsed.positionals.is_empty() {
         return Err(Failure::Usage(
             "probe needs at least one FILE or data URL".into(),
         ));
     }
-    let profile = ankita::request::profile_of(&profile_keys)?;
+    let mut options = load_keys(&parsed)?;
+    if let Some(detail) = parsed.setting(Setting::Detail) {
+        options.insert("detail".into(), detail.into());
+    }
+    let options = Value::Object(options);
+    // Checks the options once (unknown profile, both profile and model, …).
+    api::estimate_image_tokens(1, 1, &options)?;
+    let json = parsed.has(Setting::Json);
     let mut failed = None;
-    for input in &inputs {
-        let (label, result, size) = if probe::is_data_url(input) {
-            let shown: String = input.chars().take(40).collect();
-            (format!("{shown}…"), probe::probe_text(input), input.len())
-        } else {
-            match std::fs::read(input) {
-                Ok(bytes) => {
-                    let result = probe::probe_bytes(&bytes).or_else(|e| {
-                        // A text file may hold a data URL or base64.
-                        std::str::from_utf8(&bytes)
-                            .ok()
-                            .and_then(|text| probe::probe_text(text).ok())
-                            .ok_or(e)
-                    });
-                    (input.clone(), result, bytes.len())
-                }
-                Err(e) => {
-                    eprintln!("ankita: {input}: {e}");
-                    failed = Some(Failure::Input(format!("{input}: {e}")));
-                    continue;
-                }
-            }
+    for input in &parsed.positionals {
+        let Some((label, info, size)) = probe_one(input, &mut failed) else {
+            continue;
         };
-        let price = price_probe(result, size, profile, detail.as_deref(), 4);
+        let (tokens, budget_bytes) = match info {
+            Ok(info) => {
+                let price = api::estimate_image_tokens(info.width, info.height, &options)?;
+                (price["tokens"].as_u64(), price["budget_bytes"].clone())
+            }
+            Err(_) => (None, size.into()),
+        };
         if json {
-            let mut line = Map::new();
-            line.insert("input".into(), label.into());
-            line.extend(ankita::price_fields(&price));
-            line.insert("input_bytes".into(), size.into());
-            out!("{}", Value::Object(line));
+            let line = serde_json::json!({
+                "input": label,
+                "format": info.ok().map(|i| i.format.as_str()),
+                "width": info.ok().map(|i| i.width),
+                "height": info.ok().map(|i| i.height),
+                "tokens": tokens,
+                "budget_bytes": budget_bytes,
+                "input_bytes": size,
+            });
+            out!("{line}");
         } else {
-            match price.probe {
-                Ok(_) => out!(
-                    "{label}: {} = {} budget bytes (input {} bytes)",
-                    describe_image(&price),
-                    price.budget_bytes,
-                    size
+            match (info, tokens) {
+                (Ok(i), Some(tokens)) => out!(
+                    "{label}: {} {}×{}, ~{tokens} tokens = {budget_bytes} budget bytes (input {size} bytes)",
+                    i.format,
+                    i.width,
+                    i.height,
                 ),
-                Err(e) => out!(
-                    "{label}: not decodable ({e}); costs its {} bytes",
-                    price.budget_bytes
-                ),
+                (Err(e), _) => out!("{label}: not decodable ({e}); costs its {budget_bytes} bytes"),
+                (Ok(_), None) => out!("{label}: {budget_bytes} budget bytes (input {size} bytes)"),
             }
         }
     }
-    failed.map_or(Ok(()), Err)
+    Ok(if failed.is_some() {
+        EXIT_INVALID_INPUT
+    } else {
+        EXIT_OK
+    })
+}
+
+/// Reads one probe input: a data URL, or a file holding an image, a data URL or base64.
+/// Answers its label, what its header says and its size; `None` (with `failed` set) when the
+/// file cannot be read.
+fn probe_one(
+    input: &OsString,
+    failed: &mut Option<()>,
+) -> Option<(String, Result<probe::ImageInfo, probe::ProbeError>, usize)> {
+    if let Some(text) = input.to_str().filter(|t| probe::is_data_url(t)) {
+        let shown: String = text.chars().take(40).collect();
+        return Some((format!("{shown}…"), probe::probe_text(text), text.len()));
+    }
+    let path = Path::new(input);
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let info = probe::probe_bytes(&bytes).or_else(|e| {
+                // A text file may hold a data URL or base64.
+                std::str::from_utf8(&bytes)
+                    .ok()
+                    .and_then(|text| probe::probe_text(text).ok())
+                    .ok_or(e)
+            });
+            Some((path.display().to_string(), info, bytes.len()))
+        }
+        Err(e) => {
+            eprintln!("ankita: {}: {e}", path.display());
+            *failed = Some(());
+            None
+        }
+    }
 }

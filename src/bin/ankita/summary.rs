@@ -1,0 +1,250 @@
+//! `trim --summary`: what was kept, dropped and shrunk, and every image with its price, for
+//! people. Built from the response's report and the request's images.
+
+use ankita::pricing::{price_image_url_with_size, ImagePrice, ImageProfile};
+use serde_json::{Map, Value};
+
+/// Lists of indices up to this long are printed in full; longer ones collapse runs into ranges
+/// (`1–262`).
+const FULL_LIST_MAX: usize = 20;
+
+/// One image of the request: where it is, its price and its encoded length.
+pub struct Image {
+    pub index: usize,
+    pub part: usize,
+    pub price: ImagePrice,
+    pub encoded_bytes: usize,
+}
+
+/// Every image of a request that the core accepted, priced as the core prices it.
+pub fn image_inventory(request: &Map<String, Value>) -> Vec<Image> {
+    let profile = match (
+        request.get("image_profile").and_then(Value::as_str),
+        request.get("model").and_then(Value::as_str),
+    ) {
+        (Some(name), _) => ImageProfile::from_name(name).unwrap_or_default(),
+        (None, Some(model)) => ImageProfile::from_model(model).unwrap_or_default(),
+        (None, None) => ImageProfile::default(),
+    };
+    let bytes_per_token = request
+        .get("bytes_per_token")
+        .and_then(Value::as_u64)
+        .filter(|&n| n > 0)
+        .unwrap_or(ankita::pricing::DEFAULT_BYTES_PER_TOKEN);
+    let sizes = request.get("image_sizes").and_then(Value::as_object);
+    let price = |url: &str, detail: Option<&str>| {
+        let size = sizes.and_then(|s| s.get(url)).and_then(size_of);
+        price_image_url_with_size(url, size, profile, detail, bytes_per_token)
+    };
+    let mut images = Vec::new();
+    let messages = request.get("messages").and_then(Value::as_array);
+    for (index, message) in messages.into_iter().flatten().enumerate() {
+        let parts = message.get("content").and_then(Value::as_array);
+        for (part, block) in parts.into_iter().flatten().enumerate() {
+            let mut push = |url: &str, detail, encoded_bytes| {
+                images.push(Image {
+                    index,
+                    part,
+                    price: price(url, detail),
+                    encoded_bytes,
+                })
+            };
+            match block.get("type").and_then(Value::as_str) {
+                Some("image_url") => {
+                    if let Some((url, detail)) = openai_image_url(block) {
+                        push(url, detail, url.len());
+                    }
+                }
+                // Anthropic image blocks, also inside a tool result (listed under its block).
+                Some("image") => {
+                    if let Some((url, bytes)) = anthropic_image_url(block) {
+                        push(&url, None, bytes);
+                    }
+                }
+                Some("tool_result") => {
+                    for inner in block["content"].as_array().into_iter().flatten() {
+                        if let Some((url, bytes)) = anthropic_image_url(inner) {
+                            push(&url, None, bytes);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    images
+}
+
+/// `[w, h]` or `{"width": w, "height": h}`.
+fn size_of(size: &Value) -> Option<(u32, u32)> {
+    let side = |v: Option<&Value>| v?.as_u64().and_then(|n| u32::try_from(n).ok());
+    match size {
+        Value::Array(wh) if wh.len() == 2 => Some((side(wh.first())?, side(wh.get(1))?)),
+        Value::Object(o) => Some((side(o.get("width"))?, side(o.get("height"))?)),
+        _ => None,
+    }
+}
+
+/// `image_url.url` and `image_url.detail`; the URL may also be a bare string.
+fn openai_image_url(part: &Value) -> Option<(&str, Option<&str>)> {
+    match part.get("image_url")? {
+        Value::String(url) => Some((url, None)),
+        Value::Object(o) => Some((
+            o.get("url")?.as_str()?,
+            o.get("detail").and_then(Value::as_str),
+        )),
+        _ => None,
+    }
+}
+
+/// An Anthropic image block as a URL to price, and its encoded length.
+fn anthropic_image_url(block: &Value) -> Option<(String, usize)> {
+    if block["type"] != "image" {
+        return None;
+    }
+    let source = &block["source"];
+    match (source["data"].as_str(), source["url"].as_str()) {
+        (Some(data), _) => Some((format!("data:image/*;base64,{data}"), data.len())),
+        (None, Some(url)) => Some((url.to_owned(), url.len())),
+        _ => None,
+    }
+}
+
+/// `PNG 1700×2200, ~765 tokens`.
+pub fn describe(price: &ImagePrice) -> String {
+    match (price.probe, price.tokens) {
+        (Ok(info), Some(tokens)) => format!(
+            "{} {}×{}, ~{} tokens",
+            info.format, info.width, info.height, tokens
+        ),
+        (Err(_), Some(tokens)) => format!("remote image, ~{tokens} tokens"),
+        _ => format!("unreadable image, {} bytes", price.budget_bytes),
+    }
+}
+
+/// Indices as text: in full when short, with runs of three or more as ranges when long.
+pub fn index_list(indices: &[Value]) -> String {
+    let shown: Vec<String> = indices.iter().map(Value::to_string).collect();
+    if indices.len() <= FULL_LIST_MAX {
+        return shown.join(", ");
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < indices.len() {
+        let mut j = i;
+        while let (Some(a), Some(b)) = (
+            indices[j].as_u64(),
+            indices.get(j + 1).and_then(Value::as_u64),
+        ) {
+            if b != a + 1 {
+                break;
+            }
+            j += 1;
+        }
+        if j >= i + 2 {
+            out.push(format!("{}–{}", shown[i], shown[j]));
+        } else {
+            out.extend(shown[i..=j].iter().cloned());
+        }
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+/// The summary lines for a success response's report.
+pub fn render(report: &Value, images: &[Image]) -> String {
+    let list = |key: &str| -> &[Value] { report[key].as_array().map_or(&[], Vec::as_slice) };
+    let mut out = String::new();
+    let budget = match report["budget_bytes"].as_u64() {
+        Some(b) => format!("{b} bytes (~{} tokens)", report["budget_tokens"]),
+        None => "none (max_messages only)".into(),
+    };
+    out += &format!(
+        "ankita: kept {} of {} messages; cost {} bytes (~{} tokens); budget {budget}\n",
+        report["output_messages"],
+        report["input_messages"],
+        report["cost_bytes"],
+        report["cost_tokens"]
+    );
+    let dropped = list("dropped_messages");
+    if !dropped.is_empty() {
+        out += &format!(
+            "  dropped {} messages: {}\n",
+            dropped.len(),
+            index_list(dropped)
+        );
+    }
+    for t in list("truncated") {
+        out += &format!(
+            "  shrunk messages[{}]{}: {} → {} bytes\n",
+            t["index"],
+            part_suffix(&t["part"]),
+            t["from_bytes"],
+            t["to_bytes"]
+        );
+    }
+    for a in list("dropped_attachments") {
+        out += &format!(
+            "  dropped attachment body messages[{}].content[{}]: {} bytes\n",
+            a["index"], a["part"], a["bytes"]
+        );
+    }
+    for r in list("repaired") {
+        out += &format!(
+            "  repaired messages[{}]: {} ({})\n",
+            r["index"],
+            r["action"].as_str().unwrap_or(""),
+            r["reason"].as_str().unwrap_or("")
+        );
+    }
+    let dropped_images = list("dropped_images");
+    let budget_bytes = report["budget_bytes"].as_u64();
+    for image in images {
+        let (i, p) = (image.index, image.part);
+        let was_dropped = dropped_images
+            .iter()
+            .any(|d| d["index"] == i && d["part"] == p)
+            || dropped.iter().any(|d| *d == i);
+        let as_text = match budget_bytes {
+            Some(b) if image.encoded_bytes as u64 > b && !was_dropped => {
+                "; measured as text it alone would exceed the budget"
+            }
+            _ => "",
+        };
+        out += &format!(
+            "  image messages[{i}].content[{p}]: {} = {} budget bytes (encoded {} bytes) — {}{as_text}\n",
+            describe(&image.price),
+            image.price.budget_bytes,
+            image.encoded_bytes,
+            if was_dropped { "dropped" } else { "kept" }
+        );
+    }
+    out
+}
+
+fn part_suffix(part: &Value) -> String {
+    match part.as_u64() {
+        Some(p) => format!(".content[{p}]"),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn list(v: Value) -> String {
+        index_list(v.as_array().unwrap())
+    }
+
+    #[test]
+    fn short_lists_in_full_long_ones_as_ranges() {
+        assert_eq!(list(json!([1, 2, 3])), "1, 2, 3");
+        let long: Vec<u64> = (1..=262).collect();
+        assert_eq!(list(json!(long)), "1–262");
+        let mut gaps: Vec<u64> = (0..30).collect();
+        gaps.extend([40, 41, 50]);
+        assert_eq!(list(json!(gaps)), "0–29, 40, 41, 50");
+    }
+}

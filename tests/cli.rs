@@ -1,0 +1,712 @@
+//! The `ankita` binary driven as a user drives it: help, flag forms, odd arguments, every request
+//! flag against the JSON contract, and batch mode against per-request `trim_json`.
+
+use ankita::api::trim_json;
+use serde_json::{json, Map, Value};
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_with_stdin<I, S>(args: I, stdin: &[u8]) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ankita"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The binary may exit before reading (usage errors): a broken pipe is fine.
+        let _ = input.write_all(&stdin);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let run = Run {
+        code: output.status.code().expect("exited, not killed"),
+        stdout: String::from_utf8(output.stdout).expect("UTF-8 stdout"),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    };
+    assert!(
+        !run.stderr.contains("panicked"),
+        "the binary panicked: {}",
+        run.stderr
+    );
+    run
+}
+
+fn run<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    run_with_stdin(args, b"")
+}
+
+/// A scratch directory for this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn case_request(name: &str) -> Map<String, Value> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/cases/{name}.json"));
+    let case: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    match &case["request"] {
+        Value::Object(request) => request.clone(),
+        other => panic!("{name}: request is not an object: {other}"),
+    }
+}
+
+fn write(dir: &std::path::Path, file: &str, text: &str) -> String {
+    let path = dir.join(file);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+fn parse(text: &str) -> Value {
+    serde_json::from_str(text.trim_end()).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+fn trim(request: &Map<String, Value>) -> Value {
+    parse(&trim_json(&Value::Object(request.clone()).to_string()))
+}
+
+#[test]
+fn help_for_every_command_exits_0_on_stdout() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--help"], "ankita trim"),
+        (&["-h"], "ankita trim"),
+        (&["help"], "ankita probe"),
+        (&["trim", "--help"], "--max-output-tokens"),
+        (&["trim", "-h"], "--jsonl"),
+        (&["help", "trim"], "--overhead-bytes"),
+        (&["sanitize", "--help"], "ankita sanitize"),
+        (&["sanitize", "-h"], "--format"),
+        (&["probe", "--help"], "--detail"),
+        (&["probe", "-h"], "--bytes-per-token"),
+        // Help wins over the rest of the line, even a missing file.
+        (
+            &["trim", "missing.json", "--max-bytes", "9", "-h"],
+            "--summary",
+        ),
+    ];
+    for (args, needle) in cases {
+        let r = run(*args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert!(
+            r.stdout.contains(needle),
+            "{args:?}: no {needle} in\n{}",
+            r.stdout
+        );
+        assert!(r.stderr.is_empty(), "{args:?}: {}", r.stderr);
+    }
+    let trim_help = run(["trim", "--help"]).stdout;
+    for flag in [
+        "--context-tokens",
+        "--max-output-tokens",
+        "--max-bytes",
+        "--overhead-bytes",
+        "--bytes-per-token",
+        "--max-messages",
+        "--tools",
+        "--memory",
+        "--system",
+        "--image-sizes",
+        "--profile",
+        "--image-profile",
+        "--model",
+        "--on-image-overflow",
+        "--format",
+        "--summary",
+        "--jsonl",
+        "--threads",
+    ] {
+        assert!(trim_help.contains(flag), "trim --help lacks {flag}");
+    }
+}
+
+#[test]
+fn equals_and_space_forms_give_the_same_answer() {
+    let dir = scratch("forms");
+    let request = write(
+        &dir,
+        "request.json",
+        &Value::Object(case_request("max_messages")).to_string(),
+    );
+    let spaced = run([
+        "trim",
+        &request,
+        "--max-bytes",
+        "600",
+        "--max-messages",
+        "3",
+        "--profile",
+        "openai",
+    ]);
+    let joined = run([
+        "trim",
+        &request,
+        "--max-bytes=600",
+        "--max-messages=3",
+        "--profile=openai",
+    ]);
+    assert_eq!(spaced.code, 0, "{}", spaced.stderr);
+    assert_eq!(spaced.stdout, joined.stdout);
+    let answer = parse(&spaced.stdout);
+    assert_eq!(answer["report"]["budget_bytes"], 600);
+    assert_eq!(answer["report"]["output_messages"], 3);
+}
+
+#[test]
+fn unknown_flags_exit_2_naming_the_flag() {
+    for args in [
+        &["trim", "--max-bytez", "5"][..],
+        &["trim", "--max-bytez=5"][..],
+        &["sanitize", "--max-bytes", "5"][..],
+        &["probe", "--summary", "x.png"][..],
+        &["trim", "-q"][..],
+    ] {
+        let r = run(args);
+        assert_eq!(r.code, 2, "{args:?}");
+        let flag = args[1].split('=').next().unwrap();
+        assert!(
+            r.stderr.contains(&format!("unknown option {flag}")),
+            "{args:?}: {}",
+            r.stderr
+        );
+        assert!(r.stdout.is_empty());
+    }
+    // Flags with a missing, extra or malformed value name themselves too.
+    for (args, needle) in [
+        (&["trim", "--max-bytes"][..], "--max-bytes"),
+        (&["trim", "--summary=yes"][..], "--summary"),
+        (&["trim", "--max-messages", "-3"][..], "--max-messages"),
+        (&["trim", "--context-tokens=lots"][..], "--context-tokens"),
+        (&["trim", "--jsonl", "--threads", "0"][..], "--threads"),
+        (&["frob"][..], "frob"),
+    ] {
+        let r = run(args);
+        assert_eq!(r.code, 2, "{args:?}");
+        assert!(r.stderr.contains(needle), "{args:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn non_utf8_arguments_are_errors_not_panics() {
+    let bad = OsStr::from_bytes(b"\xff\xfe.json").to_owned();
+    let cases: Vec<(Vec<OsString>, i32)> = vec![
+        // A file name need not be UTF-8: it is looked up, and missing.
+        (vec!["trim".into(), bad.clone()], 3),
+        (vec!["sanitize".into(), bad.clone()], 3),
+        (vec!["probe".into(), bad.clone()], 3),
+        (vec!["trim".into(), "--tools".into(), bad.clone()], 3),
+        // A value that must be text is a usage error naming its flag.
+        (vec!["trim".into(), "--model".into(), bad.clone()], 2),
+        (vec!["trim".into(), "--max-bytes".into(), bad.clone()], 2),
+        (vec![bad.clone()], 2),
+        (vec!["trim".into(), OsStr::from_bytes(b"--\xff").into()], 2),
+    ];
+    for (args, code) in cases {
+        let r = run(&args);
+        assert_eq!(r.code, code, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.starts_with("ankita: "), "{args:?}: {}", r.stderr);
+    }
+    let r = run(["trim".into(), "--model".into(), bad]);
+    assert!(r.stderr.contains("--model"), "{}", r.stderr);
+}
+
+/// One flag, the case it is tried on, and the request key and value it must set.
+struct FlagCase {
+    case: &'static str,
+    args: Vec<String>,
+    key: &'static str,
+    value: Value,
+    /// Keys removed from the case's request before the flag is applied (the flag is then the
+    /// only source of the key).
+    without: &'static [&'static str],
+}
+
+#[test]
+fn every_flag_reaches_the_request() {
+    let dir = scratch("flags");
+    let tools = json!([{"type": "function", "function": {"name": "lookup", "parameters": {}}}]);
+    let tools_file = write(&dir, "tools.json", &tools.to_string());
+    let memory_file = write(&dir, "memory.txt", "The user prefers metric units.\n");
+    let system_file = write(&dir, "system.txt", "You are terse. Answer in one line.");
+    let remote = "https://example.com/screens/settings.png";
+    let sizes = json!({remote: [4000, 3000]});
+    let sizes_file = write(&dir, "sizes.json", &sizes.to_string());
+    let flag = |case, args: &[&str], key, value, without| FlagCase {
+        case,
+        args: args.iter().map(|s| s.to_string()).collect(),
+        key,
+        value,
+        without,
+    };
+    let cases = vec![
+        flag(
+            "agent_side_budget",
+            &["--context-tokens", "3000"],
+            "context_tokens",
+            json!(3000),
+            &[],
+        ),
+        flag(
+            "agent_side_budget",
+            &["--max-output-tokens=100"],
+            "max_output_tokens",
+            json!(100),
+            &[],
+        ),
+        flag(
+            "agent_side_budget",
+            &["--overhead-bytes", "10"],
+            "overhead_bytes",
+            json!(10),
+            &[],
+        ),
+        flag(
+            "agent_side_budget",
+            &["--bytes-per-token=3"],
+            "bytes_per_token",
+            json!(3),
+            &[],
+        ),
+        flag(
+            "agent_side_budget",
+            &["--tools", &tools_file],
+            "tools",
+            tools.clone(),
+            &[],
+        ),
+        flag(
+            "agent_side_budget",
+            &["--memory", &memory_file],
+            "memory",
+            json!("The user prefers metric units.\n"),
+            &[],
+        ),
+        flag(
+            "image_priced_by_pixels",
+            &["--max-bytes", "3000"],
+            "max_bytes",
+            json!(3000),
+            &[],
+        ),
+        flag(
+            "max_messages",
+            &["--max-messages", "3"],
+            "max_messages",
+            json!(3),
+            &[],
+        ),
+        flag(
+            "image_priced_by_pixels",
+            &["--profile", "gemini"],
+            "image_profile",
+            json!("gemini"),
+            &[],
+        ),
+        flag(
+            "image_priced_by_pixels",
+            &["--image-profile=anthropic"],
+            "image_profile",
+            json!("anthropic"),
+            &[],
+        ),
+        flag(
+            "image_priced_by_pixels",
+            &["--model", "gpt-4o-mini"],
+            "model",
+            json!("gpt-4o-mini"),
+            &[],
+        ),
+        flag(
+            "remote_image_priced_as_typical",
+            &["--image-sizes", &sizes_file],
+            "image_sizes",
+            sizes.clone(),
+            &[],
+        ),
+        flag(
+            "shed_images_oldest_first_placeholder",
+            &["--on-image-overflow", "drop"],
+            "on_image_overflow",
+            json!("drop"),
+            &[],
+        ),
+        flag(
+            "anthropic_repair",
+            &["--format", "anthropic"],
+            "format",
+            json!("anthropic"),
+            &["format"],
+        ),
+        flag(
+            "anthropic_tool_exchange_kept",
+            &["--system", &system_file],
+            "system",
+            json!("You are terse. Answer in one line."),
+            &[],
+        ),
+    ];
+    for c in cases {
+        let mut request = case_request(c.case);
+        for key in c.without {
+            request.shift_remove(*key);
+        }
+        let path = write(
+            &dir,
+            &format!("{}.json", c.case),
+            &Value::Object(request.clone()).to_string(),
+        );
+        let mut args = vec!["trim".to_owned(), path];
+        args.extend(c.args.iter().cloned());
+        let r = run(&args);
+        let mut expected_request = request.clone();
+        expected_request.insert(c.key.into(), c.value.clone());
+        let expected = trim(&expected_request);
+        assert_eq!(parse(&r.stdout), expected, "{:?}", c.args);
+        // The flag changed the answer: the comparison above is not vacuous.
+        assert_ne!(
+            expected,
+            trim(&request),
+            "{:?} changes nothing on {}",
+            c.args,
+            c.case
+        );
+    }
+}
+
+#[test]
+fn flags_replace_a_files_keys_and_profile_and_model_are_one_choice() {
+    let dir = scratch("replace");
+    // The case names a model; --profile replaces it instead of conflicting with it.
+    let request = case_request("model_selects_pricing");
+    let path = write(
+        &dir,
+        "request.json",
+        &Value::Object(request.clone()).to_string(),
+    );
+    let r = run(["trim", &path, "--profile", "gemini"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut expected = request.clone();
+    expected.shift_remove("model");
+    expected.insert("image_profile".into(), "gemini".into());
+    assert_eq!(parse(&r.stdout), trim(&expected));
+}
+
+#[test]
+fn exit_codes_and_error_json() {
+    let dir = scratch("exit");
+    let too_small = write(
+        &dir,
+        "small.json",
+        &Value::Object(case_request("history_budget_too_small")).to_string(),
+    );
+    let r = run(["trim", &too_small]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        parse(&r.stdout)["error"]["code"],
+        "history_budget_too_small"
+    );
+    assert!(r.stderr.contains("history_budget_too_small"));
+
+    let unknown = write(
+        &dir,
+        "unknown.json",
+        &Value::Object(case_request("unknown_request_key")).to_string(),
+    );
+    let r = run(["trim", &unknown]);
+    assert_eq!(r.code, 3);
+    assert_eq!(parse(&r.stdout)["error"]["code"], "invalid_request");
+
+    let r = run_with_stdin(["trim", "-"], b"{not json");
+    assert_eq!(r.code, 3);
+    assert_eq!(parse(&r.stdout)["error"]["code"], "invalid_json");
+
+    let bad_tools = write(&dir, "tools.json", "[{");
+    let r = run_with_stdin(["trim", "--tools", &bad_tools], b"[]");
+    assert_eq!(r.code, 3);
+    assert!(r.stderr.contains("tools.json"), "{}", r.stderr);
+
+    // A bare messages array on stdin.
+    let r = run_with_stdin(
+        ["trim", "--max-bytes", "4096"],
+        br#"[{"role": "user", "content": "hi"}]"#,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        parse(&r.stdout)["messages"],
+        json!([{"role": "user", "content": "hi"}])
+    );
+}
+
+#[test]
+fn summary_lists_long_index_runs_as_ranges() {
+    let dir = scratch("summary");
+    let messages: Vec<Value> = (0..300)
+        .map(|i| json!({"role": if i % 2 == 0 { "user" } else { "assistant" }, "content": format!("turn {i}")}))
+        .collect();
+    let path = write(
+        &dir,
+        "long.json",
+        &json!({"messages": messages}).to_string(),
+    );
+    let r = run(["trim", &path, "--max-messages", "10", "--summary"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let dropped = parse(&r.stdout)["report"]["dropped_messages"].clone();
+    let dropped = dropped.as_array().unwrap();
+    assert!(dropped.len() > 200);
+    let line = r.stderr.lines().find(|l| l.contains("dropped")).unwrap();
+    assert_eq!(
+        line,
+        format!(
+            "  dropped {} messages: {}–{}",
+            dropped.len(),
+            dropped[0],
+            dropped[dropped.len() - 1]
+        )
+    );
+}
+
+#[test]
+fn probe_flags_reach_the_pricing() {
+    let png = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/screenshots");
+    let png = std::fs::read_dir(png)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "png"))
+        .unwrap();
+    let png = png.to_str().unwrap();
+    let r = run([
+        "probe",
+        "--json",
+        "--profile=openai",
+        "--detail",
+        "low",
+        "--bytes-per-token",
+        "3",
+        png,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let line = parse(&r.stdout);
+    let (w, h) = (
+        line["width"].as_u64().unwrap(),
+        line["height"].as_u64().unwrap(),
+    );
+    let expected = ankita::api::estimate_image_tokens(
+        w as u32,
+        h as u32,
+        &json!({"image_profile": "openai", "detail": "low", "bytes_per_token": 3}),
+    )
+    .unwrap();
+    assert_eq!(line["tokens"], expected["tokens"]);
+    assert_eq!(line["budget_bytes"], expected["budget_bytes"]);
+    assert_eq!(line["tokens"], 85, "openai at detail low is the base price");
+
+    let r = run(["probe", "--profile", "openai", "--model", "gpt-4o", png]);
+    assert_eq!(r.code, 3);
+    assert_eq!(parse(&r.stdout)["error"]["code"], "invalid_request");
+}
+
+/// A few thousand lines: requests of every shared trim case with varied budgets, bare messages
+/// arrays, and bad lines of each kind in between.
+fn batch_lines() -> Vec<Vec<u8>> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    names.sort();
+    let requests: Vec<Map<String, Value>> = names
+        .iter()
+        .filter_map(|p| {
+            let case: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+            match (&case["function"], &case["request"]) {
+                (f, Value::Object(r)) if f == "trim" => Some(r.clone()),
+                _ => None,
+            }
+        })
+        .collect();
+    let mut lines = Vec::new();
+    for i in 0..5000usize {
+        let line = match i % 50 {
+            7 => b"{\"messages\": [".to_vec(),
+            19 => Vec::new(),
+            23 => b"{\"messages\": [], \"max_bites\": 5}".to_vec(),
+            31 => b"\xff\xfe{}".to_vec(),
+            37 => json!([{"role": "user", "content": format!("bare {i}")}])
+                .to_string()
+                .into_bytes(),
+            _ => {
+                let mut request = requests[i % requests.len()].clone();
+                if i % 3 == 0 && request.contains_key("max_bytes") {
+                    request.insert("max_bytes".into(), json!(600 + (i * 37) % 6000));
+                }
+                if i % 4 == 0 {
+                    request.shift_remove("max_messages");
+                }
+                Value::Object(request).to_string().into_bytes()
+            }
+        };
+        lines.push(line);
+    }
+    lines
+}
+
+/// What the batch must answer for one line, given the default keys of the command line.
+fn expected_answer(line: &[u8], defaults: &Map<String, Value>) -> Value {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return json!("invalid_json");
+    };
+    if text.is_empty() {
+        return json!("invalid_json");
+    }
+    let mut request = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(r)) => r,
+        Ok(Value::Array(m)) => {
+            let mut r = Map::new();
+            r.insert("messages".into(), Value::Array(m));
+            r
+        }
+        _ => return parse(&trim_json(text)),
+    };
+    for (k, v) in defaults {
+        request.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    trim(&request)
+}
+
+fn check_batch(args: &[&str], defaults: &Map<String, Value>, lines: &[Vec<u8>]) {
+    let mut input = Vec::new();
+    for line in lines {
+        input.extend_from_slice(line);
+        input.push(b'\n');
+    }
+    let r = run_with_stdin(args, &input);
+    let answers: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(answers.len(), lines.len(), "one answer per line");
+    let (mut ok, mut errors) = (0, 0);
+    for (i, (line, answer)) in lines.iter().zip(&answers).enumerate() {
+        let got = parse(answer);
+        let expected = expected_answer(line, defaults);
+        if let Some(code) = expected.as_str() {
+            assert_eq!(got["error"]["code"], code, "line {i}");
+        } else {
+            assert_eq!(got, expected, "line {i}");
+        }
+        if got["ok"] == true {
+            ok += 1;
+        } else {
+            errors += 1;
+        }
+    }
+    assert!(ok > 3000 && errors > 400, "ok {ok}, errors {errors}");
+    let tally = format!("{} lines: {ok} ok, {errors} errors", lines.len());
+    assert!(r.stderr.contains(&tally), "no {tally:?} in {}", r.stderr);
+    assert_eq!(r.code, 3, "some lines are invalid");
+}
+
+#[test]
+fn batch_answers_every_line_in_order() {
+    let lines = batch_lines();
+    check_batch(&["trim", "--jsonl"], &Map::new(), &lines);
+    check_batch(
+        &["trim", "--jsonl", "-", "--threads", "1"],
+        &Map::new(),
+        &lines,
+    );
+}
+
+#[test]
+fn batch_flags_are_defaults_that_requests_override() {
+    let lines = batch_lines();
+    let mut defaults = Map::new();
+    defaults.insert("max_messages".into(), json!(3));
+    defaults.insert("max_output_tokens".into(), json!(10));
+    check_batch(
+        &[
+            "trim",
+            "--jsonl",
+            "--threads=3",
+            "--max-messages",
+            "3",
+            "--max-output-tokens=10",
+        ],
+        &defaults,
+        &lines,
+    );
+}
+
+#[test]
+fn batch_from_a_file_with_only_good_lines_exits_0() {
+    let dir = scratch("batch-file");
+    let request = Value::Object(case_request("max_messages")).to_string();
+    let path = write(
+        &dir,
+        "requests.jsonl",
+        &format!("{request}\n{request}\r\n{request}"),
+    );
+    let expected = trim_json(&request);
+    let joined = format!("--jsonl={path}");
+    for args in [vec!["trim", "--jsonl", &path], vec!["trim", &joined]] {
+        let r = run(&args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(r.stdout, format!("{expected}\n{expected}\n{expected}\n"));
+        assert!(r.stderr.contains("3 lines: 3 ok, 0 errors"), "{}", r.stderr);
+    }
+    let r = run(["trim", &format!("--jsonl={path}"), &path]);
+    assert_eq!(r.code, 2, "one input only: {}", r.stderr);
+}
+
+#[test]
+fn batch_answers_a_line_before_the_next_one_is_sent() {
+    use std::io::BufRead;
+    let request = Value::Object(case_request("max_messages")).to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ankita"))
+        .args(["trim", "--jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (answers, received) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut line = String::new();
+        while stdout.read_line(&mut line).unwrap_or(0) > 0 {
+            answers.send(std::mem::take(&mut line)).unwrap();
+        }
+    });
+    let timeout = std::time::Duration::from_secs(20);
+    for _ in 0..3 {
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        let answer = received.recv_timeout(timeout).unwrap_or_else(|_| {
+            let _ = child.kill();
+            panic!("no answer while the input stays open");
+        });
+        assert_eq!(answer.trim_end(), trim_json(&request));
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
+}
