@@ -25,9 +25,10 @@ __all__ = [
 ]
 
 _M = TypeVar("_M", bound=Mapping[str, Any])
+_T = TypeVar("_T")
 
 @final
-class TrimResult(Generic[_M]):
+class TrimResult(Generic[_T]):
     """What ``trim`` returns: the trimmed messages and the report.
 
     ``messages`` shares the caller's objects: a message that trimming left alone is the very
@@ -37,7 +38,7 @@ class TrimResult(Generic[_M]):
     """
 
     @property
-    def messages(self) -> list[_M]:
+    def messages(self) -> list[_T]:
         """The messages to send, in order."""
 
     @property
