@@ -24,6 +24,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from ._adapters import kept_indices
 from ._messages import trim as _trim
 from ._types import OnImageOverflow, TrimReport
 
@@ -168,7 +169,7 @@ def trim_messages_with_report(
     )
     # Unchanged messages come back as the very dicts sent; a changed one is a copy of one.
     index = {id(m): i for i, m in enumerate(sent)}
-    kept = _kept_indices(len(messages), result.report)
+    kept = kept_indices(len(messages), result.report)
     out: list[BaseMessage] = []
     for got, i in zip(result.messages, kept):
         if index.get(id(got)) == i:
@@ -176,25 +177,6 @@ def trim_messages_with_report(
         else:
             out.append(_from_openai(messages[i], sent[i], got))
     return out, result.report
-
-
-def _kept_indices(count: int, report: TrimReport) -> list[int]:
-    """The input indices of the returned messages, in order (the OpenAI format keeps order and
-    never merges: every input message is returned, dropped or repaired away)."""
-    gone = set(report["dropped_messages"])
-    for repair in report["repaired"]:
-        if repair["action"] in _REMOVING:
-            gone.add(repair["index"])
-    return [i for i in range(count) if i not in gone]
-
-
-# Repairs that remove the message at `index` (the others change it).
-_REMOVING = {
-    "orphan_tool_removed",
-    "incomplete_tool_reply_removed",
-    "empty_message_removed",
-    "unknown_role_removed",
-}
 
 
 def trim_messages(
