@@ -204,3 +204,23 @@ def test_a_minimal_agent_loop() -> None:
     assert second[-2] is history[32]
     assert isinstance(second[-1], ToolMessage) and second[-1].tool_call_id == "call_1"
     assert count_tokens(second) <= 4000 - 500
+
+
+def test_count_tokens_prices_pieces_of_a_history() -> None:
+    """LangChain's trim_messages counts candidate lists newest first: a tool reply before its
+    call must still be counted, so that what it keeps fits."""
+    messages = session()
+    whole = count_tokens(messages)
+    assert count_tokens(list(reversed(messages))) == whole
+    assert count_tokens(messages[5:]) > 2000  # a tool reply alone, not an orphan to remove
+    assert sum(count_tokens([m]) for m in messages) == pytest.approx(whole, abs=len(messages))
+    kept = langchain_trim_messages(
+        messages,
+        max_tokens=3500,
+        token_counter=count_tokens,
+        strategy="last",
+        include_system=True,
+        start_on="human",
+    )
+    assert count_tokens(kept) <= 3500 < whole
+    assert [messages.index(m) for m in kept] == [0, 3, 4, 5]

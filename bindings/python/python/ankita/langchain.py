@@ -220,14 +220,31 @@ def trim_messages(
     )[0]
 
 
+def _priced_alone(message: BaseMessage) -> dict[str, Any]:
+    """The chat dict of ``message`` in a form that repair leaves alone and that costs the same
+    bytes: a tool reply as a user message (``"user"`` and ``"tool"`` have the same length), an
+    assistant message's ``tool_calls`` under a key of the same length, ``None`` text as one
+    space (a tool-calling message is not an empty one)."""
+    value = to_openai(message)
+    if value["role"] == "tool":
+        value["role"] = "user"
+    if "tool_calls" in value:
+        value["_tool_call"] = value.pop("tool_calls")
+        if not value["content"]:
+            value["content"] = " "
+    return value
+
+
 def count_tokens(messages: Sequence[BaseMessage]) -> int:
     """The tokens of ``messages`` as ankita prices them (images by their pixels, 4 bytes a
     token): the ``cost_tokens`` of a trim without a budget or a message limit. Usable as the
     ``token_counter`` of ``langchain_core.messages.trim_messages``.
 
-    Messages that repair would remove (a tool reply without its call) are not counted.
+    Each message is priced as it stands: a list that is only a piece of a history (LangChain's
+    ``trim_messages`` passes its candidates newest first, a tool reply before its call) costs
+    the sum of its messages, without the repairs ``trim_messages`` of this module makes.
     """
     if not messages:
         return 0
-    result = _trim([to_openai(m) for m in messages], max_messages=len(messages))
+    result = _trim([_priced_alone(m) for m in messages], max_messages=len(messages))
     return result.report["cost_tokens"]
