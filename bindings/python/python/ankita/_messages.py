@@ -61,9 +61,27 @@ def _as_mapping(message: Any) -> Any:
     return copy
 
 
+def _all_dicts(messages: Any) -> bool:
+    """The common case, checked first and fast: a list of dicts whose content lists hold
+    dicts."""
+    if type(messages) is not list:
+        return False
+    for message in messages:
+        if type(message) is not dict:
+            return False
+        content = message.get("content")
+        if type(content) is list:
+            for part in content:
+                if type(part) is not dict:
+                    return False
+    return True
+
+
 def _prepared(messages: Any) -> tuple[Any, dict[int, Any]]:
     """The messages to hand over, and the caller's object of each one handed over as its dict
     form (by the dict's id); the messages themselves when none needs a dict form."""
+    if _all_dicts(messages):
+        return messages, {}
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
         return messages, {}  # the native function says what is wrong with it
     sent: list[Any] | None = None
