@@ -169,3 +169,17 @@ def test_an_agent_with_the_history_processor() -> None:
     returned = [p for p in reply.parts if isinstance(p, ToolReturnPart)]
     assert len(returned) == 1 and returned[0].tool_call_id == "call_1"
     assert isinstance(returned[0].content, str) and "bytes omitted" in returned[0].content
+
+
+def test_the_newest_instructions_are_reserved_like_memory() -> None:
+    instructions = "Answer in French. " * 50
+    plain: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("Bonjour?")])]
+    instructed: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("Bonjour?")], instructions=instructions)
+    ]
+    _, without = trim_messages_with_report(plain, context_tokens=8192)
+    _, with_them = trim_messages_with_report(instructed, context_tokens=8192)
+    _, as_memory = trim_messages_with_report(plain, context_tokens=8192, memory=instructions)
+    assert with_them["budget_bytes"] == as_memory["budget_bytes"]
+    assert without["budget_bytes"] is not None and with_them["budget_bytes"] is not None
+    assert without["budget_bytes"] - with_them["budget_bytes"] >= len(instructions)

@@ -10,6 +10,7 @@ put back as the caller's object, and a changed one comes back as a dict.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar, overload
 
@@ -187,6 +188,10 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
     result: TrimResult[Any] = _ankita.trim(sent, **options)
     _restored(result.messages, originals)
     return result
+
+
+# help() and editors show the keywords, not **options.
+trim.__signature__ = inspect.signature(_ankita.trim)  # type: ignore[attr-defined]
 
 
 @overload
