@@ -102,10 +102,36 @@ export interface TrimOptions {
   /** Default `placeholder`. */
   on_image_overflow?: OnImageOverflow;
   /**
-   * The target API format: reserved. Passed through like every key, so it works once the core
-   * knows it; until then the core answers `invalid_request`.
+   * The messages' format: `openai` (Chat Completions, the default) or `anthropic` (Anthropic
+   * Messages: `tool_use`/`tool_result` blocks; adjacent turns of one role are merged).
    */
-  format?: string;
+  format?: MessageFormat;
+  /**
+   * The Anthropic format's top-level `system` (a string or text blocks): pinned, never
+   * trimmed, its bytes counted; answered back as `TrimResult.system`. Only with
+   * `format: "anthropic"`.
+   */
+  system?: System;
+}
+
+/** The message formats the core reads. */
+export type MessageFormat = "openai" | "anthropic";
+
+/** A block of the Anthropic format's top-level `system` (other keys pass through). */
+export interface SystemBlock {
+  type: "text";
+  text: string;
+  cache_control?: unknown;
+  citations?: unknown;
+}
+
+/** The Anthropic format's top-level `system`: a string or text blocks. */
+export type System = string | readonly SystemBlock[];
+
+/** Options of `sanitize` and `sanitizeAsync`. */
+export interface SanitizeOptions {
+  /** The messages' format (default `openai`). */
+  format?: MessageFormat;
 }
 
 /** A text shrunk to fit: head and tail kept around a marker. */
@@ -146,14 +172,32 @@ export interface Repair {
     | "empty_tool_calls_removed"
     | "empty_message_removed"
     | "unknown_role_removed"
+    | "incomplete_tool_use_removed"
+    | "incomplete_tool_result_removed"
+    | "orphan_tool_result_removed"
     | (string & {});
   reason?: string;
   path?: string;
   [key: string]: unknown;
 }
 
+/** Anthropic format: input message `index` was merged into input message `into`. */
+export interface Merge {
+  index: number;
+  into: number;
+}
+
+/** Anthropic format: a block removed from a message that stays (a `tool_result` whose
+ * exchange was dropped). */
+export interface DroppedBlock {
+  index: number;
+  part: number;
+}
+
 /** What `trim` removed or changed; every `index` is an index in the input `messages`. */
 export interface TrimReport {
+  /** The format the messages were read in. */
+  format: MessageFormat;
   /** The history budget; null when only `max_messages` applies. */
   budget_bytes: number | null;
   /** `budget_bytes` in tokens (rounded up); null with `budget_bytes`. */
@@ -169,21 +213,37 @@ export interface TrimReport {
   dropped_images: DroppedImage[];
   dropped_attachments: DroppedAttachment[];
   repaired: Repair[];
+  /** Anthropic format only: turns merged so that roles alternate. */
+  merged?: Merge[];
+  /** Anthropic format only: blocks removed from messages that stay. */
+  dropped_blocks?: DroppedBlock[];
   [key: string]: unknown;
 }
 
-export interface TrimResult {
-  messages: Message[];
+/**
+ * What `trim` returns. `M` is the caller's message type (`Message` by default; an SDK's type
+ * such as openai's `ChatCompletionMessageParam` or Anthropic's `MessageParam` is kept), so the
+ * messages go straight back to that SDK.
+ */
+export interface TrimResult<M extends object = Message, S extends System = System> {
+  /** The messages to send, in order (new objects, parsed from the core's answer). */
+  messages: M[];
   report: TrimReport;
+  /** The Anthropic format's top-level `system`, as given; absent for the OpenAI format. */
+  system?: S;
 }
 
 export interface SanitizeReport {
   repaired: Repair[];
+  /** The format the messages were read in (given for the Anthropic format). */
+  format?: MessageFormat;
+  /** Anthropic format only: turns merged so that roles alternate. */
+  merged?: Merge[];
   [key: string]: unknown;
 }
 
-export interface SanitizeResult {
-  messages: Message[];
+export interface SanitizeResult<M extends object = Message> {
+  messages: M[];
   report: SanitizeReport;
 }
 
@@ -259,17 +319,35 @@ export class AnkitaError extends Error {
   toJSON(): { code: AnkitaErrorCode; message: string; path?: string; [key: string]: unknown };
 }
 
-/** Trims a chat history to its budget (DESIGN §6). Throws an {@link AnkitaError}. */
-export function trim(messages: readonly Message[], options?: TrimOptions): TrimResult;
+/**
+ * Trims a chat history to its budget (DESIGN §6). Throws an {@link AnkitaError}.
+ *
+ * Generic in the message type: an array of the openai SDK's `ChatCompletionMessageParam` (or,
+ * with `format: "anthropic"`, of `@anthropic-ai/sdk`'s `MessageParam`) passes without a cast,
+ * and the result's messages have that type again.
+ */
+export function trim<M extends object = Message, S extends System = System>(
+  messages: readonly M[],
+  options?: TrimOptions & { system?: S },
+): TrimResult<M, S>;
 
 /** Like {@link trim}, with the native work on a worker thread. Rejects with an AnkitaError. */
-export function trimAsync(messages: readonly Message[], options?: TrimOptions): Promise<TrimResult>;
+export function trimAsync<M extends object = Message, S extends System = System>(
+  messages: readonly M[],
+  options?: TrimOptions & { system?: S },
+): Promise<TrimResult<M, S>>;
 
 /** Repairs a restored session (DESIGN §5). Throws an {@link AnkitaError}. */
-export function sanitize(messages: readonly Message[]): SanitizeResult;
+export function sanitize<M extends object = Message>(
+  messages: readonly M[],
+  options?: SanitizeOptions,
+): SanitizeResult<M>;
 
 /** Like {@link sanitize}, with the native work on a worker thread. */
-export function sanitizeAsync(messages: readonly Message[]): Promise<SanitizeResult>;
+export function sanitizeAsync<M extends object = Message>(
+  messages: readonly M[],
+  options?: SanitizeOptions,
+): Promise<SanitizeResult<M>>;
 
 /**
  * Format, pixel size and price of an image, read from its header alone: a data URL or bare

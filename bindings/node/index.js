@@ -17,8 +17,10 @@ const MAX_U32 = 0xffff_ffff;
  *
  * `options` are the request keys of the JSON contract, in its snake_case: `max_bytes`,
  * `context_tokens`, `max_output_tokens`, `tools`, `memory`, `overhead_bytes`,
- * `bytes_per_token`, `max_messages`, `image_profile`, `on_image_overflow`, …; they are passed
- * through unchanged, so an unknown key is an `invalid_request` error, not a silent default.
+ * `bytes_per_token`, `max_messages`, `image_profile`, `on_image_overflow`, `format` (`openai`
+ * or `anthropic`), `system` (the Anthropic format's top-level system, answered back as
+ * `result.system`), …; they are passed through unchanged, so an unknown key is an
+ * `invalid_request` error, not a silent default.
  *
  * @param {import("./index.js").Message[]} messages the history, oldest first
  * @param {import("./index.js").TrimOptions} [options]
@@ -54,14 +56,17 @@ export async function trimAsync(messages, options) {
  * unknown roles and empty messages. Nothing is trimmed.
  *
  * @param {import("./index.js").Message[]} messages
+ * @param {import("./index.js").SanitizeOptions} [options] `format`: `openai` (default) or
+ *   `anthropic` (Anthropic Messages: `tool_use`/`tool_result` blocks, adjacent turns merged)
  * @returns {import("./index.js").SanitizeResult}
  * @throws {AnkitaError}
  *
  * @example
  * const { messages: repaired, report } = sanitize(JSON.parse(savedSession));
+ * sanitize(claudeHistory, { format: "anthropic" });
  */
-export function sanitize(messages) {
-  const request = sanitizeRequest(messages);
+export function sanitize(messages, options) {
+  const request = sanitizeRequest(messages, options);
   return result(answer(native().sanitize(request.text), request), request.originals);
 }
 
@@ -69,10 +74,11 @@ export function sanitize(messages) {
  * Like {@link sanitize}, with the native work on a worker thread.
  *
  * @param {import("./index.js").Message[]} messages
+ * @param {import("./index.js").SanitizeOptions} [options]
  * @returns {Promise<import("./index.js").SanitizeResult>} rejects with an AnkitaError
  */
-export async function sanitizeAsync(messages) {
-  const request = sanitizeRequest(messages);
+export async function sanitizeAsync(messages, options) {
+  const request = sanitizeRequest(messages, options);
   const text = await callAsync(native().sanitize, request.text);
   return result(answer(text, request), request.originals);
 }
@@ -186,11 +192,18 @@ function trimRequest(messages, options) {
   };
 }
 
-function sanitizeRequest(messages) {
+function sanitizeRequest(messages, options) {
+  if (options === null || options === undefined) options = {};
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new AnkitaError("invalid_request", `options must be an object, not ${describe(options)}`);
+  }
   const sent = withStandIns(messages);
+  // The core takes the bare array, or {messages, format}; anything else it names as unknown.
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const request = Object.keys(given).length === 0 ? null : { ...given, messages: sent.messages };
   return {
-    value: { messages },
-    text: serialise(sent.messages, "messages"),
+    value: { ...given, messages },
+    text: request === null ? serialise(sent.messages, "messages") : serialise(request, "request"),
     originals: sent.originals,
   };
 }
@@ -221,8 +234,14 @@ function pricingOptions(options) {
   return Object.keys(request).length === 0 ? null : serialise(request, "options");
 }
 
+// `system` is there when the core answers it (the Anthropic format's top-level system).
 function result(response, originals) {
-  return { messages: restoreOriginals(response.messages, originals), report: response.report };
+  const out = {
+    messages: restoreOriginals(response.messages, originals),
+    report: response.report,
+  };
+  if (response.system !== undefined) out.system = response.system;
+  return out;
 }
 
 function serialise(value, what) {

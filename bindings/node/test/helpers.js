@@ -26,7 +26,13 @@ export function caseArguments(testCase) {
     const { messages, ...options } = testCase.request;
     return [messages, options];
   }
-  if (testCase.function === "sanitize") return [testCase.request];
+  if (testCase.function === "sanitize") {
+    // The messages array, or {messages, format}.
+    const request = testCase.request;
+    if (Array.isArray(request) || request === null || typeof request !== "object") return [request];
+    const { messages, ...options } = request;
+    return [messages, options];
+  }
   throw new Error(`${testCase.name}: unknown function ${testCase.function}`);
 }
 
@@ -36,8 +42,7 @@ export function caseArguments(testCase) {
  */
 export async function outcome(call) {
   try {
-    const { messages, report } = await call();
-    return { ok: true, messages, report };
+    return { ok: true, ...(await call()) };
   } catch (error) {
     assert.ok(
       error instanceof AnkitaError,
@@ -64,7 +69,9 @@ export function project(expected, actual) {
 export function checkCase(testCase, response) {
   const { expect } = testCase;
   assert.equal(response.ok, expect.ok, `ok: got ${JSON.stringify(response.error ?? response.ok)}`);
-  if ("messages" in expect) assert.deepStrictEqual(response.messages, expect.messages);
+  for (const key of ["messages", "system"]) {
+    if (key in expect) assert.deepStrictEqual(response[key], expect[key], key);
+  }
   for (const key of ["report", "error"]) {
     if (key in expect) assert.deepStrictEqual(project(expect[key], response[key]), expect[key]);
   }

@@ -146,7 +146,7 @@ def contenders(messages: list[dict[str, Any]]) -> dict[str, Callable[[], object]
     }
     request = json.dumps({"messages": messages, **options})
     found: dict[str, Callable[[], object]] = {
-        "ankita.trim": lambda: ankita.trim(messages, **options),  # type: ignore[arg-type]
+        "ankita.trim": lambda: ankita.trim(messages, **options),  # type: ignore[call-overload]
         "json.dumps(messages)": lambda: json.dumps(messages),
         "ankita.trim_json (text in, text out)": lambda: ankita.trim_json(request),
         "json.dumps + ankita.trim_json + json.loads": lambda: json.loads(
@@ -157,8 +157,8 @@ def contenders(messages: list[dict[str, Any]]) -> dict[str, Callable[[], object]
     # litellm fetches a price list from the network at import unless told to use its own copy.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
-        import litellm  # type: ignore[import-not-found]
-        from litellm.utils import trim_messages as litellm_trim  # type: ignore[import-not-found]
+        import litellm  # type: ignore[import-not-found, unused-ignore]
+        from litellm.utils import trim_messages as litellm_trim  # type: ignore[import-not-found, unused-ignore]
 
         # It logs a traceback and returns the messages untrimmed when content is a list.
         litellm.suppress_debug_info = True
@@ -170,10 +170,10 @@ def contenders(messages: list[dict[str, Any]]) -> dict[str, Callable[[], object]
     except ImportError:
         print("(litellm not installed: skipped)", file=sys.stderr)
     try:
-        from langchain_core.messages import (  # type: ignore[import-not-found]
+        from langchain_core.messages import (  # type: ignore[import-not-found, unused-ignore]
             trim_messages as langchain_trim,
         )
-        from langchain_core.messages.utils import (  # type: ignore[import-not-found]
+        from langchain_core.messages.utils import (  # type: ignore[import-not-found, unused-ignore]
             count_tokens_approximately,
         )
 

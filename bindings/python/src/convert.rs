@@ -2,17 +2,22 @@
 //!
 //! Python → JSON takes what agents hold: `dict` (and other mappings with `str` keys), `list`,
 //! `tuple` (and other sequences except `str`/`bytes`), `str`, `bool`, `int` (64-bit), finite
-//! `float`, `None`. Anything else is an `invalid_request` error whose path says where it is
-//! (`messages[2].content[0].image_url`), so a stray `set` or SDK object is found at once.
+//! `float`, `None`, and at any depth the objects SDKs hand out: a pydantic model (the openai
+//! and anthropic SDKs' `ChatCompletionMessage`, `TextBlock`, …) is read as
+//! `model_dump(mode="json", exclude_none=True)`, another object with a `to_dict()` method as
+//! what that returns. Anything else is an `invalid_request` error whose path says where it is
+//! (`messages[2].content[0].image_url`), so a stray `set` is found at once.
 //!
 //! Messages of the OpenAI shape can be read with stand-ins (see [`crate::standins`]): a large
 //! data-URL image becomes the first kilobytes of its URL, which the core prices the same.
 
 use ankita::Error;
+use pyo3::exceptions::PyAttributeError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyMapping, PyMemoryView,
-    PySequence, PyString, PyTuple,
+    PySequence, PyString, PyTuple, PyType,
 };
 use serde_json::{Map, Number, Value};
 use std::fmt;
@@ -194,11 +199,17 @@ fn convert(
         }
         return Ok(Value::Array(array));
     }
-    convert_abstract(obj, path, depth)
+    convert_abstract(obj, path, depth, slot)
 }
 
-/// The slow path: mappings and sequences that are not `dict`, `list` or `tuple`.
-fn convert_abstract(obj: &Bound<'_, PyAny>, path: &Path<'_>, depth: usize) -> Result<Value, Error> {
+/// The slow path: mappings and sequences that are not `dict`, `list` or `tuple`, and objects
+/// that say how they are written as JSON (pydantic models, `to_dict()`).
+fn convert_abstract(
+    obj: &Bound<'_, PyAny>,
+    path: &Path<'_>,
+    depth: usize,
+    slot: Slot,
+) -> Result<Value, Error> {
     let py = obj.py();
     if is_text_or_bytes(obj) {
         return Err(not_json(obj, path, "is not a JSON value"));
@@ -225,7 +236,65 @@ fn convert_abstract(obj: &Bound<'_, PyAny>, path: &Path<'_>, depth: usize) -> Re
         }
         return Ok(Value::Array(array));
     }
+    if is_langchain_message(obj) {
+        // Its model_dump() has `type`, not `role`: say what to use instead of "role is missing".
+        return Err(Error::invalid_request(
+            format!(
+                "a {} is a LangChain message, not a chat message: trim LangChain messages with \
+                 ankita.langchain.trim_messages",
+                type_name(obj)
+            ),
+            path.to_string(),
+        ));
+    }
+    if let Some(dumped) = dump(obj).map_err(|e| python_error(py, e, path))? {
+        // What the object dumps to is read like the value it stands for (a message, a part);
+        // the depth limit also ends a `to_dict()` that returns its own object.
+        check_depth(path, depth)?;
+        return convert(&dumped, path, depth + 1, slot);
+    }
     Err(not_json(obj, path, "is not a JSON value"))
+}
+
+/// The JSON form of an SDK object: `model_dump(mode="json", exclude_none=True)` of a pydantic
+/// (v2) model, `to_dict()` of another object; `None` when it has neither. A class is never
+/// called: its `model_dump` is an unbound function.
+fn dump<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if obj.is_instance_of::<PyType>() {
+        return Ok(None);
+    }
+    let py = obj.py();
+    if let Some(model_dump) = attribute(obj, intern!(py, "model_dump"))? {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item(intern!(py, "mode"), intern!(py, "json"))?;
+        kwargs.set_item(intern!(py, "exclude_none"), true)?;
+        return model_dump.call((), Some(&kwargs)).map(Some);
+    }
+    if let Some(to_dict) = attribute(obj, intern!(py, "to_dict"))? {
+        return to_dict.call0().map(Some);
+    }
+    Ok(None)
+}
+
+/// Whether `obj` is one of langchain-core's message classes.
+fn is_langchain_message(obj: &Bound<'_, PyAny>) -> bool {
+    obj.get_type().module().is_ok_and(|m| {
+        m.to_cow()
+            .is_ok_and(|m| m.starts_with("langchain_core.messages"))
+    })
+}
+
+/// A callable attribute, or `None` when there is none.
+fn attribute<'py>(
+    obj: &Bound<'py, PyAny>,
+    name: &Bound<'py, PyString>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    match obj.getattr(name) {
+        Ok(value) if value.is_callable() => Ok(Some(value)),
+        Ok(_) => Ok(None),
+        Err(e) if e.is_instance_of::<PyAttributeError>(obj.py()) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 fn insert(
@@ -271,14 +340,11 @@ fn is_text_or_bytes(obj: &Bound<'_, PyAny>) -> bool {
         || obj.cast::<PyMemoryView>().is_ok()
 }
 
-/// `a set is not a JSON value`, with a hint for pydantic models (the openai SDK's responses).
+/// `a set is not a JSON value`, with what is accepted instead.
 fn not_json(obj: &Bound<'_, PyAny>, path: &Path<'_>, what: &str) -> Error {
     let name = type_name(obj);
-    let hint = if obj.hasattr("model_dump").unwrap_or(false) {
-        " (pass a dict: .model_dump(exclude_none=True))"
-    } else {
-        " (JSON values are dict, list, tuple, str, int, float, bool and None)"
-    };
+    let hint = " (JSON values are dict, list, tuple, str, int, float, bool and None; objects \
+                with model_dump() or to_dict() are read through it)";
     Error::invalid_request(format!("a {name} {what}{hint}"), path.to_string())
 }
 

@@ -127,7 +127,9 @@ class Opaque:
     pass
 
 
-class PydanticLike:
+class BrokenModel:
+    """An object whose model_dump() does not take pydantic's keywords."""
+
     def model_dump(self) -> dict[str, Any]:
         return {"role": "user", "content": "hi"}
 
@@ -141,7 +143,7 @@ class PydanticLike:
         ([user({1, 2})], "messages[0].content", "a set is not a JSON value"),
         ([user(b"bytes")], "messages[0].content", "a bytes is not a JSON value"),
         ([user([{"type": "text", "text": Opaque()}])], "messages[0].content[0].text", "Opaque"),
-        ([PydanticLike()], "messages[0]", "model_dump"),
+        ([BrokenModel()], "messages[0]", "raised"),
         ([user(2**64)], "messages[0].content", "64 bits"),
         ([user(math.nan)], "messages[0].content", "not a JSON number"),
         ([user(math.inf)], "messages[0].content", "not a JSON number"),

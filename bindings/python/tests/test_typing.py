@@ -51,7 +51,16 @@ def mypy(*args: str) -> None:
 
 def test_stubs_match_the_native_module() -> None:
     allowlist = "tests/stubtest-allowlist.txt"
-    mypy("mypy.stubtest", "ankita", "--allowlist", allowlist, "--ignore-unused-allowlist")
+    config = "tests/stubtest.ini"
+    mypy(
+        "mypy.stubtest",
+        "ankita",
+        "--allowlist",
+        allowlist,
+        "--ignore-unused-allowlist",
+        "--mypy-config-file",
+        config,
+    )
 
 
 def test_package_and_tests_type_check_strictly() -> None:

@@ -16,12 +16,10 @@ from ._ankita import (
     __version__,
     estimate_image_tokens,
     probe_image,
-    sanitize,
     sanitize_json,
-    sanitize_with_report,
-    trim,
     trim_json,
 )
+from ._messages import sanitize, sanitize_with_report, trim
 from ._types import (
     DroppedAttachment,
     DroppedBlock,

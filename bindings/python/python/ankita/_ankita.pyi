@@ -25,19 +25,20 @@ __all__ = [
 ]
 
 _M = TypeVar("_M", bound=Mapping[str, Any])
+_T = TypeVar("_T")
 
 @final
-class TrimResult(Generic[_M]):
+class TrimResult(Generic[_T]):
     """What ``trim`` returns: the trimmed messages and the report.
 
     ``messages`` shares the caller's objects: a message that trimming left alone is the very
-    dict that was passed in (not a copy), and a changed one is a shallow copy of it whose
-    unchanged parts are again the caller's own objects. Copy before mutating either side if
-    both are kept.
+    object that was passed in (a dict or an SDK object, not a copy), and a changed one is a
+    shallow copy of the dict (of an SDK object's dict form) whose unchanged parts are again the
+    caller's own objects. Copy before mutating either side if both are kept.
     """
 
     @property
-    def messages(self) -> list[_M]:
+    def messages(self) -> list[_T]:
         """The messages to send, in order."""
 
     @property

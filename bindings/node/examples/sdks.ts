@@ -1,0 +1,98 @@
+// The SDKs' own message types go through trim and sanitize without a cast, and come back
+// assignable to what the SDKs take; checked by `tsc -p examples` (run-tests.sh), never run.
+
+import Anthropic from "@anthropic-ai/sdk";
+import type { MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import OpenAI from "openai";
+import type {
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
+
+import { sanitize, sanitizeAsync, trim, trimAsync, type TrimReport } from "ankita";
+
+export async function openaiLoop(client: OpenAI, tools: ChatCompletionTool[]): Promise<void> {
+  const history: ChatCompletionMessageParam[] = [
+    { role: "system", content: "You are a desktop companion." },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "What is on my screen?" },
+        {
+          type: "image_url",
+          image_url: { url: "data:image/png;base64,iVBORw0KGgo", detail: "high" },
+        },
+      ],
+    },
+  ];
+  for (let turn = 0; turn < 8; turn++) {
+    const { messages, report } = trim(history, { context_tokens: 128_000, tools, model: "gpt-4o" });
+    const kept: ChatCompletionMessageParam[] = messages;
+    const response = await client.chat.completions.create({ model: "gpt-4o", messages, tools });
+    const message: ChatCompletionMessage = response.choices[0]!.message;
+    history.push(message); // the SDK's response message is a ChatCompletionMessageParam
+    console.log(kept.length, report.cost_tokens, report.budget_tokens);
+    if (!message.tool_calls?.length) break;
+  }
+  const later = await trimAsync(history, { max_bytes: 200_000 });
+  const again: ChatCompletionMessageParam[] = later.messages;
+  const repaired: ChatCompletionMessageParam[] = sanitize(history).messages;
+  const alsoRepaired: ChatCompletionMessageParam[] = (await sanitizeAsync(history)).messages;
+  console.log(again, repaired, alsoRepaired);
+}
+
+export async function anthropicLoop(client: Anthropic): Promise<void> {
+  const system: TextBlockParam[] = [{ type: "text", text: "Be brief." }];
+  const history: MessageParam[] = [{ role: "user", content: "What is in a.txt?" }];
+  const response = await client.messages.create({
+    model: "claude-sonnet-4-5",
+    max_tokens: 1024,
+    system,
+    messages: history,
+  });
+  history.push({ role: "assistant", content: response.content });
+  const {
+    messages,
+    report,
+    system: pinned,
+  } = trim(history, {
+    format: "anthropic",
+    system,
+    context_tokens: 200_000,
+    max_output_tokens: 1024,
+    model: "claude-sonnet-4-5",
+  });
+  const kept: MessageParam[] = messages;
+  await client.messages.create({
+    model: "claude-sonnet-4-5",
+    max_tokens: 1024,
+    system: pinned,
+    messages,
+  });
+  const merged: number = report.merged?.length ?? 0;
+  const blocks: number = report.dropped_blocks?.length ?? 0;
+  const { messages: repaired, report: repairs } = sanitize(history, { format: "anthropic" });
+  const same: MessageParam[] = repaired;
+  const fromAsync: MessageParam[] = (await trimAsync(history, { format: "anthropic" })).messages;
+  console.log(kept, pinned, merged, blocks, same, repairs.merged, fromAsync);
+}
+
+export function everyReportKey(report: TrimReport): unknown[] {
+  return [
+    report.format,
+    report.budget_bytes,
+    report.budget_tokens,
+    report.cost_bytes,
+    report.cost_tokens,
+    report.input_messages,
+    report.output_messages,
+    report.dropped_messages,
+    report.truncated,
+    report.dropped_images,
+    report.dropped_attachments,
+    report.repaired,
+    report.merged,
+    report.dropped_blocks,
+  ];
+}

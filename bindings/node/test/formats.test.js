@@ -1,0 +1,145 @@
+// The Anthropic format through the Node API: sanitize and sanitizeAsync with {format},
+// trim's `system` answered back, and every report key the core emits.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { AnkitaError, sanitize, sanitizeAsync, trim, trimAsync } from "../index.js";
+
+// Repair merges the two assistant turns left side by side once the unanswered tool_use goes.
+const claudeSession = () => [
+  { role: "user", content: "What is in a.txt?" },
+  {
+    role: "assistant",
+    content: [
+      { type: "text", text: "Let me look." },
+      { type: "tool_use", id: "tu_1", name: "read", input: { path: "a.txt" } },
+    ],
+  },
+  { role: "assistant", content: "Never mind, I remember: alpha." },
+  { role: "user", content: "Thanks." },
+];
+
+const system = [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }];
+
+const REPORT_KEYS = [
+  "format",
+  "budget_bytes",
+  "budget_tokens",
+  "cost_bytes",
+  "cost_tokens",
+  "input_messages",
+  "output_messages",
+  "dropped_messages",
+  "truncated",
+  "dropped_images",
+  "dropped_attachments",
+  "repaired",
+];
+
+test("sanitize repairs Anthropic messages with {format: 'anthropic'}", async () => {
+  const messages = claudeSession();
+  const before = structuredClone(messages);
+  const { messages: repaired, report } = sanitize(messages, { format: "anthropic" });
+  assert.deepEqual(messages, before);
+  assert.deepEqual(
+    repaired.map((m) => m.role),
+    ["user", "assistant", "user"],
+  );
+  assert.ok(
+    report.repaired.some((r) => r.index === 1 && r.action === "incomplete_tool_use_removed"),
+    JSON.stringify(report.repaired),
+  );
+  assert.deepEqual(report.merged, [{ index: 2, into: 1 }]);
+  assert.equal(report.format, "anthropic");
+  const merged = JSON.stringify(repaired[1].content);
+  assert.ok(!merged.includes("tool_use"), merged);
+  assert.ok(merged.includes("alpha"), merged);
+
+  assert.deepEqual(await sanitizeAsync(messages, { format: "anthropic" }), {
+    messages: repaired,
+    report,
+  });
+});
+
+test("sanitize with the OpenAI format, given or not, answers alike", async () => {
+  const messages = [
+    { role: "tool", tool_call_id: "gone", content: "stale" },
+    { role: "user", content: "hi" },
+  ];
+  const plain = sanitize(messages);
+  assert.deepEqual(plain.messages, [messages[1]]);
+  assert.deepEqual(sanitize(messages, { format: "openai" }).messages, plain.messages);
+  assert.deepEqual(sanitize(messages, { format: undefined }), plain);
+  assert.deepEqual((await sanitizeAsync(messages, {})).messages, plain.messages);
+});
+
+test("sanitize refuses bad options", async () => {
+  assert.throws(
+    () => sanitize([], "anthropic"),
+    (e) => e instanceof AnkitaError && e.code === "invalid_request",
+  );
+  assert.throws(
+    () => sanitize([], { format: "gemini-ish" }),
+    (e) => e instanceof AnkitaError && e.code === "invalid_request" && e.path === "format",
+  );
+  assert.throws(
+    () => sanitize([], { fromat: "anthropic" }),
+    (e) => e instanceof AnkitaError && e.code === "invalid_request",
+  );
+  await assert.rejects(
+    sanitizeAsync([], { format: 3 }),
+    (e) => e instanceof AnkitaError && e.code === "invalid_request",
+  );
+});
+
+test("trim answers the Anthropic system back, with the Anthropic report", async () => {
+  const messages = claudeSession();
+  const result = trim(messages, { format: "anthropic", system, max_bytes: 100_000 });
+  assert.deepEqual(result.system, system);
+  assert.equal(result.report.format, "anthropic");
+  for (const key of [...REPORT_KEYS, "merged", "dropped_blocks"]) {
+    assert.ok(key in result.report, `report lacks ${key}`);
+  }
+  assert.deepEqual(result.report.merged, [{ index: 2, into: 1 }]);
+  assert.deepEqual(result.report.dropped_blocks, []);
+  assert.deepEqual(
+    await trimAsync(messages, { format: "anthropic", system, max_bytes: 100_000 }),
+    result,
+  );
+
+  const noSystem = trim(messages, { format: "anthropic" });
+  assert.ok(!("system" in noSystem) || noSystem.system === null, JSON.stringify(noSystem.system));
+});
+
+test("an OpenAI trim has every report key and no system", () => {
+  const result = trim([{ role: "user", content: "hi" }], { max_bytes: 4096 });
+  assert.deepEqual(Object.keys(result.report).sort(), [...REPORT_KEYS].sort());
+  assert.equal(result.report.format, "openai");
+  assert.equal(result.report.budget_tokens, 1024);
+  assert.equal(result.report.cost_tokens, Math.ceil(result.report.cost_bytes / 4));
+  assert.ok(!("system" in result));
+  assert.deepEqual(Object.keys(result).sort(), ["messages", "report"]);
+});
+
+test("a dropped tool exchange leaves its tool_result block's message, and says so", () => {
+  const messages = [
+    { role: "user", content: "old question " + "x".repeat(3000) },
+    {
+      role: "assistant",
+      content: [{ type: "tool_use", id: "tu_1", name: "read", input: { path: "big" } }],
+    },
+    {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "tu_1", content: "y".repeat(20_000) },
+        { type: "text", text: "And now a new question?" },
+      ],
+    },
+  ];
+  const { messages: kept, report } = trim(messages, { format: "anthropic", max_bytes: 2000 });
+  assert.equal(kept.at(-1).role, "user");
+  assert.ok(JSON.stringify(kept.at(-1)).includes("And now a new question?"));
+  assert.ok(!JSON.stringify(kept).includes("tool_result"), JSON.stringify(kept));
+  assert.deepEqual(report.dropped_blocks, [{ index: 2, part: 0 }]);
+});

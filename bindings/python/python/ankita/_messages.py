@@ -1,0 +1,236 @@
+"""``trim`` and ``sanitize`` for messages that are SDK objects as well as dicts.
+
+The native functions read any value the JSON converter accepts, SDK objects included (a
+pydantic model as ``model_dump(mode="json", exclude_none=True)``, another object through
+``to_dict()``), and return the caller's own object for a message they leave unchanged. A
+changed message is built as a shallow copy of a mapping, so a message that is an object, or
+whose content list holds objects, is handed to them as its dict form; an unchanged one is then
+put back as the caller's object, and a changed one comes back as a dict.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar, overload
+
+from . import _ankita
+from ._ankita import TrimResult
+from ._types import MessageFormat, OnImageOverflow, SanitizeReport
+
+_M = TypeVar("_M", bound=Mapping[str, Any])
+_O = TypeVar("_O")
+
+
+def _dumped(obj: Any) -> Any:
+    """The JSON form of an SDK object, or the object itself when it has none."""
+    if isinstance(obj, type) or type(obj).__module__.startswith("langchain_core.messages"):
+        return obj  # the native converter points a LangChain message at ankita.langchain
+    try:
+        model_dump = getattr(obj, "model_dump", None)
+        if callable(model_dump):
+            return model_dump(mode="json", exclude_none=True)
+        to_dict = getattr(obj, "to_dict", None)
+        if callable(to_dict):
+            return to_dict()
+    except Exception:
+        pass  # the native converter raises InvalidRequest for it, with its path
+    return obj
+
+
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _as_mapping(message: Any) -> Any:
+    """``message`` when the native functions can copy it as it is; otherwise its dict form."""
+    if not _is_mapping(message):
+        return _dumped(message)
+    content = message.get("content")
+    if content is None or type(content) is str:
+        return message
+    if type(content) is list or type(content) is tuple:
+        if all(_is_mapping(part) for part in content):
+            return message
+        parts = [part if _is_mapping(part) else _dumped(part) for part in content]
+    elif isinstance(content, str) or _is_mapping(content):
+        return message
+    else:
+        parts = _dumped(content)
+    copy = dict(message)
+    copy["content"] = parts
+    return copy
+
+
+def _all_dicts(messages: Any) -> bool:
+    """The common case, checked first and fast: a list of dicts whose content lists hold
+    dicts."""
+    if type(messages) is not list:
+        return False
+    for message in messages:
+        if type(message) is not dict:
+            return False
+        content = message.get("content")
+        if type(content) is list:
+            for part in content:
+                if type(part) is not dict:
+                    return False
+    return True
+
+
+def _prepared(messages: Any) -> tuple[Any, dict[int, Any]]:
+    """The messages to hand over, and the caller's object of each one handed over as its dict
+    form (by the dict's id); the messages themselves when none needs a dict form."""
+    if _all_dicts(messages):
+        return messages, {}
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        return messages, {}  # the native function says what is wrong with it
+    sent: list[Any] | None = None
+    originals: dict[int, Any] = {}
+    for i, message in enumerate(messages):
+        mapping = _as_mapping(message)
+        if mapping is not message:
+            if sent is None:
+                sent = list(messages)
+            sent[i] = mapping
+            originals[id(mapping)] = message
+    return (messages if sent is None else sent), originals
+
+
+def _restored(messages: list[Any], originals: dict[int, Any]) -> None:
+    """Puts the caller's objects back in place of the unchanged copies, in place."""
+    if originals:
+        for i, message in enumerate(messages):
+            original = originals.get(id(message))
+            if original is not None:
+                messages[i] = original
+
+
+@overload
+def trim(
+    messages: Sequence[_M],
+    *,
+    max_bytes: int | None = None,
+    context_tokens: int | None = None,
+    max_output_tokens: int | None = 0,
+    tools: Sequence[Any] | None = None,
+    memory: str | Sequence[str] | None = None,
+    overhead_bytes: int | None = 1024,
+    bytes_per_token: int | None = 4,
+    max_messages: int | None = 40,
+    image_profile: str | None = "ankita",
+    on_image_overflow: OnImageOverflow | None = "placeholder",
+    model: str | None = None,
+    image_sizes: Mapping[str, Sequence[int]] | None = None,
+    format: MessageFormat | None = "openai",
+    system: str | Sequence[Any] | None = None,
+) -> TrimResult[_M]: ...
+
+
+@overload
+def trim(
+    messages: Sequence[_O],
+    *,
+    max_bytes: int | None = None,
+    context_tokens: int | None = None,
+    max_output_tokens: int | None = 0,
+    tools: Sequence[Any] | None = None,
+    memory: str | Sequence[str] | None = None,
+    overhead_bytes: int | None = 1024,
+    bytes_per_token: int | None = 4,
+    max_messages: int | None = 40,
+    image_profile: str | None = "ankita",
+    on_image_overflow: OnImageOverflow | None = "placeholder",
+    model: str | None = None,
+    image_sizes: Mapping[str, Sequence[int]] | None = None,
+    format: MessageFormat | None = "openai",
+    system: str | Sequence[Any] | None = None,
+) -> TrimResult[_O | dict[str, Any]]: ...
+
+
+def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
+    """Fits a chat history into a context budget.
+
+    ``messages`` is a list (or tuple) of OpenAI-style messages: dicts, as ``json.load`` or the
+    openai SDK's ``ChatCompletionMessageParam`` give them, or SDK objects such as the openai
+    SDK's ``ChatCompletionMessage`` (any pydantic model, read as
+    ``model_dump(mode="json", exclude_none=True)``, or object with ``to_dict()``), at any depth.
+    The keyword options are the request keys of the JSON contract:
+
+    - ``max_bytes``: the history budget in bytes; or ``context_tokens`` (the model's window)
+      with ``max_output_tokens``, ``tools`` (the tool schemas), ``memory`` (text placed
+      elsewhere in the prompt) and ``overhead_bytes`` to derive it; when both are given the
+      smaller wins; with neither only ``max_messages`` applies;
+    - ``bytes_per_token``, ``max_messages``;
+    - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
+      ``{url: (width, height)}`` for remote images whose size the caller knows;
+    - ``on_image_overflow``: "placeholder", "drop" or "error";
+    - ``format``: "openai" or "anthropic" for Anthropic Messages (the anthropic SDK's blocks
+      are fine too), whose top-level ``system`` (a string or text blocks) is then given as
+      ``system`` and returned as ``TrimResult.system``.
+
+    None means "not given". An unknown keyword raises InvalidRequest, like an unknown request
+    key.
+
+    The result's messages share the caller's objects: an unchanged message is the very object
+    that was passed in (a dict or an SDK object), a changed one a new dict (a shallow copy of
+    the dict, or of the object's dict form) with ``content`` replaced and/or ``tool_calls``
+    removed, whose unchanged parts are again the caller's objects. (Anthropic messages, which
+    the core splits and merges, come back as new dicts.) Nothing passed in is mutated.
+
+    Raises InvalidRequest (with ``path``), ContextBudgetExceeded, HistoryBudgetTooSmall or
+    ImageOverflow; all are AnkitaError, a ValueError. The GIL is released while the plan is
+    computed, so threads can trim at the same time.
+    """
+    if options.get("format") == "anthropic":
+        return _ankita.trim(messages, **options)
+    sent, originals = _prepared(messages)
+    result: TrimResult[Any] = _ankita.trim(sent, **options)
+    _restored(result.messages, originals)
+    return result
+
+
+# help() and editors show the keywords, not **options.
+trim.__signature__ = inspect.signature(_ankita.trim)  # type: ignore[attr-defined]
+
+
+@overload
+def sanitize(messages: Sequence[_M], *, format: MessageFormat | None = None) -> list[_M]: ...
+
+
+@overload
+def sanitize(
+    messages: Sequence[_O], *, format: MessageFormat | None = None
+) -> list[_O | dict[str, Any]]: ...
+
+
+def sanitize(messages: Sequence[Any], *, format: MessageFormat | None = None) -> list[Any]:
+    """Repairs a restored session without trimming: orphan tool replies, malformed or
+    unanswered tool calls, unknown roles and empty messages go. Unchanged messages are the
+    caller's own objects, dicts or SDK objects (see ``trim``). ``format="anthropic"`` repairs
+    Anthropic Messages (returned as new dicts). Raises InvalidRequest."""
+    return sanitize_with_report(messages, format=format)[0]
+
+
+@overload
+def sanitize_with_report(
+    messages: Sequence[_M], *, format: MessageFormat | None = None
+) -> tuple[list[_M], SanitizeReport]: ...
+
+
+@overload
+def sanitize_with_report(
+    messages: Sequence[_O], *, format: MessageFormat | None = None
+) -> tuple[list[_O | dict[str, Any]], SanitizeReport]: ...
+
+
+def sanitize_with_report(
+    messages: Sequence[Any], *, format: MessageFormat | None = None
+) -> tuple[list[Any], SanitizeReport]:
+    """Like ``sanitize``, but also returns the report: ``(messages, {"repaired": [...]})``."""
+    if format == "anthropic":
+        return _ankita.sanitize_with_report(messages, format=format)
+    sent, originals = _prepared(messages)
+    repaired, report = _ankita.sanitize_with_report(sent, format=format)
+    _restored(repaired, originals)
+    return repaired, report

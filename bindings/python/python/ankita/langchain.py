@@ -1,0 +1,250 @@
+"""ankita for LangChain: trim a list of ``BaseMessage`` objects, and count their tokens.
+
+``pip install "ankita[langchain]"``. ``trim_messages`` takes the messages a LangChain agent holds
+(``SystemMessage``, ``HumanMessage`` with text and image content blocks, ``AIMessage`` with
+``tool_calls``, ``ToolMessage``) and returns the ones to send: the caller's own message objects,
+except a message that was shrunk or lost its tool calls, which comes back as a new message of
+the same class. ``count_tokens`` prices a list of messages the same way and works as LangChain's
+``token_counter``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+from ._adapters import kept_indices
+from ._messages import trim as _trim
+from ._types import OnImageOverflow, TrimReport
+
+__all__ = ["count_tokens", "to_openai", "trim_messages", "trim_messages_with_report"]
+
+_ROLES = {"system", "developer", "user", "assistant", "tool"}
+
+
+def _image_url(block: Mapping[str, Any]) -> str | None:
+    """The URL (or data URL) of a LangChain image content block, in any of its shapes."""
+    url = block.get("url")
+    if isinstance(url, str):
+        return url
+    data = block.get("base64", block.get("data"))
+    if isinstance(data, str):
+        mime = block.get("mime_type") or "image/png"
+        if data.startswith("data:"):
+            return data
+        return f"data:{mime};base64,{data}"
+    return None
+
+
+def _part(block: Any) -> Any:
+    """A content block as an OpenAI chat content part (the block itself when it is one)."""
+    if isinstance(block, str):
+        return {"type": "text", "text": block}
+    if not isinstance(block, Mapping):
+        return block
+    kind = block.get("type")
+    if kind == "image" and block.get("source_type", "url") in ("url", "base64"):
+        url = _image_url(block)
+        if url is not None:
+            image: dict[str, Any] = {"url": url}
+            detail = block.get("detail") or (block.get("extras") or {}).get("detail")
+            if detail is not None:
+                image["detail"] = detail
+            return {"type": "image_url", "image_url": image}
+    return block
+
+
+def _content(content: Any) -> Any:
+    if isinstance(content, str):
+        return content
+    return [_part(block) for block in content]
+
+
+def _arguments(args: Any) -> str:
+    return args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+
+
+def to_openai(message: BaseMessage) -> dict[str, Any]:
+    """The OpenAI Chat Completions form of a LangChain message, as ankita reads it.
+
+    ``AIMessage.tool_calls`` become ``tool_calls`` (arguments as JSON text); image content
+    blocks (``{"type": "image", "base64" | "url": ...}``, and the older ``source_type`` shape)
+    become ``image_url`` parts; other blocks are kept as they are and priced by their JSON.
+    """
+    content = _content(message.content)
+    if isinstance(message, SystemMessage):
+        return {"role": "system", "content": content}
+    if isinstance(message, HumanMessage):
+        return {"role": "user", "content": content}
+    if isinstance(message, AIMessage):
+        out: dict[str, Any] = {"role": "assistant", "content": content or None}
+        if message.tool_calls:
+            out["tool_calls"] = [
+                {
+                    "id": call.get("id") or "",
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": _arguments(call["args"])},
+                }
+                for call in message.tool_calls
+            ]
+        return out
+    if isinstance(message, ToolMessage):
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": content}
+    if isinstance(message, ChatMessage):
+        role = message.role if message.role in _ROLES else "user"
+        return {"role": role, "content": content}
+    if isinstance(message, FunctionMessage):
+        return {"role": "user", "content": content}
+    # Any other message type (a RemoveMessage, a custom class): a role repair removes.
+    return {"role": message.type, "content": content}
+
+
+def _from_openai(original: BaseMessage, sent: dict[str, Any], got: dict[str, Any]) -> BaseMessage:
+    """A new message of the caller's class for a message ankita changed."""
+    update: dict[str, Any] = {}
+    new = got.get("content")
+    if new is not sent.get("content"):
+        if isinstance(new, str) or new is None:
+            update["content"] = new or ""
+        else:
+            # Unchanged parts are the very dicts that were sent: give back the caller's blocks.
+            blocks = original.content if isinstance(original.content, list) else []
+            by_id = {id(p): b for p, b in zip(sent.get("content") or [], blocks)}
+            update["content"] = [by_id.get(id(part), part) for part in new]
+    if "tool_calls" in sent and "tool_calls" not in got:
+        update["tool_calls"] = []
+        update["invalid_tool_calls"] = []
+        kwargs = dict(original.additional_kwargs)
+        kwargs.pop("tool_calls", None)
+        update["additional_kwargs"] = kwargs
+        if not update.get("content", original.content):
+            update["content"] = ""
+    return original.model_copy(update=update)
+
+
+def trim_messages_with_report(
+    messages: Sequence[BaseMessage],
+    *,
+    max_bytes: int | None = None,
+    context_tokens: int | None = None,
+    max_output_tokens: int | None = None,
+    tools: Sequence[Any] | None = None,
+    memory: str | Sequence[str] | None = None,
+    overhead_bytes: int | None = None,
+    bytes_per_token: int | None = None,
+    max_messages: int | None = None,
+    image_profile: str | None = None,
+    on_image_overflow: OnImageOverflow | None = None,
+    model: str | None = None,
+    image_sizes: Mapping[str, Sequence[int]] | None = None,
+) -> tuple[list[BaseMessage], TrimReport]:
+    """Like ``trim_messages``, but also returns ankita's report (indices are indices in
+    ``messages``)."""
+    sent = [to_openai(m) for m in messages]
+    result = _trim(
+        sent,
+        max_bytes=max_bytes,
+        context_tokens=context_tokens,
+        max_output_tokens=max_output_tokens,
+        tools=tools,
+        memory=memory,
+        overhead_bytes=overhead_bytes,
+        bytes_per_token=bytes_per_token,
+        max_messages=max_messages,
+        image_profile=image_profile,
+        on_image_overflow=on_image_overflow,
+        model=model,
+        image_sizes=image_sizes,
+    )
+    # Unchanged messages come back as the very dicts sent; a changed one is a copy of one.
+    index = {id(m): i for i, m in enumerate(sent)}
+    kept = kept_indices(len(messages), result.report)
+    out: list[BaseMessage] = []
+    for got, i in zip(result.messages, kept):
+        if index.get(id(got)) == i:
+            out.append(messages[i])
+        else:
+            out.append(_from_openai(messages[i], sent[i], got))
+    return out, result.report
+
+
+def trim_messages(
+    messages: Sequence[BaseMessage],
+    *,
+    max_bytes: int | None = None,
+    context_tokens: int | None = None,
+    max_output_tokens: int | None = None,
+    tools: Sequence[Any] | None = None,
+    memory: str | Sequence[str] | None = None,
+    overhead_bytes: int | None = None,
+    bytes_per_token: int | None = None,
+    max_messages: int | None = None,
+    image_profile: str | None = None,
+    on_image_overflow: OnImageOverflow | None = None,
+    model: str | None = None,
+    image_sizes: Mapping[str, Sequence[int]] | None = None,
+) -> list[BaseMessage]:
+    """Trims LangChain messages to a context budget with ``ankita.trim``.
+
+    The options are those of ``ankita.trim`` (``context_tokens``, ``max_output_tokens``,
+    ``tools``, ``max_bytes``, ``max_messages``, ``model``, …). Returns the messages to send, in
+    order: the caller's own objects, except that a message whose text was shrunk, whose image
+    became a placeholder or whose tool calls were removed comes back as a new message of the
+    same class (``model_copy``). Raises the errors of ``ankita.trim``.
+    """
+    return trim_messages_with_report(
+        messages,
+        max_bytes=max_bytes,
+        context_tokens=context_tokens,
+        max_output_tokens=max_output_tokens,
+        tools=tools,
+        memory=memory,
+        overhead_bytes=overhead_bytes,
+        bytes_per_token=bytes_per_token,
+        max_messages=max_messages,
+        image_profile=image_profile,
+        on_image_overflow=on_image_overflow,
+        model=model,
+        image_sizes=image_sizes,
+    )[0]
+
+
+def _priced_alone(message: BaseMessage) -> dict[str, Any]:
+    """The chat dict of ``message`` in a form that repair leaves alone and that costs the same
+    bytes: a tool reply as a user message (``"user"`` and ``"tool"`` have the same length), an
+    assistant message's ``tool_calls`` under a key of the same length, ``None`` text as one
+    space (a tool-calling message is not an empty one)."""
+    value = to_openai(message)
+    if value["role"] == "tool":
+        value["role"] = "user"
+    if "tool_calls" in value:
+        value["_tool_call"] = value.pop("tool_calls")
+        if not value["content"]:
+            value["content"] = " "
+    return value
+
+
+def count_tokens(messages: Sequence[BaseMessage]) -> int:
+    """The tokens of ``messages`` as ankita prices them (images by their pixels, 4 bytes a
+    token): the ``cost_tokens`` of a trim without a budget or a message limit. Usable as the
+    ``token_counter`` of ``langchain_core.messages.trim_messages``.
+
+    Each message is priced as it stands: a list that is only a piece of a history (LangChain's
+    ``trim_messages`` passes its candidates newest first, a tool reply before its call) costs
+    the sum of its messages, without the repairs ``trim_messages`` of this module makes.
+    """
+    if not messages:
+        return 0
+    result = _trim([_priced_alone(m) for m in messages], max_messages=len(messages))
+    return result.report["cost_tokens"]

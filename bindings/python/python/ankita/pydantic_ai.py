@@ -1,0 +1,347 @@
+"""ankita for Pydantic AI: trim a ``ModelMessage`` history, as a history processor.
+
+``pip install "ankita[pydantic-ai]"``::
+
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities import ProcessHistory
+    from ankita.pydantic_ai import history_processor
+
+    trim = history_processor(context_tokens=128_000, max_output_tokens=4_096, model="gpt-4o")
+    agent = Agent("openai:gpt-4o", capabilities=[ProcessHistory(trim)])
+
+Each ``ModelRequest`` and ``ModelResponse`` is read as the chat messages it is sent as (system
+prompt, user prompt with its images, tool returns; the response's text and tool calls), trimmed
+by ``ankita.trim``, and mapped back: a message left alone is the caller's own object, a message
+that lost some of its parts or whose text was shrunk is a new one (``dataclasses.replace``) with
+the caller's other parts, and a message all of whose parts went is left out. Parts that are not
+sent as chat content (instruction deltas, native tool parts, files of a response) stay with
+their message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic_ai.messages import (
+    BaseToolCallPart,
+    BaseToolReturnPart,
+    BinaryContent,
+    ImageUrl,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    NativeToolCallPart,
+    NativeToolReturnPart,
+    RetryFeedbackPart,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextContent,
+    TextPart,
+    ThinkingPart,
+    UserPromptPart,
+)
+
+from ._adapters import kept_indices
+from ._messages import trim as _trim
+from ._types import OnImageOverflow, TrimReport
+
+__all__ = ["history_processor", "trim_messages", "trim_messages_with_report"]
+
+_Part = Any  # a ModelRequestPart or ModelResponsePart
+
+
+@dataclasses.dataclass
+class _Sent:
+    """One chat message sent for the parts ``parts`` of message ``message``."""
+
+    message: int
+    parts: list[int]
+    value: dict[str, Any]
+    # The caller's item of each content part sent, by the part dict's id.
+    items: dict[int, Any] = dataclasses.field(default_factory=dict)
+
+
+def _user_item(item: Any, items: dict[int, Any]) -> dict[str, Any]:
+    """A user prompt's content item as a chat content part."""
+    if isinstance(item, str):
+        part: dict[str, Any] = {"type": "text", "text": item}
+    elif isinstance(item, TextContent):
+        part = {"type": "text", "text": item.content}
+    elif isinstance(item, ImageUrl):
+        part = {"type": "image_url", "image_url": {"url": item.url}}
+    elif isinstance(item, BinaryContent) and item.is_image:
+        part = {"type": "image_url", "image_url": {"url": item.data_uri}}
+    elif isinstance(item, BinaryContent):
+        part = {"type": "file", "file": {"file_data": item.data_uri}}
+    else:
+        url = getattr(item, "url", None)
+        kind = getattr(item, "kind", type(item).__name__)
+        part = {"type": "file", "file": {"file_url": url} if url else {"kind": kind}}
+    items[id(part)] = item
+    return part
+
+
+def _request(index: int, message: ModelRequest) -> list[_Sent]:
+    sent: list[_Sent] = []
+    returns: list[_Sent] = []
+    for j, part in enumerate(message.parts):
+        if isinstance(part, SystemPromptPart):
+            sent.append(_Sent(index, [j], {"role": "system", "content": part.content}))
+        elif isinstance(part, UserPromptPart):
+            if isinstance(part.content, str):
+                sent.append(_Sent(index, [j], {"role": "user", "content": part.content}))
+            else:
+                items: dict[int, Any] = {}
+                content = [_user_item(item, items) for item in part.content]
+                sent.append(_Sent(index, [j], {"role": "user", "content": content}, items))
+        elif isinstance(part, BaseToolReturnPart) and not isinstance(part, NativeToolReturnPart):
+            value = {
+                "role": "tool",
+                "tool_call_id": part.tool_call_id,
+                "content": part.model_response_str(),
+            }
+            returns.append(_Sent(index, [j], value))
+        elif isinstance(part, RetryPromptPart) and part.tool_name is not None:
+            value = {"role": "tool", "tool_call_id": part.tool_call_id, "content": ""}
+            value["content"] = part.model_response()
+            returns.append(_Sent(index, [j], value))
+        elif isinstance(part, (RetryPromptPart, RetryFeedbackPart)):
+            sent.append(_Sent(index, [j], {"role": "user", "content": part.model_response()}))
+        else:
+            # A summary (CompactionPart) and the like: sent as user-voice text.
+            text = getattr(part, "content", None)
+            if isinstance(text, str) and text:
+                sent.append(_Sent(index, [j], {"role": "user", "content": text}))
+    # Tool returns answer the response before: they lead the request, as providers send them.
+    return returns + sent
+
+
+def _response(index: int, message: ModelResponse) -> list[_Sent]:
+    content: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    parts: list[int] = []
+    for j, part in enumerate(message.parts):
+        if isinstance(part, (TextPart, ThinkingPart)):
+            content.append({"type": "text", "text": part.content})
+        elif isinstance(part, BaseToolCallPart) and not isinstance(part, NativeToolCallPart):
+            calls.append(
+                {
+                    "id": part.tool_call_id,
+                    "type": "function",
+                    "function": {"name": part.tool_name, "arguments": part.args_as_json_str()},
+                }
+            )
+        else:
+            continue
+        parts.append(j)
+    if not parts:
+        return []
+    value: dict[str, Any] = {"role": "assistant", "content": content or None}
+    if calls:
+        value["tool_calls"] = calls
+    return [_Sent(index, parts, value)]
+
+
+def _to_chat(messages: Sequence[ModelMessage]) -> list[_Sent]:
+    sent: list[_Sent] = []
+    for i, message in enumerate(messages):
+        if isinstance(message, ModelRequest):
+            sent.extend(_request(i, message))
+        else:
+            sent.extend(_response(i, message))
+    return sent
+
+
+def _edited_request_part(part: _Part, sent: _Sent, got: dict[str, Any]) -> _Part:
+    content = got.get("content")
+    if isinstance(part, UserPromptPart) and isinstance(content, list):
+        items: list[Any] = [
+            sent.items.get(id(item), item.get("text", "") if isinstance(item, dict) else item)
+            for item in content
+        ]
+        return dataclasses.replace(part, content=items)
+    if isinstance(part, (RetryPromptPart, RetryFeedbackPart)):
+        # Their text is built from other fields: what was left of it is sent as user text.
+        return UserPromptPart(content if isinstance(content, str) else "")
+    return dataclasses.replace(part, content=content)
+
+
+def _edited_response_parts(message: ModelResponse, sent: _Sent, got: dict[str, Any]) -> list[_Part]:
+    old = sent.value.get("content") or []
+    new = got.get("content")
+    if isinstance(new, str):
+        new = [{"type": "text", "text": new}]
+    new = list(new or [])
+    parts: list[_Part] = []
+    k = 0
+    for j, part in enumerate(message.parts):
+        if j not in sent.parts:
+            parts.append(part)
+        elif isinstance(part, (TextPart, ThinkingPart)):
+            item = new[k] if k < len(new) else None
+            if item is not None and k < len(old) and item is old[k]:
+                parts.append(part)
+            elif item is not None:
+                edit: dict[str, Any] = {"content": item.get("text", "")}
+                if isinstance(part, TextPart):
+                    edit["id"] = None  # a stored copy under that id would be used instead
+                parts.append(dataclasses.replace(part, **edit))
+            k += 1
+        elif "tool_calls" in got:
+            parts.append(part)
+    # A note added to the text (tool calls removed by repair) is a text part of its own.
+    parts.extend(TextPart(item.get("text", "")) for item in new[max(k, len(old)) :])
+    return parts
+
+
+def trim_messages_with_report(
+    messages: Sequence[ModelMessage],
+    *,
+    max_bytes: int | None = None,
+    context_tokens: int | None = None,
+    max_output_tokens: int | None = None,
+    tools: Sequence[Any] | None = None,
+    memory: str | Sequence[str] | None = None,
+    overhead_bytes: int | None = None,
+    bytes_per_token: int | None = None,
+    max_messages: int | None = None,
+    image_profile: str | None = None,
+    on_image_overflow: OnImageOverflow | None = None,
+    model: str | None = None,
+    image_sizes: Mapping[str, Sequence[int]] | None = None,
+) -> tuple[list[ModelMessage], TrimReport]:
+    """Like ``trim_messages``, but also returns ankita's report, whose indices are those of the
+    chat messages the history is sent as (``to_chat``), not of ``messages``."""
+    sent = _to_chat(messages)
+    # The newest request's instructions go with it: their bytes are reserved like memory.
+    instructions = next(
+        (m.instructions for m in reversed(messages) if isinstance(m, ModelRequest)), None
+    )
+    if instructions:
+        memory = [*([memory] if isinstance(memory, str) else memory or []), instructions]
+    result = _trim(
+        [s.value for s in sent],
+        max_bytes=max_bytes,
+        context_tokens=context_tokens,
+        max_output_tokens=max_output_tokens,
+        tools=tools,
+        memory=memory,
+        overhead_bytes=overhead_bytes,
+        bytes_per_token=bytes_per_token,
+        max_messages=max_messages,
+        image_profile=image_profile,
+        on_image_overflow=on_image_overflow,
+        model=model,
+        image_sizes=image_sizes,
+    )
+    got: dict[int, dict[str, Any]] = {}
+    for value, k in zip(result.messages, kept_indices(len(sent), result.report)):
+        got[k] = value
+    out: list[ModelMessage] = []
+    by_message: dict[int, list[int]] = {}
+    for k, s in enumerate(sent):
+        by_message.setdefault(s.message, []).append(k)
+    for i, message in enumerate(messages):
+        ks = by_message.get(i, [])
+        if all(k in got and got[k] is sent[k].value for k in ks):
+            out.append(message)  # unchanged, or nothing in it is sent as chat content
+            continue
+        if not any(k in got for k in ks):
+            continue
+        if isinstance(message, ModelResponse):
+            (k,) = ks
+            out.append(
+                dataclasses.replace(message, parts=_edited_response_parts(message, sent[k], got[k]))
+            )
+            continue
+        owner = {j: k for k in ks for j in sent[k].parts}
+        parts: list[_Part] = []
+        for j, part in enumerate(message.parts):
+            k_or_none = owner.get(j)
+            if k_or_none is None:
+                parts.append(part)
+            elif k_or_none in got:
+                value = got[k_or_none]
+                same = value is sent[k_or_none].value
+                parts.append(part if same else _edited_request_part(part, sent[k_or_none], value))
+        out.append(dataclasses.replace(message, parts=parts))
+    return out, result.report
+
+
+def trim_messages(
+    messages: Sequence[ModelMessage],
+    *,
+    max_bytes: int | None = None,
+    context_tokens: int | None = None,
+    max_output_tokens: int | None = None,
+    tools: Sequence[Any] | None = None,
+    memory: str | Sequence[str] | None = None,
+    overhead_bytes: int | None = None,
+    bytes_per_token: int | None = None,
+    max_messages: int | None = None,
+    image_profile: str | None = None,
+    on_image_overflow: OnImageOverflow | None = None,
+    model: str | None = None,
+    image_sizes: Mapping[str, Sequence[int]] | None = None,
+) -> list[ModelMessage]:
+    """Trims a Pydantic AI message history to a context budget with ``ankita.trim``.
+
+    The options are those of ``ankita.trim``. Returns the messages to send: the caller's own
+    ``ModelRequest``/``ModelResponse`` objects where nothing in them changed, new ones where
+    parts were dropped or shrunk. Raises the errors of ``ankita.trim``.
+    """
+    return trim_messages_with_report(
+        messages,
+        max_bytes=max_bytes,
+        context_tokens=context_tokens,
+        max_output_tokens=max_output_tokens,
+        tools=tools,
+        memory=memory,
+        overhead_bytes=overhead_bytes,
+        bytes_per_token=bytes_per_token,
+        max_messages=max_messages,
+        image_profile=image_profile,
+        on_image_overflow=on_image_overflow,
+        model=model,
+        image_sizes=image_sizes,
+    )[0]
+
+
+def history_processor(
+    *,
+    max_bytes: int | None = None,
+    context_tokens: int | None = None,
+    max_output_tokens: int | None = None,
+    tools: Sequence[Any] | None = None,
+    memory: str | Sequence[str] | None = None,
+    overhead_bytes: int | None = None,
+    bytes_per_token: int | None = None,
+    max_messages: int | None = None,
+    image_profile: str | None = None,
+    on_image_overflow: OnImageOverflow | None = None,
+    model: str | None = None,
+    image_sizes: Mapping[str, Sequence[int]] | None = None,
+) -> Callable[[list[ModelMessage]], list[ModelMessage]]:
+    """A history processor that trims with these options before every model request:
+    ``Agent(..., capabilities=[ProcessHistory(history_processor(context_tokens=...))])``."""
+
+    def process(messages: list[ModelMessage]) -> list[ModelMessage]:
+        return trim_messages(
+            messages,
+            max_bytes=max_bytes,
+            context_tokens=context_tokens,
+            max_output_tokens=max_output_tokens,
+            tools=tools,
+            memory=memory,
+            overhead_bytes=overhead_bytes,
+            bytes_per_token=bytes_per_token,
+            max_messages=max_messages,
+            image_profile=image_profile,
+            on_image_overflow=on_image_overflow,
+            model=model,
+            image_sizes=image_sizes,
+        )
+
+    return process

@@ -1,0 +1,226 @@
+"""ankita.langchain against the real langchain-core: BaseMessage lists in and out, the caller's
+objects kept, count_tokens as LangChain's token_counter, and a minimal agent loop on a fake
+chat model (no network)."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import ankita
+import pytest
+from conftest import IMAGES
+
+pytest.importorskip("langchain_core")
+
+from ankita.langchain import count_tokens, to_openai, trim_messages, trim_messages_with_report
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.messages import trim_messages as langchain_trim_messages
+
+PNG = base64.b64encode((IMAGES / "png" / "rgb_1700x2200.png").read_bytes()).decode("ascii")
+
+
+def screenshot_block() -> dict[str, Any]:
+    """LangChain's standard image content block (base64 data)."""
+    return {"type": "image", "base64": PNG, "mime_type": "image/png"}
+
+
+def session() -> list[BaseMessage]:
+    return [
+        SystemMessage("You are a desktop companion."),
+        HumanMessage("My build fails. Log: " + "error: cannot find crate\n" * 200),
+        AIMessage("Which command did you run?"),
+        HumanMessage(
+            content=[{"type": "text", "text": "This dialog popped up."}, screenshot_block()]
+        ),
+        AIMessage(
+            "",
+            tool_calls=[{"name": "read_file", "args": {"path": "build.log"}, "id": "call_1"}],
+        ),
+        ToolMessage("warning: unused variable\n" * 400, tool_call_id="call_1"),
+    ]
+
+
+def test_conversion_to_chat_dicts() -> None:
+    system, log, answer, request, call, reply = (to_openai(m) for m in session())
+    assert system == {"role": "system", "content": "You are a desktop companion."}
+    assert log["role"] == "user" and answer["role"] == "assistant"
+    assert request["content"][1] == {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64," + PNG},
+    }
+    assert call == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "read_file", "arguments": '{"path": "build.log"}'},
+            }
+        ],
+    }
+    assert reply["role"] == "tool" and reply["tool_call_id"] == "call_1"
+
+
+def test_trim_returns_the_callers_messages() -> None:
+    messages = session()
+    kept, report = trim_messages_with_report(messages, context_tokens=4096, max_output_tokens=1024)
+    # The same decisions as ankita.trim on the chat dicts.
+    expected = ankita.trim(
+        [to_openai(m) for m in messages], context_tokens=4096, max_output_tokens=1024
+    )
+    assert report == expected.report
+    assert report["dropped_messages"] == [1, 2]
+    assert [type(m) for m in kept] == [SystemMessage, HumanMessage, AIMessage, ToolMessage]
+    assert kept[0] is messages[0] and kept[1] is messages[3] and kept[2] is messages[4]
+    # The tool result lost its middle: a new ToolMessage, the same call id, the caller's intact.
+    assert [t["index"] for t in report["truncated"]] == [5]
+    shrunk = kept[3]
+    assert isinstance(shrunk, ToolMessage) and shrunk is not messages[5]
+    assert shrunk.tool_call_id == "call_1"
+    assert isinstance(shrunk.content, str) and "bytes omitted" in shrunk.content
+    assert messages[5].content == "warning: unused variable\n" * 400
+    assert trim_messages(messages, context_tokens=4096, max_output_tokens=1024)[:3] == kept[:3]
+
+
+def test_an_image_placeholder_keeps_the_other_blocks() -> None:
+    text = {"type": "text", "text": "Compare with this one."}
+    messages: list[BaseMessage] = [
+        HumanMessage(content=[text, screenshot_block()]),
+        AIMessage("They differ in the title bar."),
+        HumanMessage("Which is newer?"),
+    ]
+    kept, report = trim_messages_with_report(messages, max_bytes=2000)
+    assert [(d["index"], d["part"], d["tokens"]) for d in report["dropped_images"]] == [(0, 1, 765)]
+    first = kept[0]
+    assert isinstance(first, HumanMessage) and first is not messages[0]
+    assert isinstance(first.content, list)
+    assert first.content[0] is messages[0].content[0]  # the caller's own block
+    assert first.content[0] == text
+    assert first.content[1] == {
+        "type": "text",
+        "text": "[Image omitted to fit the context budget: PNG 1700×2200, ~765 tokens]",
+    }
+    # The answer in between does not fit any more; the request is the caller's own object.
+    assert report["dropped_messages"] == [1]
+    assert len(kept) == 2 and kept[1] is messages[2]
+
+
+def test_incomplete_tool_calls_are_removed_from_a_copy() -> None:
+    messages: list[BaseMessage] = [
+        HumanMessage("Read a.txt"),
+        AIMessage("Reading.", tool_calls=[{"name": "read", "args": {}, "id": "call_7"}]),
+        HumanMessage("Never mind, what time is it?"),
+    ]
+    kept, report = trim_messages_with_report(messages)
+    assert [(r["index"], r["action"]) for r in report["repaired"]] == [
+        (1, "incomplete_tool_calls_removed")
+    ]
+    repaired = kept[1]
+    assert isinstance(repaired, AIMessage) and repaired.tool_calls == []
+    assert isinstance(repaired.content, str) and repaired.content.startswith("Reading.")
+    assert messages[1].tool_calls  # type: ignore[attr-defined]
+    assert kept[0] is messages[0] and kept[2] is messages[2]
+
+
+def test_orphan_tool_messages_are_left_out() -> None:
+    messages: list[BaseMessage] = [
+        ToolMessage("stale result", tool_call_id="gone"),
+        HumanMessage("hello"),
+    ]
+    assert trim_messages(messages) == [messages[1]]
+
+
+def test_count_tokens_prices_images_by_pixels() -> None:
+    text_only = [HumanMessage("Which is newer?")]
+    with_image = [
+        HumanMessage(content=[{"type": "text", "text": "Which is newer?"}, screenshot_block()])
+    ]
+    assert count_tokens([]) == 0
+    # The screenshot costs its 765 vision tokens, not its ~1 MB of base64.
+    assert 765 <= count_tokens(with_image) - count_tokens(text_only) <= 780
+    # No message limit: 100 messages are all counted.
+    many = [HumanMessage(f"message {i}") for i in range(100)]
+    assert count_tokens(many) > 25 * count_tokens(many[:2])
+
+
+def test_count_tokens_as_langchains_token_counter() -> None:
+    messages: list[BaseMessage] = [
+        SystemMessage("Be brief."),
+        *[HumanMessage(f"question {i}: " + "words " * 50) for i in range(20)],
+    ]
+    kept = langchain_trim_messages(
+        messages,
+        max_tokens=400,
+        token_counter=count_tokens,
+        strategy="last",
+        include_system=True,
+    )
+    assert kept[0] is messages[0] and kept[-1] is messages[-1]
+    assert 1 < len(kept) < len(messages)
+    assert count_tokens(kept) <= 400
+
+
+def test_a_minimal_agent_loop() -> None:
+    """The loop trims before each model call; the model sees the trimmed history."""
+    replies = iter(
+        [
+            AIMessage(
+                "", tool_calls=[{"name": "read_log", "args": {"lines": 500}, "id": "call_1"}]
+            ),
+            AIMessage("The disk is full."),
+        ]
+    )
+    model = GenericFakeChatModel(messages=replies)
+    seen: list[list[BaseMessage]] = []
+    history: list[BaseMessage] = [
+        SystemMessage("You are a desktop companion."),
+        *[HumanMessage(f"earlier chat {i} " + "x" * 400) for i in range(30)],
+        HumanMessage(content=[{"type": "text", "text": "What is wrong?"}, screenshot_block()]),
+    ]
+    for _ in range(4):
+        window = trim_messages(history, context_tokens=4000, max_output_tokens=500)
+        seen.append(window)
+        response = model.invoke(window)
+        assert isinstance(response, AIMessage)
+        history.append(response)
+        if not response.tool_calls:
+            break
+        for call in response.tool_calls:
+            history.append(ToolMessage("ERROR: disk full\n" * 300, tool_call_id=call["id"] or ""))
+    assert isinstance(history[-1], AIMessage) and history[-1].content == "The disk is full."
+    first, second = seen
+    assert first[0] is history[0] and first[-1] is history[31]
+    assert len(first) < 32
+    # The second call sees the request, the tool call and its (shrunk) result.
+    assert second[-2] is history[32]
+    assert isinstance(second[-1], ToolMessage) and second[-1].tool_call_id == "call_1"
+    assert count_tokens(second) <= 4000 - 500
+
+
+def test_count_tokens_prices_pieces_of_a_history() -> None:
+    """LangChain's trim_messages counts candidate lists newest first: a tool reply before its
+    call must still be counted, so that what it keeps fits."""
+    messages = session()
+    whole = count_tokens(messages)
+    assert count_tokens(list(reversed(messages))) == whole
+    assert count_tokens(messages[5:]) > 2000  # a tool reply alone, not an orphan to remove
+    assert sum(count_tokens([m]) for m in messages) == pytest.approx(whole, abs=len(messages))
+    kept = langchain_trim_messages(
+        messages,
+        max_tokens=3500,
+        token_counter=count_tokens,
+        strategy="last",
+        include_system=True,
+        start_on="human",
+    )
+    assert count_tokens(kept) <= 3500 < whole
+    assert [messages.index(m) for m in kept] == [0, 3, 4, 5]
