@@ -80,7 +80,7 @@ impl TrimResult {
 /// Returns a `TrimResult`. Its messages share the caller's objects: an unchanged message is the
 /// same dict object that was passed in, a changed one a shallow copy (`dict.copy()`) with
 /// `content` replaced and/or `tool_calls` removed, whose unchanged parts are again the caller's
-/// objects. (Anthropic messages, which the core splits and merges, come back as new objects.)
+/// objects. (Anthropic messages that changed or were merged come back as new dicts.)
 /// The caller's list and dicts are never mutated.
 ///
 /// Raises `InvalidRequest` (a malformed message, an unknown or invalid option, a value that is
@@ -185,7 +185,7 @@ fn report_dict<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>>
 /// Repairs a restored session (DESIGN §5) without trimming: orphan tool replies, malformed or
 /// unanswered tool calls, unknown roles and empty messages go. Returns the messages; unchanged
 /// ones are the caller's own dict objects (see `trim`). `format="anthropic"` repairs Anthropic
-/// Messages (returned as new objects). Raises `InvalidRequest`.
+/// Messages (those changed or merged come back as new dicts). Raises `InvalidRequest`.
 #[pyfunction]
 #[pyo3(signature = (messages, *, format = None))]
 pub fn sanitize<'py>(

@@ -173,11 +173,17 @@ def test_anthropic_sdk_blocks() -> None:
     ]
     system = [TextBlock(type="text", text="Be brief.")]
     result = ankita.trim(messages, format="anthropic", system=system, max_bytes=100_000)
-    dumped = [b.model_dump(mode="json", exclude_none=True) for b in content]
-    assert result.messages[1] == {"role": "assistant", "content": dumped}
+    # Unchanged, the messages come back as the caller's own, SDK blocks and all.
+    assert result.messages == messages and result.messages[1] is messages[1]
     assert result.system is system
     assert result.report["format"] == "anthropic"
-    assert ankita.sanitize(messages, format="anthropic")[1]["content"] == dumped
+    assert ankita.sanitize(messages, format="anthropic")[1] is messages[1]
+    # Messages merged to keep roles alternating are new dicts.
+    later = [{"role": "assistant", "content": "x" * 4000}, {"role": "user", "content": "and?"}]
+    tight = ankita.trim([*messages, *later], format="anthropic", max_bytes=600)
+    merged = [{"type": "text", "text": "What is in a?"}, {"type": "text", "text": "and?"}]
+    assert tight.messages == [{"role": "user", "content": merged}]
+    assert tight.report["merged"] == [{"index": 4, "into": 0}]
 
 
 def test_a_langchain_message_is_pointed_at_its_adapter() -> None:

@@ -156,7 +156,7 @@ def trim(
     The result's messages share the caller's objects: an unchanged message is the same dict
     object that was passed in, a changed one a shallow copy (``dict.copy()``) with ``content``
     replaced and/or ``tool_calls`` removed, whose unchanged parts are again the caller's
-    objects. (Anthropic messages, which the core splits and merges, come back as new objects.)
+    objects. (Anthropic messages that changed or were merged come back as new dicts.)
     The caller's list and dicts are never mutated.
 
     Raises InvalidRequest (with ``path``), ContextBudgetExceeded, HistoryBudgetTooSmall or
@@ -168,7 +168,7 @@ def sanitize(messages: Sequence[_M], *, format: MessageFormat | None = None) -> 
     """Repairs a restored session without trimming: orphan tool replies, malformed or
     unanswered tool calls, unknown roles and empty messages go. Unchanged messages are the
     caller's own dict objects (see ``trim``). ``format="anthropic"`` repairs Anthropic Messages
-    (returned as new objects). Raises InvalidRequest."""
+    (those changed or merged come back as new dicts). Raises InvalidRequest."""
 
 def sanitize_with_report(
     messages: Sequence[_M], *, format: MessageFormat | None = None

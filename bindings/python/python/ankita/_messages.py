@@ -175,8 +175,8 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
     The result's messages share the caller's objects: an unchanged message is the very object
     that was passed in (a dict or an SDK object), a changed one a new dict (a shallow copy of
     the dict, or of the object's dict form) with ``content`` replaced and/or ``tool_calls``
-    removed, whose unchanged parts are again the caller's objects. (Anthropic messages, which
-    the core splits and merges, come back as new dicts.) Nothing passed in is mutated.
+    removed, whose unchanged parts are again the caller's objects. (Anthropic messages that
+    changed or were merged come back as new dicts.) Nothing passed in is mutated.
 
     Raises InvalidRequest (with ``path``), ContextBudgetExceeded, HistoryBudgetTooSmall or
     ImageOverflow; all are AnkitaError, a ValueError. The GIL is released while the plan is
@@ -208,7 +208,8 @@ def sanitize(messages: Sequence[Any], *, format: MessageFormat | None = None) ->
     """Repairs a restored session without trimming: orphan tool replies, malformed or
     unanswered tool calls, unknown roles and empty messages go. Unchanged messages are the
     caller's own objects, dicts or SDK objects (see ``trim``). ``format="anthropic"`` repairs
-    Anthropic Messages (returned as new dicts). Raises InvalidRequest."""
+    Anthropic Messages (those changed or merged come back as new dicts). Raises
+    InvalidRequest."""
     return sanitize_with_report(messages, format=format)[0]
 
 
