@@ -3,7 +3,7 @@
 //! and extreme sizes (positive, no overflow, monotone where the provider's rule is).
 
 use ankita::pricing::{price_image_url, price_image_url_with_size, ImageProfile};
-use ankita::profiles::anthropic::{Anthropic, AnthropicLegacy};
+use ankita::profiles::claude::{Anthropic, AnthropicLegacy};
 use ankita::profiles::gemini::{self, Gemini3, MediaResolution};
 use ankita::profiles::openai::{OpenAiPatch, OpenAiTile};
 use ankita::profiles::qwen::QwenVl;

@@ -2,7 +2,7 @@
 //! `w·h/750` rule of the older vision documentation.
 //!
 //! ```
-//! use ankita::profiles::anthropic::{Anthropic, AnthropicLegacy};
+//! use ankita::profiles::claude::{Anthropic, AnthropicLegacy};
 //! assert_eq!(Anthropic::standard().tokens(1092, 1092), 1521);
 //! assert_eq!(AnthropicLegacy::tokens(1000, 1000), 1334);
 //! ```
@@ -16,7 +16,7 @@ use super::{ceil_div, div_round_half_up, isqrt, saturate, side};
 /// it takes at most `max_tokens` units.
 ///
 /// ```
-/// use ankita::profiles::anthropic::Anthropic;
+/// use ankita::profiles::claude::Anthropic;
 /// assert_eq!(Anthropic::standard().tokens(200, 200), 64);
 /// assert_eq!(Anthropic::standard().tokens(1000, 1000), 1296);
 /// assert_eq!(Anthropic::standard().tokens(8000, 8000), 1521); // shrunk to 1092 × 1092
@@ -63,7 +63,7 @@ impl Anthropic {
     /// search is exact).
     ///
     /// ```
-    /// use ankita::profiles::anthropic::Anthropic;
+    /// use ankita::profiles::claude::Anthropic;
     /// assert_eq!(Anthropic::standard().resize(4000, 3000), (1269, 952)); // 46 × 34 = 1564 units
     /// ```
     pub fn resize(self, width: u32, height: u32) -> (u64, u64) {
@@ -106,7 +106,7 @@ impl Anthropic {
 /// The documentation says "about 1.15 megapixels"; 1 150 000 pixels is taken as exact.
 ///
 /// ```
-/// use ankita::profiles::anthropic::AnthropicLegacy;
+/// use ankita::profiles::claude::AnthropicLegacy;
 /// assert_eq!(AnthropicLegacy::resize(4000, 1000), (1568, 392));
 /// assert_eq!(AnthropicLegacy::tokens(4000, 4000), 1533); // 1072 × 1072
 /// ```

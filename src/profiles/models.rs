@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use ankita::ImageProfile;
-//! use ankita::profiles::{anthropic::Anthropic, openai::OpenAiPatch};
+//! use ankita::profiles::{claude::Anthropic, openai::OpenAiPatch};
 //! assert_eq!(
 //!     ImageProfile::from_model("anthropic/claude-opus-4-7").unwrap(),
 //!     ImageProfile::Anthropic(Anthropic::high_res())
@@ -32,12 +32,12 @@
 //! );
 //! ```
 
-use super::anthropic::Anthropic;
+use super::claude::Anthropic;
 use super::gemini::Gemini3;
 use super::openai::{OpenAiPatch, OpenAiTile};
 use super::qwen::QwenVl;
+use super::ImageProfile;
 use crate::error::Error;
-use crate::pricing::ImageProfile;
 
 /// One model family: its name (a prefix, see the module docs), its profile under the current
 /// documentation, and the profile of the 2025 documentation where that differs.
