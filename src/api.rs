@@ -46,7 +46,8 @@ pub fn sanitize_json(messages: &str) -> String {
 /// outside system prompt) as spans of it, and the options.
 pub struct Request<'a> {
     pub doc: Doc<'a>,
-    pub messages: Vec<Raw<'a>>,
+    /// The `messages` array.
+    pub messages: Raw<'a>,
     /// The request's `system` key, when the request has one (the format takes it).
     pub system: Option<Raw<'a>>,
     pub options: TrimOptions,
@@ -63,9 +64,13 @@ impl<'a> Request<'a> {
             )
         })?;
         let messages = match get(&fields, "messages") {
-            Some(m) => doc
-                .items(m)
-                .ok_or_else(|| Error::invalid_request("messages must be an array", "messages"))?,
+            Some(m) if kind(m) == Kind::Array => m,
+            Some(_) => {
+                return Err(Error::invalid_request(
+                    "messages must be an array",
+                    "messages",
+                ))
+            }
             None => return Err(Error::invalid_request("messages is missing", "messages")),
         };
         let mut map = Map::new();
@@ -100,14 +105,15 @@ impl<'a> Request<'a> {
     /// Plans the trim: which messages to return and what changed in them.
     pub fn plan(&self) -> Result<Plan<'a>, Error> {
         let system = self.system.filter(|s| kind(s) != Kind::Null);
-        plan_trim(&self.doc, &self.messages, system, &self.options)
+        plan_trim(&self.doc, self.messages, system, &self.options)
     }
 }
 
 /// A sanitize request read in place: the messages array, or `{"messages": [...], "format"?}`.
 pub struct SanitizeRequest<'a> {
     pub doc: Doc<'a>,
-    pub messages: Vec<Raw<'a>>,
+    /// The messages array.
+    pub messages: Raw<'a>,
     pub format: Format,
 }
 
@@ -125,7 +131,7 @@ impl<'a> SanitizeRequest<'a> {
         };
         let root = doc.root();
         let (messages, format) = match kind(root) {
-            Kind::Array => (doc.items(root).unwrap_or_default(), Format::default()),
+            Kind::Array => (root, Format::default()),
             Kind::Object => {
                 let fields = doc.fields(root).unwrap_or_default();
                 if fields.iter().any(|(k, _)| k != "messages" && k != "format") {
@@ -140,7 +146,7 @@ impl<'a> SanitizeRequest<'a> {
                 }
                 let format = format_of(&map)?;
                 let messages = get(&fields, "messages")
-                    .and_then(|m| doc.items(m))
+                    .filter(|m| kind(m) == Kind::Array)
                     .ok_or_else(usage)?;
                 (messages, format)
             }
@@ -154,7 +160,7 @@ impl<'a> SanitizeRequest<'a> {
     }
 
     pub fn plan(&self) -> Result<Plan<'a>, Error> {
-        plan_sanitize(&self.doc, &self.messages, self.format)
+        plan_sanitize(&self.doc, self.messages, self.format)
     }
 }
 
@@ -170,7 +176,7 @@ pub fn trim_answer(text: &str) -> Result<Answer<'_>, Error> {
         w.push_str(",");
     }
     w.push_str("\"messages\":");
-    write_messages(&mut w, &request.doc, &request.messages, &plan.messages);
+    write_messages(&mut w, &request.doc, &plan.inputs, &plan.messages);
     w.push_str(",\"report\":");
     w.push_owned(plan.report.to_json_string());
     w.push_str("}");
@@ -183,7 +189,7 @@ pub fn sanitize_answer(text: &str) -> Result<Answer<'_>, Error> {
     let plan = request.plan()?;
     let mut w = Answer::default();
     w.push_str("{\"ok\":true,\"messages\":");
-    write_messages(&mut w, &request.doc, &request.messages, &plan.messages);
+    write_messages(&mut w, &request.doc, &plan.inputs, &plan.messages);
     w.push_str(",\"report\":");
     w.push_owned(plan.report.repairs_json_string());
     w.push_str("}");
@@ -519,6 +525,6 @@ pub fn pricing_options(options: &Value) -> Result<(ImageProfile, Option<&str>, u
     Ok((profile, detail, bytes_per_token))
 }
 
-fn invalid_json(e: impl std::fmt::Display) -> Error {
+fn invalid_json(e: serde_json::Error) -> Error {
     Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}"))
 }

@@ -185,8 +185,8 @@ impl Message<'_> {
 pub struct Session<'a> {
     pub messages: Vec<Message<'a>>,
     pub units: Vec<Unit<'a>>,
-    /// How many physical messages the caller gave.
-    pub physical_messages: usize,
+    /// The caller's messages, as written.
+    pub inputs: Vec<Raw<'a>>,
 }
 
 impl<'a> Session<'a> {

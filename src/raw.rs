@@ -20,6 +20,7 @@
 //! assert_eq!(str_len(r#""x\n\u00e9""#), 4);
 //! ```
 
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -65,14 +66,19 @@ pub struct Doc<'a> {
 }
 
 impl<'a> Doc<'a> {
-    /// Validates `text` (serde_json's rules, messages and nesting limit).
-    pub fn parse(text: &'a str) -> Result<Doc<'a>, ParseError> {
-        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(ParseError::Serde)?;
-        check_depth_and_escapes(text.as_bytes())?;
-        Ok(Doc {
-            text,
-            long_strings: RefCell::new(Vec::new()),
-        })
+    /// Validates `text` as serde_json reads it into values (its grammar, nesting limit,
+    /// escapes and error messages), in one pass that allocates nothing and notes where each
+    /// long string without escapes lies, so reading the text later never scans it.
+    pub fn parse(text: &'a str) -> Result<Doc<'a>, serde_json::Error> {
+        let long_strings = RefCell::new(Vec::new());
+        let mut de = serde_json::Deserializer::from_str(text);
+        Validate {
+            base: text.as_ptr() as usize,
+            long_strings: &long_strings,
+        }
+        .deserialize(&mut de)?;
+        de.end()?;
+        Ok(Doc { text, long_strings })
     }
 
     /// The whole value, without the white space around it.
@@ -90,15 +96,20 @@ impl<'a> Doc<'a> {
         if kind(raw) != Kind::Object {
             return None;
         }
+        Some(self.fields_at(self.offset(raw)).0)
+    }
+
+    /// The fields of the object starting at `i`, and where it ends.
+    fn fields_at(&self, mut i: usize) -> (Fields<'a>, usize) {
         let bytes = self.text.as_bytes();
-        let mut i = self.offset(raw) + 1;
+        i += 1;
         let mut fields: Fields<'a> = Vec::new();
         // Objects of a few keys are searched; a hostile one of thousands is indexed.
         let mut index: Option<HashMap<Cow<'a, str>, usize>> = None;
         loop {
             i = skip_ws(bytes, i);
             if bytes[i] == b'}' {
-                return Some(fields);
+                return (fields, i + 1);
             }
             if bytes[i] == b',' {
                 i = skip_ws(bytes, i + 1);
@@ -133,6 +144,16 @@ impl<'a> Doc<'a> {
                 }
             }
         }
+    }
+
+    /// The items of an array, each object among them read into its fields in the same pass
+    /// (so the array is scanned once, not once for the items and again for their fields);
+    /// `None` when the value is not an array.
+    pub fn object_items(&self, raw: Raw<'a>) -> Option<ObjectItems<'_, 'a>> {
+        (kind(raw) == Kind::Array).then(|| ObjectItems {
+            doc: self,
+            at: self.offset(raw) + 1,
+        })
     }
 
     /// The items of an array, or `None` when the value is not an array.
@@ -219,89 +240,94 @@ impl<'a> Doc<'a> {
     }
 }
 
-/// Why a text is not JSON the library takes.
-#[derive(Debug)]
-pub enum ParseError {
-    /// serde_json's own message.
-    Serde(serde_json::Error),
-    /// What serde_json's reading into values refuses beyond its grammar check: nesting deeper
-    /// than 127 levels, a lone UTF-16 surrogate in a `\u` escape.
-    Other(String),
+/// The items of an array: each as written, with its fields when it is an object.
+pub struct ObjectItems<'d, 'a> {
+    doc: &'d Doc<'a>,
+    at: usize,
 }
 
-impl std::fmt::Display for ParseError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ParseError::Serde(e) => e.fmt(f),
-            ParseError::Other(message) => f.write_str(message),
+impl<'a> Iterator for ObjectItems<'_, 'a> {
+    type Item = (Raw<'a>, Option<Fields<'a>>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.doc.text.as_bytes();
+        let mut i = skip_ws(bytes, self.at);
+        if bytes[i] == b',' {
+            i = skip_ws(bytes, i + 1);
         }
+        if bytes[i] == b']' {
+            self.at = i;
+            return None;
+        }
+        let (fields, end) = if bytes[i] == b'{' {
+            let (fields, end) = self.doc.fields_at(i);
+            (Some(fields), end)
+        } else {
+            (None, self.doc.skip_value(i))
+        };
+        self.at = end;
+        Some((&self.doc.text[i..end], fields))
     }
 }
 
-/// The nesting limit of serde_json's reader (values nested deeper are refused).
-const MAX_DEPTH: usize = 127;
-
-/// Checks what a grammar pass lets through: nesting no deeper than serde_json reads, and
-/// `\u` escapes that are whole UTF-16 characters. One pass, strings eight bytes at a time.
-fn check_depth_and_escapes(bytes: &[u8]) -> Result<(), ParseError> {
-    let at = |i: usize, what: &str| {
-        let line = 1 + bytes[..i].iter().filter(|&&b| b == b'\n').count();
-        let column = i - bytes[..i]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1)
-            + 1;
-        ParseError::Other(format!("{what} at line {line} column {column}"))
-    };
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'{' | b'[' => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return Err(at(i + 1, "recursion limit exceeded"));
-                }
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            b'"' => {
-                let mut j = i + 1;
-                loop {
-                    while j + 8 <= bytes.len() {
-                        let word = u64::from_le_bytes(bytes[j..j + 8].try_into().expect("8"));
-                        if has_quote_or_backslash(word) {
-                            break;
-                        }
-                        j += 8;
-                    }
-                    match bytes[j] {
-                        b'"' => break,
-                        b'\\' if bytes[j + 1] == b'u' => {
-                            let (c, used) = escape(&bytes[j..]);
-                            if c.is_none() || (used == 6 && is_surrogate(&bytes[j..])) {
-                                return Err(at(j + used, "lone surrogate in hex escape"));
-                            }
-                            j += used;
-                        }
-                        b'\\' => j += 2,
-                        _ => j += 1,
-                    }
-                }
-                i = j;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    Ok(())
+/// A visitor that walks every value (serde_json checks grammar, depth and escapes on the way)
+/// and remembers the spans of long strings it is handed borrowed from the text.
+#[derive(Clone, Copy)]
+struct Validate<'c> {
+    base: usize,
+    long_strings: &'c RefCell<Vec<(usize, usize)>>,
 }
 
-/// Whether the `\uXXXX` escape at the start of `bytes` is a UTF-16 surrogate.
-fn is_surrogate(bytes: &[u8]) -> bool {
-    std::str::from_utf8(&bytes[2..6])
-        .ok()
-        .and_then(|h| u32::from_str_radix(h, 16).ok())
-        .is_some_and(|c| (0xD800..0xE000).contains(&c))
+impl<'de> DeserializeSeed<'de> for Validate<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Validate<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<(), E> {
+        if s.len() + 2 >= REMEMBER {
+            // Borrowed means no escapes: the token is the slice and its two quotes.
+            let start = s.as_ptr() as usize - self.base - 1;
+            self.long_strings
+                .borrow_mut()
+                .push((start, start + s.len() + 2));
+        }
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(self)?.is_some() {
+            map.next_value_seed(self)?;
+        }
+        Ok(())
+    }
 }
 
 fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
@@ -311,48 +337,21 @@ fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// True when some byte of `word` is `"` or `\`.
-#[inline]
-fn has_quote_or_backslash(word: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
-    has_zero(word ^ (ONES * u64::from(b'"'))) || has_zero(word ^ (ONES * u64::from(b'\\')))
-}
-
 /// The end (after the closing quote) of the valid string token starting at `i`.
 fn string_end(bytes: &[u8], i: usize) -> usize {
     let mut j = i + 1;
     loop {
-        while j + 8 <= bytes.len() {
-            let word = u64::from_le_bytes(bytes[j..j + 8].try_into().expect("8 bytes"));
-            if has_quote_or_backslash(word) {
-                break;
-            }
-            j += 8;
-        }
-        match bytes[j] {
-            b'"' => return j + 1,
-            b'\\' => j += 2,
-            _ => j += 1,
+        match memchr::memchr2(b'"', b'\\', &bytes[j..]) {
+            Some(k) if bytes[j + k] == b'"' => return j + k + 1,
+            Some(k) => j += k + 2,
+            None => return bytes.len(),
         }
     }
 }
 
-/// The index of the first `\` in `bytes`, if any, eight bytes at a time.
+/// The index of the first `\` in `bytes`, if any.
 fn find_backslash(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let mut j = 0;
-    while j + 8 <= bytes.len() {
-        let word = u64::from_le_bytes(bytes[j..j + 8].try_into().expect("8 bytes"));
-        let x = word ^ (ONES * u64::from(b'\\'));
-        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
-            break;
-        }
-        j += 8;
-    }
-    bytes[j..].iter().position(|&b| b == b'\\').map(|k| j + k)
+    memchr::memchr(b'\\', bytes)
 }
 
 /// The value of `key` among `fields`.

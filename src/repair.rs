@@ -188,19 +188,30 @@ fn match_replies<'a>(
     session: &Session<'a>,
     range: std::ops::Range<usize>,
 ) -> Result<(), RepairReason<'a>> {
-    let mut answered: HashMap<&str, bool> = ids.iter().map(|id| (id.as_ref(), false)).collect();
+    // Which call each reply answers: compared for a few calls, hashed for thousands.
+    let index: Option<HashMap<&str, usize>> = (ids.len() > 16).then(|| {
+        ids.iter()
+            .enumerate()
+            .map(|(k, id)| (id.as_ref(), k))
+            .collect()
+    });
+    let mut answered = vec![false; ids.len()];
     for r in range {
         let Some(id) = &session.messages[r].tool_call_id else {
             return Err(RepairReason::ReplyWithoutId);
         };
-        match answered.get_mut(id.as_ref()) {
+        let call = match &index {
+            Some(index) => index.get(id.as_ref()).copied(),
+            None => ids.iter().position(|c| c == id),
+        };
+        match call {
             None => return Err(RepairReason::UnknownCall(id.clone())),
-            Some(true) => return Err(RepairReason::AnsweredTwice(id.clone())),
-            Some(done) => *done = true,
+            Some(k) if answered[k] => return Err(RepairReason::AnsweredTwice(id.clone())),
+            Some(k) => answered[k] = true,
         }
     }
-    match ids.iter().find(|id| !answered[id.as_ref()]) {
-        Some(id) => Err(RepairReason::NoReply(id.clone())),
+    match answered.iter().position(|done| !done) {
+        Some(k) => Err(RepairReason::NoReply(ids[k].clone())),
         None => Ok(()),
     }
 }

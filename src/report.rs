@@ -102,7 +102,7 @@ impl<'a> Report<'a> {
         repairs: Vec<Repair<'a>>,
     ) {
         let words = self.format.adapter().words();
-        let mut kept_physical = vec![false; session.physical_messages];
+        let mut kept_physical = vec![false; session.inputs.len()];
         for (m, msg) in session.messages.iter().enumerate() {
             if let (true, Some(p)) = (kept[m], msg.physical) {
                 kept_physical[p as usize] = true;

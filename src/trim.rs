@@ -35,6 +35,8 @@ pub const BUDGET_EXCEEDED_MESSAGE: &str =
 pub struct Plan<'a> {
     pub messages: Vec<Out>,
     pub report: Report<'a>,
+    /// The caller's messages as written (what [`Out::Same`] and [`Out::Edited`] index).
+    pub inputs: Vec<Raw<'a>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +51,7 @@ pub(crate) enum Tag {
 /// Trims the caller's `messages` (and the format's outside `system`) to `options`.
 pub fn plan_trim<'a>(
     doc: &Doc<'a>,
-    messages: &[Raw<'a>],
+    messages: Raw<'a>,
     system: Option<Raw<'a>>,
     options: &TrimOptions,
 ) -> Result<Plan<'a>, Error> {
@@ -60,13 +62,13 @@ pub fn plan_trim<'a>(
     if let Some(budget) = budget {
         trimmer.shed(budget)?;
     }
-    Ok(trimmer.finish(doc, messages))
+    Ok(trimmer.finish(doc))
 }
 
 /// Repairs the caller's `messages` (DESIGN §5) without trimming.
 pub fn plan_sanitize<'a>(
     doc: &Doc<'a>,
-    messages: &[Raw<'a>],
+    messages: Raw<'a>,
     format: Format,
 ) -> Result<Plan<'a>, Error> {
     let options = TrimOptions {
@@ -77,12 +79,12 @@ pub fn plan_sanitize<'a>(
     let session = split(doc, messages, None, &options)?;
     let mut trimmer = Trimmer::new(session, &options, None);
     trimmer.kept.iter_mut().for_each(|k| *k = true);
-    Ok(trimmer.finish(doc, messages))
+    Ok(trimmer.finish(doc))
 }
 
 fn split<'a>(
     doc: &Doc<'a>,
-    messages: &[Raw<'a>],
+    messages: Raw<'a>,
     system: Option<Raw<'a>>,
     options: &TrimOptions,
 ) -> Result<Session<'a>, Error> {
@@ -118,7 +120,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             format: options.format,
             budget_bytes: budget,
             bytes_per_token: options.bytes_per_token,
-            input_messages: session.physical_messages,
+            input_messages: session.inputs.len(),
             ..Report::default()
         };
         Trimmer {
@@ -245,7 +247,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
         Error::new(ErrorCode::ContextBudgetExceeded, BUDGET_EXCEEDED_MESSAGE).with_details(details)
     }
 
-    fn finish(mut self, doc: &Doc<'a>, messages: &[Raw<'a>]) -> Plan<'a> {
+    fn finish(mut self, doc: &Doc<'a>) -> Plan<'a> {
         let n = self.session.messages.len();
         let mut kept = vec![false; n];
         for (g, &k) in self.kept.iter().enumerate() {
@@ -282,11 +284,12 @@ impl<'a, 'o> Trimmer<'a, 'o> {
         self.report.cost_bytes = saturate(cost);
         let repairs = std::mem::take(&mut self.repaired.repairs);
         self.report.locate(&self.session, &kept, &dropped, repairs);
-        let out = adapter.rebuild(doc, messages, &self.session, &kept, &mut self.report);
+        let out = adapter.rebuild(doc, &self.session, &kept, &mut self.report);
         self.report.output_messages = out.len();
         Plan {
             messages: out,
             report: self.report,
+            inputs: self.session.inputs,
         }
     }
 }

@@ -70,20 +70,17 @@ impl Adapter for Anthropic {
     fn split<'a>(
         &self,
         doc: &Doc<'a>,
-        messages: &[Raw<'a>],
+        messages: Raw<'a>,
         system: Option<Raw<'a>>,
         pricing: &Pricing<'_>,
     ) -> Result<Session<'a>, Error> {
-        let mut s = Session {
-            messages: Vec::with_capacity(messages.len() + 1),
-            units: Vec::with_capacity(messages.len() + 1),
-            physical_messages: messages.len(),
-        };
+        let mut s = Session::default();
         if let Some(system) = system {
             split_system(doc, system, pricing, &mut s)?;
         }
-        for (i, message) in messages.iter().enumerate() {
-            split_message(doc, i, message, pricing, &mut s)?;
+        for (i, (message, fields)) in doc.object_items(messages).into_iter().flatten().enumerate() {
+            s.inputs.push(message);
+            split_message(doc, i, fields, pricing, &mut s)?;
         }
         Ok(s)
     }
@@ -108,8 +105,7 @@ impl Adapter for Anthropic {
     fn rebuild<'a>(
         &self,
         doc: &Doc<'a>,
-        messages: &[Raw<'a>],
-        session: &Session<'_>,
+        session: &Session<'a>,
         kept: &[bool],
         report: &mut Report<'_>,
     ) -> Vec<Out> {
@@ -125,7 +121,13 @@ impl Adapter for Anthropic {
                 end += 1;
             }
             if (m..end).any(|k| kept[k]) {
-                pieces.push(piece(doc, messages[p as usize], session, kept, m..end));
+                pieces.push(piece(
+                    doc,
+                    session.inputs[p as usize],
+                    session,
+                    kept,
+                    m..end,
+                ));
             }
             m = end;
         }
@@ -168,14 +170,10 @@ fn split_system<'a>(
             ContentShape::Text
         }
         Kind::Array => {
-            for (b, block) in doc
-                .items(system)
-                .unwrap_or_default()
-                .into_iter()
-                .enumerate()
-            {
-                let unit =
-                    block_unit(doc, block, &format!("system[{b}]"), b as u32, None, pricing)?;
+            for (b, (block, fields)) in doc.object_items(system).into_iter().flatten().enumerate() {
+                let path = format!("system[{b}]");
+                let fields = block_fields(fields, &path)?;
+                let unit = block_unit(doc, block, fields, &path, b as u32, None, pricing)?;
                 s.units.push(unit);
             }
             ContentShape::Parts
@@ -208,12 +206,11 @@ fn split_system<'a>(
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    message: Raw<'a>,
+    fields: Option<Fields<'a>>,
     pricing: &Pricing<'_>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = doc
-        .fields(message)
+    let fields = fields
         .ok_or_else(|| Error::invalid_request("each message must be a JSON object", at(i, "")))?;
     let role_raw = match get(&fields, "role") {
         Some(r) if kind(r) == Kind::String => r,
@@ -300,7 +297,11 @@ fn split_message<'a>(
             ));
             return Ok(());
         }
-        Some((Kind::Array, c)) => doc.items(c).unwrap_or_default(),
+        Some((Kind::Array, c)) => doc
+            .object_items(c)
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>(),
         Some(_) => {
             return Err(Error::invalid_request(
                 "content must be a string or an array of content blocks",
@@ -310,16 +311,19 @@ fn split_message<'a>(
     };
     let mut parts = Vec::new();
     let mut calls = Vec::new();
-    for (b, block) in blocks.iter().enumerate() {
+    let no_blocks = blocks.is_empty();
+    for (b, (block, fields)) in blocks.into_iter().enumerate() {
         let here = at(i, &format!(".content[{b}]"));
-        let block_fields = block_fields(doc, block, &here)?;
-        match block_type(&block_fields, &here)?.as_ref() {
-            "tool_result" => split_tool_result(doc, i, b, &block_fields, &here, pricing, s)?,
-            "tool_use" => calls.push((b, block_fields)),
-            _ => parts.push(block_unit(doc, block, &here, b as u32, None, pricing)?),
+        let fields = block_fields(fields, &here)?;
+        match block_type(&fields, &here)?.as_ref() {
+            "tool_result" => split_tool_result(doc, i, b, &fields, &here, pricing, s)?,
+            "tool_use" => calls.push((b, fields)),
+            _ => parts.push(block_unit(
+                doc, block, fields, &here, b as u32, None, pricing,
+            )?),
         }
     }
-    if !parts.is_empty() || !calls.is_empty() || blocks.is_empty() {
+    if !parts.is_empty() || !calls.is_empty() || no_blocks {
         let start = s.units.len() as u32;
         s.units.extend(parts);
         let (tool_calls, meta) = tool_calls_of(i, &calls, base_meta, &fields);
@@ -335,9 +339,8 @@ fn split_message<'a>(
     Ok(())
 }
 
-fn block_fields<'a>(doc: &Doc<'a>, block: Raw<'a>, path: &str) -> Result<Fields<'a>, Error> {
-    doc.fields(block)
-        .ok_or_else(|| Error::invalid_request("each content block must be a JSON object", path))
+fn block_fields<'a>(fields: Option<Fields<'a>>, path: &str) -> Result<Fields<'a>, Error> {
+    fields.ok_or_else(|| Error::invalid_request("each content block must be a JSON object", path))
 }
 
 fn block_type<'a>(fields: &Fields<'a>, path: &str) -> Result<Cow<'a, str>, Error> {
@@ -385,9 +388,11 @@ fn split_tool_result<'a>(
             ContentShape::Text
         }
         Some((Kind::Array, c)) => {
-            for (k, inner) in doc.items(c).unwrap_or_default().into_iter().enumerate() {
+            for (k, (inner, fields)) in doc.object_items(c).into_iter().flatten().enumerate() {
                 let path = format!("{here}.content[{k}]");
-                let unit = block_unit(doc, inner, &path, b as u32, Some(k as u32), pricing)?;
+                let fields = block_fields(fields, &path)?;
+                let unit =
+                    block_unit(doc, inner, fields, &path, b as u32, Some(k as u32), pricing)?;
                 s.units.push(unit);
             }
             ContentShape::Parts
@@ -498,12 +503,12 @@ fn tool_calls_of<'a>(
 fn block_unit<'a>(
     doc: &Doc<'a>,
     block: Raw<'a>,
+    fields: Fields<'a>,
     path: &str,
     part: u32,
     sub: Option<u32>,
     pricing: &Pricing<'_>,
 ) -> Result<Unit<'a>, Error> {
-    let fields = block_fields(doc, block, path)?;
     let string_at = |v: Option<Raw<'a>>, what: &str, at: String| -> Result<Raw<'a>, Error> {
         v.filter(|v| kind(v) == Kind::String)
             .ok_or_else(|| Error::invalid_request(format!("{what} must be a string"), at))

@@ -111,12 +111,12 @@ pub trait Adapter: Sync {
 
     fn words(&self) -> &'static Words;
 
-    /// Splits the caller's messages (and the format's outside system prompt) into logical
-    /// messages. Shape errors name the JSON path of the offending value.
+    /// Splits the caller's messages (an array, and the format's outside system prompt) into
+    /// logical messages. Shape errors name the JSON path of the offending value.
     fn split<'a>(
         &self,
         doc: &Doc<'a>,
-        messages: &[Raw<'a>],
+        messages: Raw<'a>,
         system: Option<Raw<'a>>,
         pricing: &Pricing<'_>,
     ) -> Result<Session<'a>, Error>;
@@ -131,8 +131,7 @@ pub trait Adapter: Sync {
     fn rebuild<'a>(
         &self,
         doc: &Doc<'a>,
-        messages: &[Raw<'a>],
-        session: &Session<'_>,
+        session: &Session<'a>,
         kept: &[bool],
         report: &mut Report<'_>,
     ) -> Vec<Out>;

@@ -6,7 +6,7 @@ use crate::model::{
     Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
     UnitKind, ATTACHMENT_PREFIX,
 };
-use crate::raw::{self, canonical_len, get, kind, object_len_without, str_len, Doc, Kind, Raw};
+use crate::raw::{self, canonical_len, get, kind, str_len, Doc, Fields, Kind, MetaLen, Raw};
 use crate::report::Report;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -34,17 +34,14 @@ impl Adapter for OpenAi {
     fn split<'a>(
         &self,
         doc: &Doc<'a>,
-        messages: &[Raw<'a>],
+        messages: Raw<'a>,
         _system: Option<Raw<'a>>,
         pricing: &Pricing<'_>,
     ) -> Result<Session<'a>, Error> {
-        let mut session = Session {
-            messages: Vec::with_capacity(messages.len()),
-            units: Vec::with_capacity(messages.len()),
-            physical_messages: messages.len(),
-        };
-        for (i, message) in messages.iter().enumerate() {
-            split_message(doc, i, message, pricing, &mut session)?;
+        let mut session = Session::default();
+        for (i, (message, fields)) in doc.object_items(messages).into_iter().flatten().enumerate() {
+            session.inputs.push(message);
+            split_message(doc, i, fields, pricing, &mut session)?;
         }
         Ok(session)
     }
@@ -52,8 +49,7 @@ impl Adapter for OpenAi {
     fn rebuild<'a>(
         &self,
         _doc: &Doc<'a>,
-        _messages: &[Raw<'a>],
-        session: &Session<'_>,
+        session: &Session<'a>,
         kept: &[bool],
         _report: &mut Report<'_>,
     ) -> Vec<Out> {
@@ -71,12 +67,11 @@ fn at(i: usize, rest: &str) -> String {
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    message: Raw<'a>,
+    fields: Option<Fields<'a>>,
     pricing: &Pricing<'_>,
     session: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = doc
-        .fields(message)
+    let fields = fields
         .ok_or_else(|| Error::invalid_request("each message must be a JSON object", at(i, "")))?;
     let role_raw = match get(&fields, "role") {
         None => return Err(Error::invalid_request("role is missing", at(i, ".role"))),
@@ -99,8 +94,8 @@ fn split_message<'a>(
             ContentShape::Text
         }
         Some((Kind::Array, c)) => {
-            for (p, part) in doc.items(c).unwrap_or_default().into_iter().enumerate() {
-                let unit = split_part(doc, i, p, part, pricing)?;
+            for (p, (part, fields)) in doc.object_items(c).into_iter().flatten().enumerate() {
+                let unit = split_part(doc, i, p, part, fields, pricing)?;
                 session.units.push(unit);
             }
             ContentShape::Parts
@@ -134,6 +129,7 @@ fn split_message<'a>(
     })?;
     let has_refusal =
         get(&fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
+    let (meta_bytes, meta_without_calls) = meta_lens(&fields);
     session.messages.push(Message {
         physical: Some(i as u32),
         origin: Origin::Whole,
@@ -141,8 +137,8 @@ fn split_message<'a>(
         role_raw,
         shape,
         units: (start, session.units.len() as u32),
-        meta_bytes: object_len_without(&fields, &["content"]),
-        meta_without_calls: object_len_without(&fields, &["content", "tool_calls"]),
+        meta_bytes,
+        meta_without_calls,
         tool_calls,
         tool_call_id,
         has_refusal,
@@ -150,6 +146,23 @@ fn split_message<'a>(
         remove_tool_calls: false,
     });
     Ok(())
+}
+
+/// The compact JSON bytes of a message's fields but its content, with and without its tool
+/// calls, in one pass.
+fn meta_lens(fields: &Fields<'_>) -> (u64, u64) {
+    let (mut all, mut without_calls) = (MetaLen::default(), MetaLen::default());
+    for (key, value) in fields {
+        if key == "content" {
+            continue;
+        }
+        let len = canonical_len(value);
+        all.field(key, len);
+        if key != "tool_calls" {
+            without_calls.field(key, len);
+        }
+    }
+    (all.total(), without_calls.total())
 }
 
 /// A text unit for the JSON string token `token` (an attachment when it starts so).
@@ -196,11 +209,11 @@ fn split_part<'a>(
     i: usize,
     p: usize,
     part: Raw<'a>,
+    fields: Option<Fields<'a>>,
     pricing: &Pricing<'_>,
 ) -> Result<Unit<'a>, Error> {
     let here = || at(i, &format!(".content[{p}]"));
-    let fields = doc
-        .fields(part)
+    let fields = fields
         .ok_or_else(|| Error::invalid_request("each content part must be a JSON object", here()))?;
     let part_type = match get(&fields, "type") {
         Some(t) if kind(t) == Kind::String => raw::decode(t),
@@ -293,8 +306,9 @@ pub(crate) fn image_url_of<'a>(
 /// Checks each call's shape (DESIGN §5): a unique non-empty string `id`, `type` "function",
 /// string `function.name` and `function.arguments`.
 fn check_tool_calls<'a>(doc: &Doc<'a>, i: usize, calls: &[Raw<'a>]) -> ToolCalls<'a> {
-    let mut ids = Vec::with_capacity(calls.len());
-    let mut seen = HashSet::new();
+    let mut ids: Vec<Cow<'a, str>> = Vec::with_capacity(calls.len());
+    // A few calls are compared; a hostile message of thousands is hashed.
+    let mut seen = (calls.len() > 16).then(HashSet::new);
     for (c, call) in calls.iter().enumerate() {
         let bad = |why: Malformed, rest: &str| ToolCalls::Malformed {
             why,
@@ -307,7 +321,11 @@ fn check_tool_calls<'a>(doc: &Doc<'a>, i: usize, calls: &[Raw<'a>]) -> ToolCalls
             Some(id) if !id.is_empty() => id,
             _ => return bad(Malformed::IdMissing, ".id"),
         };
-        if !seen.insert(id.clone()) {
+        let duplicate = match &mut seen {
+            Some(seen) => !seen.insert(id.clone()),
+            None => ids.contains(&id),
+        };
+        if duplicate {
             return bad(Malformed::DuplicateId, ".id");
         }
         if get(&fields, "type").and_then(raw::string).as_deref() != Some("function") {
