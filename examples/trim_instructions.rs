@@ -15,8 +15,26 @@ mod workload;
 
 fn main() {
     let step = std::env::args().nth(1).unwrap_or_default();
-    let messages = workload::session(200, 20, 750_000);
-    let request = serde_json::json!({"messages": messages, "context_tokens": 32_000, "max_output_tokens": 2_000});
+    // The workload: the screenshot session (default), `text` (20,000 messages) or
+    // `anthropic` (the same in the Anthropic format); `loose` keeps everything.
+    let workload = std::env::args().nth(2).unwrap_or_default();
+    let loose = std::env::args().any(|a| a == "loose");
+    let budget = if loose {
+        serde_json::json!({"max_messages": 1_000_000_000u64})
+    } else {
+        serde_json::json!({"context_tokens": 32_000, "max_output_tokens": 2_000})
+    };
+    let mut request = match workload.as_str() {
+        "text" => serde_json::json!({"messages": workload::chat(20_000)}),
+        "anthropic" => {
+            let (system, messages) = workload::to_anthropic(&workload::chat(20_000));
+            serde_json::json!({"format": "anthropic", "system": system, "messages": messages})
+        }
+        _ => serde_json::json!({"messages": workload::session(200, 20, 750_000)}),
+    };
+    for (k, v) in budget.as_object().unwrap() {
+        request[k] = v.clone();
+    }
     let text = request.to_string();
     drop(request);
     let out = match step.as_str() {

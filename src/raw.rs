@@ -22,8 +22,9 @@
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// A JSON value as the caller wrote it: a slice of the request text.
 pub type Raw<'a> = &'a str;
@@ -32,7 +33,9 @@ pub type Raw<'a> = &'a str;
 /// as a JSON object read into a map would.
 pub type Fields<'a> = Vec<(Cow<'a, str>, Raw<'a>)>;
 
-/// Strings at least this long have their end remembered.
+/// Strings without escapes at least this long (quotes included) are noted while validating.
+const NOTE: usize = 24;
+/// Strings with escapes at least this long have their end remembered once scanned.
 const REMEMBER: usize = 512;
 
 /// What kind of value a raw value is, from its first byte.
@@ -62,7 +65,33 @@ pub fn kind(raw: Raw<'_>) -> Kind {
 pub struct Doc<'a> {
     text: &'a str,
     /// (start, end) offsets of the long strings scanned so far, by start.
-    long_strings: RefCell<Vec<(usize, usize)>>,
+    /// (start, end) of the strings without escapes of at least [`NOTE`] bytes, in order.
+    noted: Vec<(usize, usize)>,
+    /// Where the last lookup in `noted` ended: reading goes forward, so the next one is
+    /// usually right there.
+    hint: Cell<usize>,
+    /// start → end of the long strings with escapes scanned so far.
+    scanned: RefCell<HashMap<usize, usize, BuildHasherDefault<OffsetHasher>>>,
+}
+
+/// Hashes a byte offset (a multiply-rotate: offsets are distinct integers).
+#[derive(Default)]
+struct OffsetHasher(u64);
+
+impl Hasher for OffsetHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl<'a> Doc<'a> {
@@ -70,15 +99,20 @@ impl<'a> Doc<'a> {
     /// escapes and error messages), in one pass that allocates nothing and notes where each
     /// long string without escapes lies, so reading the text later never scans it.
     pub fn parse(text: &'a str) -> Result<Doc<'a>, serde_json::Error> {
-        let long_strings = RefCell::new(Vec::new());
+        let noted = RefCell::new(Vec::new());
         let mut de = serde_json::Deserializer::from_str(text);
         Validate {
             base: text.as_ptr() as usize,
-            long_strings: &long_strings,
+            noted: &noted,
         }
         .deserialize(&mut de)?;
         de.end()?;
-        Ok(Doc { text, long_strings })
+        Ok(Doc {
+            text,
+            noted: noted.into_inner(),
+            hint: Cell::new(0),
+            scanned: RefCell::new(HashMap::default()),
+        })
     }
 
     /// The whole value, without the white space around it.
@@ -183,23 +217,28 @@ impl<'a> Doc<'a> {
         let bytes = self.text.as_bytes();
         match bytes[i] {
             b'"' => self.skip_string(i),
-            b'{' | b'[' => {
+            open @ (b'{' | b'[') => {
+                // Only brackets of this kind (and strings) change where it ends.
+                let close = if open == b'{' { b'}' } else { b']' };
                 let mut depth = 0usize;
                 let mut j = i;
                 loop {
+                    match memchr::memchr3(b'"', open, close, &bytes[j..]) {
+                        Some(k) => j += k,
+                        None => return bytes.len(),
+                    }
                     match bytes[j] {
                         b'"' => {
                             j = self.skip_string(j);
                             continue;
                         }
-                        b'{' | b'[' => depth += 1,
-                        b'}' | b']' => {
+                        b if b == open => depth += 1,
+                        _ => {
                             depth -= 1;
                             if depth == 0 {
                                 return j + 1;
                             }
                         }
-                        _ => {}
                     }
                     j += 1;
                 }
@@ -218,25 +257,42 @@ impl<'a> Doc<'a> {
 
     /// The end (after the closing quote) of the string starting at `i`.
     fn skip_string(&self, i: usize) -> usize {
-        {
-            let known = self.long_strings.borrow();
-            if let Some(last) = known.last() {
-                if i <= last.0 {
-                    if let Ok(k) = known.binary_search_by_key(&i, |&(s, _)| s) {
-                        return known[k].1;
-                    }
-                }
+        if let Some(end) = self.noted_end(i) {
+            return end;
+        }
+        if !self.scanned.borrow().is_empty() {
+            if let Some(&end) = self.scanned.borrow().get(&i) {
+                return end;
             }
         }
         let end = string_end(self.text.as_bytes(), i);
         if end - i >= REMEMBER {
-            let mut known = self.long_strings.borrow_mut();
-            match known.binary_search_by_key(&i, |&(s, _)| s) {
-                Ok(_) => {}
-                Err(at) => known.insert(at, (i, end)),
-            }
+            self.scanned.borrow_mut().insert(i, end);
         }
         end
+    }
+
+    /// The end of the noted string starting at `i`, if it is one.
+    fn noted_end(&self, i: usize) -> Option<usize> {
+        let noted = &self.noted;
+        let k = self.hint.get();
+        let found = match noted.get(k) {
+            Some(&(start, end)) if start == i => Some((k, end)),
+            // Between the one before and this one: not noted.
+            Some(&(start, _)) if start > i && (k == 0 || noted[k - 1].0 < i) => return None,
+            None if noted.last().is_none_or(|&(start, _)| start < i) => return None,
+            _ => match noted.binary_search_by_key(&i, |&(start, _)| start) {
+                Ok(k) => Some((k, noted[k].1)),
+                Err(k) => {
+                    self.hint.set(k);
+                    return None;
+                }
+            },
+        };
+        found.map(|(k, end)| {
+            self.hint.set(k + 1);
+            end
+        })
     }
 }
 
@@ -275,7 +331,7 @@ impl<'a> Iterator for ObjectItems<'_, 'a> {
 #[derive(Clone, Copy)]
 struct Validate<'c> {
     base: usize,
-    long_strings: &'c RefCell<Vec<(usize, usize)>>,
+    noted: &'c RefCell<Vec<(usize, usize)>>,
 }
 
 impl<'de> DeserializeSeed<'de> for Validate<'_> {
@@ -309,12 +365,10 @@ impl<'de> Visitor<'de> for Validate<'_> {
         Ok(())
     }
     fn visit_borrowed_str<E>(self, s: &'de str) -> Result<(), E> {
-        if s.len() + 2 >= REMEMBER {
+        if s.len() + 2 >= NOTE {
             // Borrowed means no escapes: the token is the slice and its two quotes.
             let start = s.as_ptr() as usize - self.base - 1;
-            self.long_strings
-                .borrow_mut()
-                .push((start, start + s.len() + 2));
+            self.noted.borrow_mut().push((start, start + s.len() + 2));
         }
         Ok(())
     }
@@ -340,8 +394,17 @@ fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
 /// The end (after the closing quote) of the valid string token starting at `i`.
 fn string_end(bytes: &[u8], i: usize) -> usize {
     let mut j = i + 1;
+    // Keys and short values end within a few bytes: a plain loop beats setting up a scan.
+    let near = bytes.len().min(j + 32);
+    while j < near {
+        match bytes[j] {
+            b'"' => return j + 1,
+            b'\\' => j += 2,
+            _ => j += 1,
+        }
+    }
     loop {
-        match memchr::memchr2(b'"', b'\\', &bytes[j..]) {
+        match memchr::memchr2(b'"', b'\\', &bytes[j.min(bytes.len())..]) {
             Some(k) if bytes[j + k] == b'"' => return j + k + 1,
             Some(k) => j += k + 2,
             None => return bytes.len(),
@@ -616,7 +679,7 @@ mod tests {
             assert_eq!(decode(f[1].1), "x\"y");
             assert_eq!(items[1].len(), 5002);
         }
-        assert_eq!(doc.long_strings.borrow().len(), 2);
+        assert_eq!(doc.noted.len(), 2);
         let doc = Doc::parse(r#"{"role": "user", "content": "x"}"#).unwrap();
         assert_eq!(
             object_len_without(&doc.fields(doc.root()).unwrap(), &["content"]),

@@ -9,7 +9,6 @@ use crate::json::write_str;
 use crate::model::{Malformed, Origin, Session};
 use crate::probe::ImageFormat;
 use crate::repair::{Repair, RepairAction, RepairReason};
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
 /// A text that was shrunk: head and tail kept around a marker.
@@ -109,7 +108,7 @@ impl<'a> Report<'a> {
             }
         }
         // A physical message split into many logical ones is dropped once.
-        let mut dropped_physical = HashSet::new();
+        let mut dropped_physical = vec![false; session.inputs.len()];
         for &m in dropped {
             let msg = &session.messages[m];
             let Some(p) = msg.physical else { continue };
@@ -121,7 +120,7 @@ impl<'a> Report<'a> {
                         part: block as usize,
                     });
                 }
-            } else if dropped_physical.insert(p) {
+            } else if !std::mem::replace(&mut dropped_physical[p], true) {
                 self.dropped_messages.push(p);
             }
         }

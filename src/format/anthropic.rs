@@ -156,6 +156,47 @@ fn at(i: usize, rest: &str) -> String {
     format!("messages[{i}]{rest}")
 }
 
+/// Where a content block is, for error paths (built only when there is an error).
+#[derive(Debug, Clone, Copy)]
+struct Loc {
+    /// `None` for a block of the top-level `system`.
+    message: Option<usize>,
+    block: usize,
+    /// A block inside a `tool_result`'s content.
+    inner: Option<usize>,
+}
+
+impl Loc {
+    fn block(message: usize, block: usize) -> Loc {
+        Loc {
+            message: Some(message),
+            block,
+            inner: None,
+        }
+    }
+
+    fn system(block: usize) -> Loc {
+        Loc {
+            message: None,
+            block,
+            inner: None,
+        }
+    }
+
+    /// The JSON path of the block followed by `rest`.
+    fn at(self, rest: &str) -> String {
+        let mut path = match self.message {
+            Some(i) => format!("messages[{i}].content[{}]", self.block),
+            None => format!("system[{}]", self.block),
+        };
+        if let Some(k) = self.inner {
+            path.push_str(&format!(".content[{k}]"));
+        }
+        path.push_str(rest);
+        path
+    }
+}
+
 fn split_system<'a>(
     doc: &Doc<'a>,
     system: Raw<'a>,
@@ -171,9 +212,9 @@ fn split_system<'a>(
         }
         Kind::Array => {
             for (b, (block, fields)) in doc.object_items(system).into_iter().flatten().enumerate() {
-                let path = format!("system[{b}]");
-                let fields = block_fields(fields, &path)?;
-                let unit = block_unit(doc, block, fields, &path, b as u32, None, pricing)?;
+                let loc = Loc::system(b);
+                let fields = block_fields(fields, loc)?;
+                let unit = block_unit(doc, block, fields, loc, b as u32, None, pricing)?;
                 s.units.push(unit);
             }
             ContentShape::Parts
@@ -313,13 +354,13 @@ fn split_message<'a>(
     let mut calls = Vec::new();
     let no_blocks = blocks.is_empty();
     for (b, (block, fields)) in blocks.into_iter().enumerate() {
-        let here = at(i, &format!(".content[{b}]"));
-        let fields = block_fields(fields, &here)?;
-        match block_type(&fields, &here)?.as_ref() {
-            "tool_result" => split_tool_result(doc, i, b, &fields, &here, pricing, s)?,
+        let here = Loc::block(i, b);
+        let fields = block_fields(fields, here)?;
+        match block_type(&fields, here)?.as_ref() {
+            "tool_result" => split_tool_result(doc, i, b, &fields, here, pricing, s)?,
             "tool_use" => calls.push((b, fields)),
             _ => parts.push(block_unit(
-                doc, block, fields, &here, b as u32, None, pricing,
+                doc, block, fields, here, b as u32, None, pricing,
             )?),
         }
     }
@@ -339,21 +380,20 @@ fn split_message<'a>(
     Ok(())
 }
 
-fn block_fields<'a>(fields: Option<Fields<'a>>, path: &str) -> Result<Fields<'a>, Error> {
-    fields.ok_or_else(|| Error::invalid_request("each content block must be a JSON object", path))
+fn block_fields(fields: Option<Fields<'_>>, loc: Loc) -> Result<Fields<'_>, Error> {
+    fields.ok_or_else(|| {
+        Error::invalid_request("each content block must be a JSON object", loc.at(""))
+    })
 }
 
-fn block_type<'a>(fields: &Fields<'a>, path: &str) -> Result<Cow<'a, str>, Error> {
+fn block_type<'a>(fields: &Fields<'a>, path: Loc) -> Result<Cow<'a, str>, Error> {
     match get(fields, "type") {
         Some(t) if kind(t) == Kind::String => Ok(raw::decode(t)),
         Some(_) => Err(Error::invalid_request(
             "type must be a string",
-            format!("{path}.type"),
+            path.at(".type"),
         )),
-        None => Err(Error::invalid_request(
-            "type is missing",
-            format!("{path}.type"),
-        )),
+        None => Err(Error::invalid_request("type is missing", path.at(".type"))),
     }
 }
 
@@ -363,7 +403,7 @@ fn split_tool_result<'a>(
     i: usize,
     b: usize,
     fields: &Fields<'a>,
-    here: &str,
+    here: Loc,
     pricing: &Pricing<'_>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
@@ -372,7 +412,7 @@ fn split_tool_result<'a>(
         _ => {
             return Err(Error::invalid_request(
                 "a tool_result needs a string tool_use_id",
-                format!("{here}.tool_use_id"),
+                here.at(".tool_use_id"),
             ))
         }
     };
@@ -389,10 +429,12 @@ fn split_tool_result<'a>(
         }
         Some((Kind::Array, c)) => {
             for (k, (inner, fields)) in doc.object_items(c).into_iter().flatten().enumerate() {
-                let path = format!("{here}.content[{k}]");
-                let fields = block_fields(fields, &path)?;
-                let unit =
-                    block_unit(doc, inner, fields, &path, b as u32, Some(k as u32), pricing)?;
+                let loc = Loc {
+                    inner: Some(k),
+                    ..here
+                };
+                let fields = block_fields(fields, loc)?;
+                let unit = block_unit(doc, inner, fields, loc, b as u32, Some(k as u32), pricing)?;
                 s.units.push(unit);
             }
             ContentShape::Parts
@@ -400,7 +442,7 @@ fn split_tool_result<'a>(
         Some(_) => {
             return Err(Error::invalid_request(
                 "tool_result content must be a string or an array of blocks",
-                format!("{here}.content"),
+                here.at(".content"),
             ))
         }
     };
@@ -504,7 +546,7 @@ fn block_unit<'a>(
     doc: &Doc<'a>,
     block: Raw<'a>,
     fields: Fields<'a>,
-    path: &str,
+    path: Loc,
     part: u32,
     sub: Option<u32>,
     pricing: &Pricing<'_>,
@@ -523,23 +565,20 @@ fn block_unit<'a>(
     };
     Ok(match block_type(&fields, path)?.as_ref() {
         "text" => {
-            let text = string_at(get(&fields, "text"), "text", format!("{path}.text"))?;
+            let text = string_at(get(&fields, "text"), "text", path.at(".text"))?;
             let mut u = text_unit(Some(part), text);
             u.sub = sub;
             u
         }
         "image" => {
             let source = get(&fields, "source").ok_or_else(|| {
-                Error::invalid_request("an image needs a source", format!("{path}.source"))
+                Error::invalid_request("an image needs a source", path.at(".source"))
             })?;
             let source = doc.fields(source).unwrap_or_default();
             let kind = match get(&source, "type").and_then(raw::string).as_deref() {
                 Some("base64") => {
-                    let data = string_at(
-                        get(&source, "data"),
-                        "source.data",
-                        format!("{path}.source.data"),
-                    )?;
+                    let data =
+                        string_at(get(&source, "data"), "source.data", path.at(".source.data"))?;
                     let media = get(&source, "media_type").and_then(raw::string);
                     let data = raw::decode(data);
                     // What the data URL it stands for would cost when unreadable.
@@ -550,17 +589,13 @@ fn block_unit<'a>(
                     pricing.base64(&data, url_len)
                 }
                 Some("url") => {
-                    let url = string_at(
-                        get(&source, "url"),
-                        "source.url",
-                        format!("{path}.source.url"),
-                    )?;
+                    let url = string_at(get(&source, "url"), "source.url", path.at(".source.url"))?;
                     pricing.url(&raw::decode(url), None)
                 }
                 _ => {
                     return Err(Error::invalid_request(
                         "image source type must be \"base64\" or \"url\"",
-                        format!("{path}.source.type"),
+                        path.at(".source.type"),
                     ))
                 }
             };
