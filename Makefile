@@ -115,6 +115,7 @@ NODE_ARCH = $(patsubst x86_64,x64,$(patsubst aarch64,arm64,$(1)))
 PREBUILDS := bindings/node/prebuilds
 
 prebuilds: $(DIST_VENV)/bin/maturin
+	rm -rf $(PREBUILDS)
 	$(foreach arch,$(HOST_ARCH) $(filter-out $(HOST_ARCH),$(CROSS)),\
 		$(MAKE) --no-print-directory prebuild ARCH=$(arch) &&) true
 	@ls -l $(PREBUILDS)/*/

@@ -22,10 +22,10 @@ failed=0
 
 ok() { passed=$((passed + 1)); echo "ok   $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL $*" >&2; }
-check() { # check "what" command...
+check() { # check "what" command...; its output is kept in $scratch/out
     local what="$1"
     shift
-    if "$@" >"$scratch/out" 2>&1; then ok "$what"; else fail "$what"; cat "$scratch/out" >&2; fi
+    if "$@" >"$scratch/out" 2>&1; then ok "$what"; else fail "$what"; cat "$scratch/out" >&2; : >"$scratch/out"; fi
 }
 
 # A PATH with no Rust toolchain on it (only the system directories that hold no cargo).
@@ -91,7 +91,7 @@ import ankita
 
 repo = pathlib.Path(sys.argv[1])
 assert pathlib.Path(ankita.__file__).resolve().is_relative_to(pathlib.Path(sys.prefix).resolve())
-messages = json.loads((repo / "examples" / "session.json").read_text())
+messages = json.loads((repo / "examples" / "session.json").read_text())["messages"]
 tools = json.loads((repo / "examples" / "tools.json").read_text())
 result = ankita.trim(messages, context_tokens=16000, max_output_tokens=2000, tools=tools)
 assert result.report["output_messages"] < len(messages), result.report
@@ -148,7 +148,8 @@ import path from "node:path";
 import { libraryPath, probeImage, trim, trimAsync, version, AnkitaError } from "ankita";
 
 const repo = process.argv[2];
-const messages = JSON.parse(fs.readFileSync(path.join(repo, "examples", "session.json"), "utf8"));
+const session = JSON.parse(fs.readFileSync(path.join(repo, "examples", "session.json"), "utf8"));
+const messages = session.messages;
 const tools = JSON.parse(fs.readFileSync(path.join(repo, "examples", "tools.json"), "utf8"));
 const where = path.join(process.cwd(), "node_modules", "ankita", "prebuilds");
 assert.ok(libraryPath().startsWith(where), `${libraryPath()} is not under ${where}`);
