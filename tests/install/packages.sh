@@ -8,7 +8,8 @@
 #     found) with no cargo or rustc on PATH, imported and used;
 #   - `make prebuilds` and `npm pack`: the tarball carries the stripped library and the licenses;
 #     installed into an empty directory (koffi comes with it), without ANKITA_LIB and with no
-#     repository around it, it trims.
+#     repository around it, it trims;
+#   - README.md's Python and JavaScript examples, run with those installs.
 # Cross builds (aarch64) are left out here (CROSS=): `make wheel` and `make prebuilds` do them.
 set -euo pipefail
 
@@ -117,6 +118,8 @@ for py in "${pythons[@]}"; do
     check "$("$py" --version): import ankita, trim, probe, errors" \
         env -i PATH="$venv/bin:$bare_path" HOME="$scratch" bash -c "cd '$scratch' && '$venv/bin/python' '$scratch/use.py' '$repo'"
     cat "$scratch/out"
+    check "$("$py" --version): README.md's Python example" \
+        env -i PATH="$venv/bin:$bare_path" HOME="$scratch" python3 "$repo/tests/install/readme_examples.py" python "$repo/README.md" "$venv/bin/python"
 done
 
 echo "== make prebuilds CROSS=, npm pack"
@@ -168,6 +171,8 @@ JS
 check "the installed package trims (no ANKITA_LIB, no repository around it)" \
     bash -c "cd '$app' && env -u ANKITA_LIB node use.mjs '$repo' </dev/null"
 cat "$scratch/out"
+check "README.md's JavaScript example, in that directory" \
+    env -u ANKITA_LIB python3 "$repo/tests/install/readme_examples.py" js "$repo/README.md" "$app"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
