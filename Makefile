@@ -1,5 +1,6 @@
 # make demo — build and run the main job on the bundled example session.
 # make test — every test suite (Rust, C; Python and Node where present), one release build.
+# make wheel, make prebuilds, make install PREFIX=... — the packages (see "Install" in README.md).
 SHELL := /bin/bash
 CARGO ?= cargo
 RELEASE := target/release
@@ -11,12 +12,15 @@ CFLAGS_TEST := -std=c99 -Wall -Wextra -Werror -Iinclude
 VALGRIND := valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
 	--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1
 
-.PHONY: all build demo test test-rust test-c test-python test-node lint tools clean fuzz-smoke miri
+.PHONY: all build demo test test-rust test-c test-python test-node lint tools clean fuzz-smoke miri \
+	wheel prebuilds prebuild install test-install test-packages
 
 all: build
 
 build:
 	$(CARGO) build --release --locked
+	@# The library's SONAME is libankita.so.$(SOMAJOR): programs linked against the build find it.
+	@ln -sf libankita.so $(RELEASE)/libankita.so.$(SOMAJOR)
 
 # A companion session with two real screenshots (~0.9 MB of base64), an attached log and a long
 # tool loop, trimmed for a 16k-token model that reserves 2k tokens for its answer.
@@ -28,7 +32,7 @@ demo: build
 	@echo "Trimmed session written to target/demo/response.json; the question it ends with:"
 	@python3 -c 'import json; m = json.load(open("target/demo/response.json"))["messages"]; print("  " + m[-1]["content"])'
 
-test: build test-rust test-c test-python test-node
+test: build test-rust test-c test-python test-node test-install test-packages
 
 test-rust: build
 	$(CARGO) test --release --locked
@@ -70,3 +74,92 @@ miri:
 
 clean:
 	$(CARGO) clean
+
+# ---------------------------------------------------------------------------------------------
+# Packages: a Python wheel and sdist, the Node package's prebuilt library, a C/C++ install.
+
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+SOMAJOR := $(word 1,$(subst ., ,$(VERSION)))
+SOMINOR := $(word 2,$(subst ., ,$(VERSION)))
+STRIP ?= strip
+HOST_ARCH := $(shell uname -m)
+
+# Python: one abi3 wheel (CPython >= 3.9) per architecture, linked by zig against glibc 2.17
+# (manylinux2014), stripped; and the sdist. The tools live in their own venv under target/.
+# aarch64 is built too when its Rust standard library is installed
+# (`rustup target add aarch64-unknown-linux-gnu`); CROSS= turns that off.
+WHEEL_DIR := target/wheels
+DIST_VENV := target/dist/venv
+CROSS ?= $(if $(filter aarch64-unknown-linux-gnu,$(shell rustup target list --installed 2>/dev/null)),aarch64,)
+MATURIN_BUILD = $(DIST_VENV)/bin/maturin build --release --locked --strip --zig \
+	--compatibility manylinux2014 -m bindings/python/Cargo.toml --out $(WHEEL_DIR)
+
+$(DIST_VENV)/bin/maturin:
+	python3 -m venv $(DIST_VENV)
+	$(DIST_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		"maturin>=1.8,<2" "ziglang>=0.13" "auditwheel>=6"
+
+wheel: $(DIST_VENV)/bin/maturin
+	rm -f $(WHEEL_DIR)/ankita_context-*
+	PATH="$(abspath $(DIST_VENV))/bin:$$PATH" $(MATURIN_BUILD) --target $(HOST_ARCH)-unknown-linux-gnu
+	$(foreach arch,$(filter-out $(HOST_ARCH),$(CROSS)),PATH="$(abspath $(DIST_VENV))/bin:$$PATH" \
+		$(MATURIN_BUILD) --target $(arch)-unknown-linux-gnu;)
+	PATH="$(abspath $(DIST_VENV))/bin:$$PATH" $(DIST_VENV)/bin/maturin sdist \
+		-m bindings/python/Cargo.toml --out $(WHEEL_DIR)
+	@ls -l $(WHEEL_DIR)/ankita_context-*
+
+# Node: the library in bindings/node/prebuilds/linux-<arch>/, which `npm pack` ships: linked by
+# zig's C compiler (the ziglang package of the venv) against glibc 2.17 like the wheel, so it
+# loads on the same systems, and stripped.
+NODE_ARCH = $(patsubst x86_64,x64,$(patsubst aarch64,arm64,$(1)))
+PREBUILDS := bindings/node/prebuilds
+
+prebuilds: $(DIST_VENV)/bin/maturin
+	rm -rf $(PREBUILDS)
+	$(foreach arch,$(HOST_ARCH) $(filter-out $(HOST_ARCH),$(CROSS)),\
+		$(MAKE) --no-print-directory prebuild ARCH=$(arch) &&) true
+	@ls -l $(PREBUILDS)/*/
+
+prebuild: $(DIST_VENV)/bin/maturin
+	printf '#!/bin/sh\nexec "%s" -m ziglang cc -target $(ARCH)-linux-gnu.2.17 "$$@"\n' \
+		"$(abspath $(DIST_VENV))/bin/python" > target/dist/zigcc-$(ARCH)
+	chmod +x target/dist/zigcc-$(ARCH)
+	CARGO_TARGET_$(shell echo $(ARCH) | tr a-z A-Z)_UNKNOWN_LINUX_GNU_LINKER=$(abspath target/dist/zigcc-$(ARCH)) \
+	CARGO_PROFILE_RELEASE_STRIP=symbols CARGO_PROFILE_RELEASE_DEBUG=0 \
+		$(CARGO) build --release --locked --lib --target $(ARCH)-unknown-linux-gnu
+	mkdir -p $(PREBUILDS)/linux-$(call NODE_ARCH,$(ARCH))
+	cp target/$(ARCH)-unknown-linux-gnu/release/libankita.so $(PREBUILDS)/linux-$(call NODE_ARCH,$(ARCH))/
+
+# C and C++: make install PREFIX=/usr/local (DESTDIR for staging). Lays out
+#   lib/libankita.so.$(VERSION), lib/libankita.so.$(SOMAJOR) and lib/libankita.so (symlinks),
+#   lib/libankita.a, include/ankita.h, include/ankita.hpp, lib/pkgconfig/ankita.pc and
+#   lib/cmake/ankita/ (find_package(ankita) -> ankita::ankita, ankita::ankita_static).
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	-e 's|@SOMAJOR@|$(SOMAJOR)|g' -e 's|@MINOR@|$(SOMINOR)|g' -e 's|@STATIC_LIBS@|$(STATIC_LIBS)|g'
+
+install: build
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/ankita $(DESTDIR)$(INCLUDEDIR)
+	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/libankita.so.$(VERSION)
+	$(STRIP) --strip-unneeded $(DESTDIR)$(LIBDIR)/libankita.so.$(VERSION)
+	ln -sf libankita.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libankita.so.$(SOMAJOR)
+	ln -sf libankita.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libankita.so
+	install -m 644 $(RELEASE)/libankita.a $(DESTDIR)$(LIBDIR)/libankita.a
+	$(STRIP) --strip-debug $(DESTDIR)$(LIBDIR)/libankita.a
+	install -m 644 include/ankita.h include/ankita.hpp $(DESTDIR)$(INCLUDEDIR)/
+	$(SUBST) cmake/ankita.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ankita.pc
+	$(SUBST) cmake/ankitaConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/ankita/ankitaConfig.cmake
+	$(SUBST) cmake/ankitaConfigVersion.cmake.in \
+		> $(DESTDIR)$(LIBDIR)/cmake/ankita/ankitaConfigVersion.cmake
+
+# An install into a scratch prefix, then C (pkg-config) and C++ (CMake) programs built against it.
+test-install: build
+	tests/install/c_cpp.sh
+
+# The wheel in a fresh venv without cargo, the npm tarball in an empty directory.
+test-packages: build
+	tests/install/packages.sh

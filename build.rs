@@ -3,6 +3,10 @@
 //! The header is always written to `$OUT_DIR/ankita.h`; outside CI it is also copied to
 //! `include/ankita.h` when it changed, so a local build keeps the committed header current.
 //! In CI (`CI` set) the committed file is left alone and `tests/header.rs` fails if it is stale.
+//!
+//! On Linux the shared library gets the SONAME `libankita.so.<major>` (`libankita.so.0` while
+//! the version is 0.x), so programs linked against an installed `libankita.so` symlink load the
+//! versioned file (`make install` lays out both).
 
 use std::{env, fs, path::PathBuf};
 
@@ -10,6 +14,11 @@ fn main() {
     println!("cargo:rerun-if-changed=src");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-env-changed=CI");
+
+    if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        let major = env::var("CARGO_PKG_VERSION_MAJOR").expect("CARGO_PKG_VERSION_MAJOR");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libankita.so.{major}");
+    }
 
     let crate_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))

@@ -26,10 +26,11 @@ export function libraryFileName(platform = process.platform) {
  * Every place the library is looked for, in order.
  *
  * 1. the `ANKITA_LIB` environment variable (a path to the library file);
- * 2. the prebuild bundled in the package: `prebuilds/<platform>-<arch>/<file>` (first its
+ * 2. the repository's build output, `../../target/release/<file>` from the package (in a clone,
+ *    the fresh build wins over a prebuild left by `make prebuilds`);
+ * 3. the prebuild bundled in the package: `prebuilds/<platform>-<arch>/<file>` (first its
  *    `app.asar.unpacked` twin when the package sits inside an Electron asar archive, since a
  *    shared library cannot be loaded from inside the archive);
- * 3. the repository's build output, `../../target/release/<file>` from the package;
  * 4. `process.resourcesPath` of a packaged Electron app: `<resources>/<file>` and
  *    `<resources>/prebuilds/<platform>-<arch>/<file>` (where `extraResources` puts it).
  *
@@ -52,6 +53,10 @@ export function candidatePaths({
   const prebuild = path.join("prebuilds", `${platform}-${arch}`, file);
   const candidates = [];
   if (env.ANKITA_LIB) candidates.push({ source: "ANKITA_LIB", path: path.resolve(env.ANKITA_LIB) });
+  candidates.push({
+    source: "repository build",
+    path: path.resolve(packageDir, "..", "..", "target", "release", file),
+  });
   const asar = `${path.sep}app.asar${path.sep}`;
   if (packageDir.includes(asar)) {
     candidates.push({
@@ -63,10 +68,6 @@ export function candidatePaths({
     });
   }
   candidates.push({ source: "prebuild", path: path.join(packageDir, prebuild) });
-  candidates.push({
-    source: "repository build",
-    path: path.resolve(packageDir, "..", "..", "target", "release", file),
-  });
   if (resourcesPath) {
     candidates.push({ source: "resourcesPath", path: path.join(resourcesPath, file) });
     candidates.push({ source: "resourcesPath prebuild", path: path.join(resourcesPath, prebuild) });
@@ -99,8 +100,10 @@ export function loadFirst(candidates, load, exists) {
     }
   }
   const error = new Error(
-    `ankita: cannot load the native library. Build it with \`cargo build --release\` at the ` +
-      `repository root, or set ANKITA_LIB to its path. Tried:\n${failures.join("\n")}`,
+    `ankita: cannot load the native library (this package has no loadable prebuild for ` +
+      `${process.platform}-${process.arch}). Build libankita from the ankita sources ` +
+      `(\`cargo build --release\` gives target/release/${libraryFileName()}) and set ANKITA_LIB ` +
+      `to its path. Tried:\n${failures.join("\n")}`,
   );
   error.code = "library_not_found";
   error.tried = failures;

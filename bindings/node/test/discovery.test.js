@@ -16,7 +16,7 @@ const BUILT = path.join(REPO, "target", "release", libraryFileName());
 describe("candidatePaths", () => {
   const base = { env: {}, packageDir: "/app/node_modules/ankita", platform: "linux", arch: "x64" };
 
-  test("ANKITA_LIB, then the prebuild, then the repository build, then resourcesPath", () => {
+  test("ANKITA_LIB, then the repository build, then the prebuild, then resourcesPath", () => {
     const found = candidatePaths({
       ...base,
       env: { ANKITA_LIB: "/opt/lib/libankita.so" },
@@ -24,8 +24,8 @@ describe("candidatePaths", () => {
     });
     assert.deepStrictEqual(found, [
       { source: "ANKITA_LIB", path: "/opt/lib/libankita.so" },
-      { source: "prebuild", path: "/app/node_modules/ankita/prebuilds/linux-x64/libankita.so" },
       { source: "repository build", path: "/app/target/release/libankita.so" },
+      { source: "prebuild", path: "/app/node_modules/ankita/prebuilds/linux-x64/libankita.so" },
       { source: "resourcesPath", path: "/app/resources/libankita.so" },
       { source: "resourcesPath prebuild", path: "/app/resources/prebuilds/linux-x64/libankita.so" },
     ]);
@@ -34,7 +34,7 @@ describe("candidatePaths", () => {
   test("without ANKITA_LIB nor resourcesPath, only the package's own places", () => {
     assert.deepStrictEqual(
       candidatePaths(base).map((c) => c.source),
-      ["prebuild", "repository build"],
+      ["repository build", "prebuild"],
     );
   });
 
@@ -51,7 +51,7 @@ describe("candidatePaths", () => {
       platform: "darwin",
       arch: "arm64",
     });
-    assert.deepStrictEqual(found.slice(0, 2), [
+    assert.deepStrictEqual(found.slice(1, 3), [
       {
         source: "prebuild (asar unpacked)",
         path: "/App/resources/app.asar.unpacked/node_modules/ankita/prebuilds/darwin-arm64/libankita.dylib",
