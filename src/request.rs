@@ -190,7 +190,14 @@ impl TrimOptions {
                 }
             }
         }
-        options.image_profile = profile_of(request)?;
+        let named = ["image_profile", "model"]
+            .iter()
+            .any(|k| request.get(*k).is_some_and(|v| !v.is_null()));
+        options.image_profile = if named {
+            profile_of(request)?
+        } else {
+            options.format.default_profile()
+        };
         Ok(options)
     }
 

@@ -23,6 +23,7 @@ use super::openai::text_unit;
 use super::{Adapter, Out, Pricing, Words};
 use crate::error::Error;
 use crate::json::{compact_len, write_str};
+use crate::pricing::ImageProfile;
 use crate::model::{
     Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
     UnitKind,
@@ -65,6 +66,11 @@ impl Adapter for Anthropic {
 
     fn words(&self) -> &'static Words {
         &WORDS
+    }
+
+    /// Claude's rule (standard tier): a screenshot costs what Anthropic bills for it.
+    fn default_profile(&self) -> ImageProfile {
+        ImageProfile::Anthropic(crate::profiles::claude::Anthropic::standard())
     }
 
     fn split<'a>(

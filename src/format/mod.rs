@@ -56,6 +56,11 @@ impl Format {
         self.0.takes_system()
     }
 
+    /// The image pricing of this format's provider, unless the request says otherwise.
+    pub fn default_profile(self) -> ImageProfile {
+        self.0.default_profile()
+    }
+
     /// Whether report lists of formats that merge adjacent turns (`merged`, `dropped_blocks`)
     /// belong to this format's report.
     pub fn merges_turns(self) -> bool {
@@ -110,6 +115,12 @@ pub trait Adapter: Sync {
     }
 
     fn words(&self) -> &'static Words;
+
+    /// How images are priced when the request names neither `image_profile` nor `model`: the
+    /// format's provider's rule.
+    fn default_profile(&self) -> ImageProfile {
+        ImageProfile::default()
+    }
 
     /// Splits the caller's messages (an array, and the format's outside system prompt) into
     /// logical messages. Shape errors name the JSON path of the offending value.

@@ -43,6 +43,30 @@ def ankita_tokens(w, h):
     return 85 + 170 * math.ceil(w / 512) * math.ceil(h / 512)
 
 
+def claude_tokens(w, h, edge=1568, budget=1568):
+    """Claude's standard tier (IMAGE_TOKENS.md): ceil(w/28)·ceil(h/28) after the largest
+    aspect-preserving resize whose 28-px-rounded sides fit `edge` and whose tokens fit `budget`."""
+    def tokens(w, h):
+        return math.ceil(w / 28) * math.ceil(h / 28)
+
+    def fits(w, h):
+        return math.ceil(w / 28) * 28 <= edge and math.ceil(h / 28) * 28 <= edge and tokens(w, h) <= budget
+
+    if fits(w, h):
+        return tokens(w, h)
+    long, aspect = max(w, h), max(w, h) / min(w, h)
+    def size(side):
+        short = max(round(side / aspect), 1)
+        return (side, short) if w >= h else (short, side)
+    lo, hi = 1, long
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(*size(mid)) else (lo, mid - 1)
+    return tokens(*size(lo))
+
+
+assert [claude_tokens(200, 200), claude_tokens(1000, 1000), claude_tokens(1092, 1092)] == [64, 1296, 1521]
+
 IMAGE_BYTES = {PNG_1700x2200: 4 * ankita_tokens(1700, 2200), JPEG_500x375: 4 * ankita_tokens(500, 375),
                "https://example.com/screens/settings.png": 4 * 1445,
                GIF_1x1: 4 * ankita_tokens(1, 1), BMP: len(BMP)}
@@ -453,11 +477,30 @@ msgs = [{"role": "user", "content": "What does the tool's screenshot show?"},
         {"role": "user", "content": [a_result("tu_s", [a_text("captured"),
                                                         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}])]}]
 case("anthropic_image_in_tool_result_priced_by_pixels",
-     "Anthropic: an image inside a tool_result is priced by its pixels (765 tokens), so it fits a "
-     "budget its base64 alone would exceed.",
-     {"format": "anthropic", "messages": msgs, "max_bytes": 4000},
+     "Anthropic: an image inside a tool_result is priced by its pixels (Claude's rule, the "
+     f"format's default: {claude_tokens(1700, 2200)} tokens), so it fits a budget its base64 "
+     "alone would exceed.",
+     {"format": "anthropic", "messages": msgs, "max_bytes": 8000},
      ok(msgs, dropped_messages=[], dropped_images=[]))
-assert len(PNG_B64) > 4000
+assert len(PNG_B64) > 8000
+
+msgs = [{"role": "user", "content": [a_text("What does this error dialog say?"),
+                                     {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}]}]
+claude = claude_tokens(1700, 2200)
+case("anthropic_default_pricing_is_claude",
+     f"Anthropic: without image_profile or model, images are priced by Claude's rule ({claude} "
+     "tokens for 1700×2200, not the 765 of the default recipe): over a 4,000-byte budget the "
+     "screenshot gives way to a placeholder that says so.",
+     {"format": "anthropic", "messages": msgs, "max_bytes": 4000},
+     ok([{"role": "user", "content": [a_text("What does this error dialog say?"), a_text(
+         f"[Image omitted to fit the context budget: PNG 1700×2200, ~{claude} tokens]")]}],
+        dropped_images=[{"index": 0, "part": 1, "format": "png", "width": 1700, "height": 2200,
+                         "tokens": claude, "budget_bytes": 4 * claude}]))
+case("anthropic_pricing_follows_image_profile",
+     "Anthropic: image_profile overrides the format's default pricing: under the default recipe "
+     "the same screenshot costs 765 tokens and fits.",
+     {"format": "anthropic", "messages": msgs, "max_bytes": 4000, "image_profile": "ankita"},
+     ok(msgs, dropped_images=[], cost_bytes=15 + len("What does this error dialog say?") + 4 * 765))
 
 msgs = [{"role": "user", "content": "start"},
         {"role": "assistant", "content": [{"type": "thinking", "thinking": "plan", "signature": "c2ln"},
@@ -519,6 +562,12 @@ case("invalid_part_names_its_path", "A part without a type is named by its path.
 case("unknown_request_key", "A typo in a budget key is an error, not a silent default.",
      {"messages": [user("a")], "max_byte": 100},
      err("invalid_request", path="max_byte"))
+case("chat_format_names_the_format_of_foreign_blocks",
+     "Anthropic blocks passed without format=\"anthropic\" are a mix-up of formats, not opaque parts "
+     "(their image would cost its base64 length and their tool pairs would not be grouped): an "
+     "error names the block and the format to pass.",
+     {"messages": [user("read a"), {"role": "assistant", "content": [a_text("Reading."), a_use("tu_1")]}]},
+     err("invalid_request", path="messages[1].content[1].type"))
 case("content_of_wrong_type", "Content that is a number is named by its path.",
      {"messages": [{"role": "user", "content": 3}]},
      err("invalid_request", path="messages[0].content",

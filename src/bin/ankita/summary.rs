@@ -1,7 +1,7 @@
 //! `trim --summary`: what was kept, dropped and shrunk, and every image with its price, for
 //! people. Built from the response's report and the request's images.
 
-use ankita::pricing::{price_image_url_with_size, ImagePrice, ImageProfile};
+use ankita::pricing::{price_image_url_with_size, ImagePrice};
 use serde_json::{Map, Value};
 
 /// Lists of indices up to this long are printed in full; longer ones collapse runs into ranges
@@ -18,19 +18,9 @@ pub struct Image {
 
 /// Every image of a request that the core accepted, priced as the core prices it.
 pub fn image_inventory(request: &Map<String, Value>) -> Vec<Image> {
-    let profile = match (
-        request.get("image_profile").and_then(Value::as_str),
-        request.get("model").and_then(Value::as_str),
-    ) {
-        (Some(name), _) => ImageProfile::from_name(name).unwrap_or_default(),
-        (None, Some(model)) => ImageProfile::from_model(model).unwrap_or_default(),
-        (None, None) => ImageProfile::default(),
-    };
-    let bytes_per_token = request
-        .get("bytes_per_token")
-        .and_then(Value::as_u64)
-        .filter(|&n| n > 0)
-        .unwrap_or(ankita::pricing::DEFAULT_BYTES_PER_TOKEN);
+    // The core's own reading of the options: the format's default pricing included.
+    let options = ankita::TrimOptions::from_map(request).unwrap_or_default();
+    let (profile, bytes_per_token) = (options.image_profile, options.bytes_per_token);
     let sizes = request.get("image_sizes").and_then(Value::as_object);
     let price = |url: &str, detail: Option<&str>| {
         let size = sizes.and_then(|s| s.get(url)).and_then(size_of);
