@@ -23,11 +23,11 @@ use super::openai::text_unit;
 use super::{Adapter, Out, Pricing, Words};
 use crate::error::Error;
 use crate::json::{compact_len, write_str};
-use crate::pricing::ImageProfile;
 use crate::model::{
     Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
     UnitKind,
 };
+use crate::pricing::ImageProfile;
 use crate::raw::{
     self, canonical_len, get, kind, object_len_without, str_len, string_len_as_json, Doc, Fields,
     Kind, MetaLen, Raw,
