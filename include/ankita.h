@@ -136,6 +136,36 @@ char *ankita_estimate_image_tokens(uint32_t width,
 char *ankita_probe_image_with(const char *image, const char *options_json);
 
 /**
+ * Where a binding may cut a long data URL before handing it over (DESIGN §10): the length in
+ * bytes of the URL's beginning that the probe reads as the same image, or 0 when the whole URL
+ * must be handed over. `head` is the URL's beginning (`head_len` bytes, at least 263,169 or
+ * the whole URL), `total_len` the whole URL's length. Policy: URLs of at least 65,536
+ * characters, base64 data URLs only, cut after 16,384 or 262,144 payload characters.
+ *
+ * Thread safety: may be called from any thread concurrently. Returns 0 for a NULL or
+ * non-UTF-8 `head`.
+ *
+ * # Safety
+ * `head` is NULL or points to `head_len` readable bytes valid for the duration of the call.
+ */
+size_t ankita_stand_in_len(const char *head, size_t head_len, size_t total_len);
+
+/**
+ * `ankita_stand_in_len` with other thresholds: URLs of at least `min_chars`, cut after one of
+ * the `count` payload lengths at `payload_chars` (tests use small ones).
+ *
+ * # Safety
+ * `head` is NULL or points to `head_len` readable bytes; `payload_chars` is NULL or points to
+ * `count` values; both valid for the duration of the call.
+ */
+size_t ankita_stand_in_len_with(const char *head,
+                                size_t head_len,
+                                size_t total_len,
+                                size_t min_chars,
+                                const size_t *payload_chars,
+                                size_t count);
+
+/**
  * Releases a string returned by any `ankita_*` function. NULL is accepted and ignored.
  *
  * Never pass a string from another allocator, and never release a string twice. The pointer

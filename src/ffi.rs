@@ -313,6 +313,79 @@ unsafe fn options_arg(ptr: *const c_char) -> Result<Value, Error> {
     })
 }
 
+/// Where a binding may cut a long data URL before handing it over (DESIGN §10): the length in
+/// bytes of the URL's beginning that the probe reads as the same image, or 0 when the whole URL
+/// must be handed over. `head` is the URL's beginning (`head_len` bytes, at least 263,169 or
+/// the whole URL), `total_len` the whole URL's length. Policy: URLs of at least 65,536
+/// characters, base64 data URLs only, cut after 16,384 or 262,144 payload characters.
+///
+/// Thread safety: may be called from any thread concurrently. Returns 0 for a NULL or
+/// non-UTF-8 `head`.
+///
+/// # Safety
+/// `head` is NULL or points to `head_len` readable bytes valid for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_stand_in_len(
+    head: *const c_char,
+    head_len: usize,
+    total_len: usize,
+) -> usize {
+    let policy = crate::probe::stand_in::PAYLOAD_CHARS;
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        stand_in(
+            head,
+            head_len,
+            total_len,
+            crate::probe::stand_in::MIN_CHARS,
+            &policy,
+        )
+    }
+}
+
+/// `ankita_stand_in_len` with other thresholds: URLs of at least `min_chars`, cut after one of
+/// the `count` payload lengths at `payload_chars` (tests use small ones).
+///
+/// # Safety
+/// `head` is NULL or points to `head_len` readable bytes; `payload_chars` is NULL or points to
+/// `count` values; both valid for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_stand_in_len_with(
+    head: *const c_char,
+    head_len: usize,
+    total_len: usize,
+    min_chars: usize,
+    payload_chars: *const usize,
+    count: usize,
+) -> usize {
+    if payload_chars.is_null() {
+        return 0;
+    }
+    // SAFETY: non-NULL and `count` values per this function's contract.
+    let policy = unsafe { std::slice::from_raw_parts(payload_chars, count) };
+    // SAFETY: forwarded from this function's contract.
+    unsafe { stand_in(head, head_len, total_len, min_chars, policy) }
+}
+
+/// # Safety
+/// As [`ankita_stand_in_len`].
+unsafe fn stand_in(
+    head: *const c_char,
+    head_len: usize,
+    total_len: usize,
+    min_chars: usize,
+    policy: &[usize],
+) -> usize {
+    catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: forwarded from the caller's contract.
+        let head = unsafe { bytes_arg(head, head_len, "head") }.ok()?;
+        crate::probe::stand_in::stand_in_len_with(head, total_len, min_chars, policy)
+    }))
+    .ok()
+    .flatten()
+    .unwrap_or(0)
+}
+
 /// Releases a string returned by any `ankita_*` function. NULL is accepted and ignored.
 ///
 /// Never pass a string from another allocator, and never release a string twice. The pointer

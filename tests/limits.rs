@@ -874,12 +874,18 @@ fn anthropic_format_astronomic_prices_and_many_messages() {
         {"role": "assistant", "content": "b"},
         {"role": "user", "content": [{"type": "text", "text": "c"}, image]},
     ]);
-    let v =
-        trim(&json!({"format": "anthropic", "messages": messages, "bytes_per_token": 1u64 << 62}));
+    // Priced by the default recipe (765 tokens each): Claude's rule, the format's default,
+    // charges a 1×1 image a single token.
+    let v = trim(
+        &json!({"format": "anthropic", "messages": messages, "image_profile": "ankita",
+        "bytes_per_token": 1u64 << 62}),
+    );
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(v["report"]["cost_bytes"].as_u64(), Some(u64::MAX));
-    let v = trim(&json!({"format": "anthropic", "messages": messages,
-        "bytes_per_token": 1u64 << 62, "max_bytes": 100_000}));
+    let v = trim(
+        &json!({"format": "anthropic", "messages": messages, "image_profile": "ankita",
+        "bytes_per_token": 1u64 << 62, "max_bytes": 100_000}),
+    );
     assert_eq!(v["ok"], true, "{v}");
     assert!(
         v["report"]["cost_bytes"].as_u64().unwrap() <= 100_000,

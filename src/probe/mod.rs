@@ -16,6 +16,7 @@ mod gif;
 mod jpeg;
 mod png;
 pub(crate) mod reader;
+pub mod stand_in;
 mod webp;
 
 use reader::Reader;

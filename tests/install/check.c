@@ -36,7 +36,7 @@ int main(void) {
     char filler[801];
     char request[sizeof request_format + sizeof filler];
     static const char *const trimmed[] = {"\"ok\":true", "\"dropped_messages\":[2]",
-                                          "\"content\":\"the question\"", NULL};
+                                          "\"the question\"", NULL};
     static const char *const probed[] = {"\"format\":\"png\"", "\"width\":1700",
                                          "\"height\":2200", "\"tokens\":765",
                                          "\"budget_bytes\":3060", NULL};
@@ -46,6 +46,9 @@ int main(void) {
     static const char *const sanitized[] = {"\"ok\":true", "\"repaired\":[{", NULL};
     static const char *const bad_json[] = {"\"ok\":false", "\"code\":\"invalid_json\"", NULL};
     static const char *const bad_arg[] = {"\"ok\":false", "\"code\":\"invalid_argument\"", NULL};
+    static const char *const sanitized_n[] = {"\"ok\":true", "\"hi\"", NULL};
+    char counted[36];
+    static char long_url[100000];
     const char *version = ankita_version();
 
     memset(filler, 'w', sizeof filler - 1);
@@ -69,7 +72,25 @@ int main(void) {
            estimated_anthropic);
     expect("ankita_estimate_image_tokens zero side", ankita_estimate_image_tokens(0, 10, NULL),
            bad_arg);
+    /* The length-taking variants: the text need not end with a NUL (a trailing 'x' here). */
+    memcpy(counted, "[{\"role\": \"user\", \"content\": \"hi\"}]x", 36);
+    expect("ankita_sanitize_n", ankita_sanitize_n(counted, 35), sanitized_n);
+    expect("ankita_trim_n", ankita_trim_n(request, strlen(request)), trimmed);
+    expect("ankita_probe_image_n", ankita_probe_image_n(png, strlen(png)), probed);
     ankita_string_free(NULL);
+
+    /* The stand-in policy: a long data URL whose beginning reads as the whole image. */
+    memset(long_url, 'A', sizeof long_url - 1);
+    long_url[sizeof long_url - 1] = '\0';
+    memcpy(long_url, png, strlen(png));
+    if (ankita_stand_in_len(long_url, strlen(long_url), strlen(long_url)) ==
+            strlen("data:image/png;base64,") + 16384 &&
+        ankita_stand_in_len(png, strlen(png), strlen(png)) == 0) {
+        ++passed;
+    } else {
+        ++failed;
+        fprintf(stderr, "FAIL ankita_stand_in_len\n");
+    }
 
     if (version != NULL && strcmp(version, ANKITA_TEST_VERSION) == 0) {
         ++passed;

@@ -15,11 +15,45 @@ import crypto from "node:crypto";
 import { native } from "./native.js";
 
 /**
- * When a data URL gets a stand-in: at least `minLength` characters long, cut to the first of
- * `prefixLengths` (payload characters) that the probe decodes. Tests lower these to send every
- * image through a stand-in; `minLength: Infinity` turns stand-ins off.
+ * The core decides where a long data URL may be cut (`ankita_stand_in_len`: the policy every
+ * binding follows). Tests replace its thresholds to send every image through a stand-in:
+ * `minLength` (characters) and `prefixLengths` (payload characters); `minLength: Infinity`
+ * turns stand-ins off; `null` is the core's own.
+ *
+ * @type {{ minLength: number | null, prefixLengths: number[] | null }}
  */
-export const standInSettings = { minLength: 64 * 1024, prefixLengths: [16 * 1024, 128 * 1024] };
+export const standInSettings = { minLength: null, prefixLengths: null };
+
+/** The most of a URL's beginning the core's policy reads (ankita::probe::stand_in::HEAD_CHARS). */
+const HEAD_CHARS = 1024 + 1 + 256 * 1024;
+
+/**
+ * Where the core cuts `text` (ASCII) for a stand-in, or 0 for no stand-in.
+ *
+ * @param {string} text
+ * @returns {number}
+ */
+function standInLength(text) {
+  const head = text.length > HEAD_CHARS ? text.slice(0, HEAD_CHARS) : text;
+  // Characters are bytes only in ASCII text; other text is handed over whole.
+  if (Buffer.byteLength(head, "utf8") !== head.length) return 0;
+  const { minLength, prefixLengths } = standInSettings;
+  if (minLength === Infinity) return 0;
+  if (minLength === null && prefixLengths === null) {
+    return Number(native().standInLen(head, head.length, text.length));
+  }
+  const lengths = prefixLengths ?? [16 * 1024, 256 * 1024];
+  return Number(
+    native().standInLenWith(
+      head,
+      head.length,
+      text.length,
+      minLength ?? 0,
+      lengths,
+      lengths.length,
+    ),
+  );
+}
 
 const nonce = crypto.randomBytes(6).toString("hex");
 let counter = 0;
@@ -102,16 +136,9 @@ export function probeText(bytes) {
  * @returns {string}
  */
 export function probeTextOfString(text) {
-  if (text.length < standInSettings.minLength || text.includes("\0")) return text;
-  const comma = text.slice(0, 5).toLowerCase() === "data:" ? text.indexOf(",") : -1;
-  if (comma > 1024) return text;
-  for (const length of standInSettings.prefixLengths) {
-    const end = comma + 1 + length;
-    if (end >= text.length) break;
-    const start = text.slice(0, end);
-    if (decodes(start)) return start;
-  }
-  return text;
+  if (text.includes("\0")) return text;
+  const cut = standInLength(text);
+  return cut > 0 ? text.slice(0, cut) : text;
 }
 
 function standInPart(part) {
@@ -128,22 +155,18 @@ function standInPart(part) {
   } else {
     return null;
   }
-  if (url.length < standInSettings.minLength) return null;
-  if (url.slice(0, 5).toLowerCase() !== "data:") return null;
-  const comma = url.indexOf(",");
-  if (comma < 0 || comma > 1024) return null;
-  const header = url.slice(0, comma);
-  if (header.slice(-7).toLowerCase() !== ";base64") return null;
   // A lone surrogate makes the whole request invalid JSON for the core: it must see it.
   if (!isWellFormed(url)) return null;
-  for (const length of standInSettings.prefixLengths) {
-    if (comma + 1 + length >= url.length) break;
-    const standIn =
-      `${header.slice(0, -7)};ankita-ref=${nonce}.${++counter}${header.slice(-7)},` +
-      url.slice(comma + 1, comma + 1 + length);
-    if (decodes(standIn)) return { part: rebuild(standIn), url: standIn, original: url };
-  }
-  return null;
+  const cut = standInLength(url);
+  if (cut === 0) return null;
+  const comma = url.indexOf(",");
+  const header = url.slice(0, comma);
+  // Tagged so the answer's URL can be put back; the tag sits before ";base64", so the
+  // stand-in still reads as the same image.
+  const standIn =
+    `${header.slice(0, -7)};ankita-ref=${nonce}.${++counter}${header.slice(-7)},` +
+    url.slice(comma + 1, cut);
+  return { part: rebuild(standIn), url: standIn, original: url };
 }
 
 // String.prototype.isWellFormed (Node 20+) answers at once for one-byte strings, as base64

@@ -121,7 +121,8 @@ export const stringStats = { released: 0 };
  * @returns {{
  *   path: string,
  *   trim: Function, sanitize: Function, probeImage: Function, probeImageWith: Function,
- *   estimateImageTokens: Function, version: () => string,
+ *   estimateImageTokens: Function, standInLen: Function, standInLenWith: Function,
+ *   version: () => string,
  * }}
  */
 export function native() {
@@ -168,6 +169,14 @@ export function native() {
       "uint32_t",
       "const char *",
     ]),
+    // The stand-in policy of the core (lib/images.js): where a long data URL may be cut.
+    standInLen: declare(
+      "size_t ankita_stand_in_len(const char *head, size_t head_len, size_t total_len)",
+    ),
+    standInLenWith: declare(
+      "size_t ankita_stand_in_len_with(const char *head, size_t head_len, size_t total_len, " +
+        "size_t min_chars, const size_t *payload_chars, size_t count)",
+    ),
     // Static string: a plain (non-disposable) type, never released.
     version: declare("const char *ankita_version(void)"),
   };
