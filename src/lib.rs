@@ -21,6 +21,7 @@ pub mod report;
 pub mod request;
 pub mod shed;
 pub mod trim;
+mod trimmer;
 
 pub use api::{price_fields, probe_response, Request};
 pub use error::{Error, ErrorCode};

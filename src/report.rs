@@ -4,6 +4,7 @@
 //! one mapping of every entry back to the caller's message and part (block) indices, whatever
 //! the format.
 
+pub use crate::format::Merge;
 use crate::format::{Format, Words};
 use crate::json::write_str;
 use crate::model::{Malformed, Origin, Session};
@@ -39,13 +40,6 @@ pub struct DroppedAttachment {
     pub index: usize,
     pub part: usize,
     pub bytes: u64,
-}
-
-/// Message `index` was merged into message `into` to keep roles alternating.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Merge {
-    pub index: usize,
-    pub into: usize,
 }
 
 /// A block removed from a message that stays (a tool result whose exchange was dropped).

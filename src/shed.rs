@@ -9,7 +9,7 @@ use crate::model::{Change, UnitKind};
 use crate::pricing::ImagePrice;
 use crate::report::{DroppedAttachment, DroppedImage, Truncation};
 use crate::request::OnImageOverflow;
-use crate::trim::{saturate, Tag, Trimmer};
+use crate::trimmer::{saturate, Tag, Trimmer};
 
 /// One shedding step: acts while the kept messages cost more than the budget.
 pub(crate) type Step = fn(&mut Trimmer<'_, '_>, u64) -> Result<(), Error>;

@@ -3,7 +3,8 @@
 //! ```text
 //! request ─► format adapter: split into logical messages, priced once   (format/*.rs)
 //!         ─► repair, groups                                              (repair.rs)
-//!         ─► tags: pinned system, request, anchors, exchange in progress (here)
+//!         ─► tags: pinned system, request, anchors, exchange in progress (here; the state
+//!            of a trim in progress is trimmer.rs)
 //!         ─► selection: newest groups first while they fit               (here)
 //!         ─► shedding: texts, images, attachments, soft groups           (shed.rs)
 //!         ─► report in the caller's indices                              (report.rs)
@@ -16,9 +17,9 @@ use crate::error::{Error, ErrorCode};
 use crate::format::{Format, Out, Pricing};
 use crate::model::{Role, Session};
 use crate::raw::{Doc, Raw};
-use crate::repair::{self, Repaired};
 use crate::report::Report;
 use crate::request::TrimOptions;
+use crate::trimmer::{saturate, Tag, Trimmer};
 use serde_json::{Map, Value};
 
 /// Earlier user messages anchored besides the newest one.
@@ -37,15 +38,6 @@ pub struct Plan<'a> {
     pub report: Report<'a>,
     /// The caller's messages as written (what [`Out::Same`] and [`Out::Edited`] index).
     pub inputs: Vec<Raw<'a>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Tag {
-    Optional,
-    Pinned,
-    Request,
-    Anchor,
-    InProgress,
 }
 
 /// Trims the caller's `messages` (and the format's outside `system`) to `options`.
@@ -99,59 +91,7 @@ fn split<'a>(
         .split(doc, messages, system, &pricing)
 }
 
-pub(crate) struct Trimmer<'a, 'o> {
-    pub session: Session<'a>,
-    pub repaired: Repaired<'a>,
-    pub options: &'o TrimOptions,
-    pub budget: Option<u64>,
-    pub tags: Vec<Tag>,
-    pub kept: Vec<bool>,
-    /// Cost of the kept groups. Wider than a unit's cost: an image may cost up to u64::MAX
-    /// budget bytes (tokens × bytes_per_token, saturated), and sums of such must not wrap.
-    pub total: u128,
-    pub report: Report<'a>,
-}
-
-impl<'a, 'o> Trimmer<'a, 'o> {
-    fn new(mut session: Session<'a>, options: &'o TrimOptions, budget: Option<u64>) -> Self {
-        let repaired = repair::repair(&mut session);
-        let groups = repaired.groups.len();
-        let report = Report {
-            format: options.format,
-            budget_bytes: budget,
-            bytes_per_token: options.bytes_per_token,
-            input_messages: session.inputs.len(),
-            ..Report::default()
-        };
-        Trimmer {
-            session,
-            repaired,
-            options,
-            budget,
-            tags: vec![Tag::Optional; groups],
-            kept: vec![false; groups],
-            total: 0,
-            report,
-        }
-    }
-
-    /// The logical messages of group `g`.
-    pub fn group_msgs(&self, g: usize) -> &[usize] {
-        let group = self.repaired.groups[g];
-        &self.repaired.order[group.start..group.start + group.len]
-    }
-
-    pub fn group_cost(&self, g: usize) -> u128 {
-        self.group_msgs(g)
-            .iter()
-            .map(|&m| self.session.cost(m))
-            .sum()
-    }
-
-    fn first_role(&self, g: usize) -> Option<Role> {
-        self.session.messages[self.group_msgs(g)[0]].role
-    }
-
+impl<'a> Trimmer<'a, '_> {
     /// Tags the groups that must stay, then adds the others newest first.
     fn select(&mut self) {
         let n = self.repaired.groups.len();
@@ -284,17 +224,13 @@ impl<'a, 'o> Trimmer<'a, 'o> {
         self.report.cost_bytes = saturate(cost);
         let repairs = std::mem::take(&mut self.repaired.repairs);
         self.report.locate(&self.session, &kept, &dropped, repairs);
-        let out = adapter.rebuild(doc, &self.session, &kept, &mut self.report);
-        self.report.output_messages = out.len();
+        let rebuilt = adapter.rebuild(doc, &self.session, &kept);
+        self.report.merged = rebuilt.merged;
+        self.report.output_messages = rebuilt.messages.len();
         Plan {
-            messages: out,
+            messages: rebuilt.messages,
             report: self.report,
             inputs: self.session.inputs,
         }
     }
-}
-
-/// A cost for the report: costs past u64::MAX (over any budget) read as u64::MAX.
-pub(crate) fn saturate(bytes: u128) -> u64 {
-    u64::try_from(bytes).unwrap_or(u64::MAX)
 }

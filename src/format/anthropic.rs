@@ -20,7 +20,7 @@
 //! body goes last, leaving a text block that names it.
 
 use super::openai::text_unit;
-use super::{Adapter, Out, Pricing, Words};
+use super::{Adapter, Merge, Out, Pricing, Rebuilt, Words};
 use crate::error::Error;
 use crate::json::{compact_len, write_str};
 use crate::model::{
@@ -32,7 +32,6 @@ use crate::raw::{
     self, canonical_len, get, kind, object_len_without, str_len, string_len_as_json, Doc, Fields,
     Kind, MetaLen, Raw,
 };
-use crate::report::{Merge, Report};
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -108,13 +107,7 @@ impl Adapter for Anthropic {
         removed
     }
 
-    fn rebuild<'a>(
-        &self,
-        doc: &Doc<'a>,
-        session: &Session<'a>,
-        kept: &[bool],
-        report: &mut Report<'_>,
-    ) -> Vec<Out> {
+    fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
         let mut pieces: Vec<Piece> = Vec::new();
         let mut m = 0;
         while m < session.messages.len() {
@@ -139,10 +132,11 @@ impl Adapter for Anthropic {
         }
         // Adjacent messages of the same role merge, so roles alternate.
         let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
+        let mut merged = Vec::new();
         for piece in pieces {
             match out.last_mut() {
                 Some(previous) if previous.role == piece.role => {
-                    report.merged.push(Merge {
+                    merged.push(Merge {
                         index: piece.index,
                         into: previous.index,
                     });
@@ -154,7 +148,10 @@ impl Adapter for Anthropic {
                 _ => out.push(piece),
             }
         }
-        out.into_iter().map(|p| p.finish(doc)).collect()
+        Rebuilt {
+            messages: out.into_iter().map(|p| p.finish(doc)).collect(),
+            merged,
+        }
     }
 }
 

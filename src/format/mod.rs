@@ -13,7 +13,6 @@ use crate::error::Error;
 use crate::model::{Session, UnitKind};
 use crate::pricing::{price_image_url_with_size, price_probe, ImagePrice, ImageProfile};
 use crate::raw::{Doc, Raw};
-use crate::report::Report;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -138,14 +137,23 @@ pub trait Adapter: Sync {
         Vec::new()
     }
 
-    /// The returned messages, built from the plan: the caller's message where nothing changed.
-    fn rebuild<'a>(
-        &self,
-        doc: &Doc<'a>,
-        session: &Session<'a>,
-        kept: &[bool],
-        report: &mut Report<'_>,
-    ) -> Vec<Out>;
+    /// The returned messages, built from the plan: the caller's message where nothing changed;
+    /// and the messages merged into others, for formats that merge adjacent turns.
+    fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt;
+}
+
+/// What an adapter rebuilt.
+#[derive(Debug, Default)]
+pub struct Rebuilt {
+    pub messages: Vec<Out>,
+    pub merged: Vec<Merge>,
+}
+
+/// Message `index` was merged into message `into` to keep roles alternating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merge {
+    pub index: usize,
+    pub into: usize,
 }
 
 /// One returned message.

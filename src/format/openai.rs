@@ -1,13 +1,12 @@
 //! OpenAI Chat Completions messages (DESIGN §4): one logical message per message.
 
-use super::{Adapter, Edit, NewContent, NewPart, Out, Pricing, Words};
+use super::{Adapter, Edit, NewContent, NewPart, Out, Pricing, Rebuilt, Words};
 use crate::error::Error;
 use crate::model::{
     Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
     UnitKind, ATTACHMENT_PREFIX,
 };
 use crate::raw::{self, canonical_len, get, kind, str_len, Doc, Fields, Kind, MetaLen, Raw};
-use crate::report::Report;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -46,17 +45,14 @@ impl Adapter for OpenAi {
         Ok(session)
     }
 
-    fn rebuild<'a>(
-        &self,
-        _doc: &Doc<'a>,
-        session: &Session<'a>,
-        kept: &[bool],
-        _report: &mut Report<'_>,
-    ) -> Vec<Out> {
-        (0..session.messages.len())
-            .filter(|&m| kept[m])
-            .map(|m| edit_of(session, m))
-            .collect()
+    fn rebuild<'a>(&self, _doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
+        Rebuilt {
+            messages: (0..session.messages.len())
+                .filter(|&m| kept[m])
+                .map(|m| edit_of(session, m))
+                .collect(),
+            merged: Vec::new(),
+        }
     }
 }
 
