@@ -978,3 +978,21 @@ fn anthropic_format_fifty_thousand_leading_assistant_turns() {
     assert_eq!(dropped.len(), 50_000);
     assert_eq!(dropped[49_999], 49_999);
 }
+
+#[test]
+fn unknown_fields_pass_through_as_written() {
+    // Integers past 64 bits, non-canonical numbers and escapes: the caller's bytes come back,
+    // not a re-serialisation (which would turn the integer into 1.2345678901234568e29).
+    let message = r#"{"role": "user", "content": "hi", "seq": 123456789012345678901234567890, "x": 1.50e3, "s": "\u00e9\/"}"#;
+    let request = format!(r#"{{"messages": [{message}], "max_bytes": 4096}}"#);
+    let answer = trim_json(&request);
+    assert!(answer.contains(message), "{answer}");
+    // A message that changes keeps its other fields as written too.
+    let long = "x".repeat(3000);
+    let request = format!(
+        r#"{{"messages": [{{"role": "user", "content": "{long}", "seq": 123456789012345678901234567890}}, {{"role": "assistant", "content": "ok"}}, {{"role": "user", "content": "and?"}}], "max_bytes": 1000}}"#
+    );
+    let answer = trim_json(&request);
+    assert!(answer.contains(r#""seq":123456789012345678901234567890"#), "{answer}");
+    assert!(answer.contains("bytes omitted"), "{answer}");
+}
