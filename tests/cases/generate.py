@@ -528,6 +528,19 @@ case("anthropic_repair",
                    "reason": "tool_result does not answer a tool_use of the assistant message right before it",
                    "path": "messages[4].content[0]"}]))
 
+repaired_msgs = msgs
+case("anthropic_sanitize_takes_the_format",
+     "sanitize with {\"messages\", \"format\": \"anthropic\"} repairs Anthropic Messages as trim "
+     "does (same answer as the anthropic_repair case) and reports the format and the merges.",
+     {"messages": repaired_msgs, "format": "anthropic"},
+     {"ok": True,
+      "messages": [repaired_msgs[0],
+                   {"role": "assistant", "content": [{"type": "thinking", "thinking": "plan", "signature": "c2ln"},
+                                                     a_text("Running two tools."), a_text(NOTE), a_text("Done.")]},
+                   {"role": "user", "content": [a_text("and now?")]}],
+      "report": {"format": "anthropic", "merged": [{"index": 3, "into": 1}]}},
+     function="sanitize")
+
 msgs = [{"role": "user", "content": filler(5000, "long old context")},
         {"role": "assistant", "content": "Old answer."},
         {"role": "user", "content": "Short note."},
