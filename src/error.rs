@@ -80,6 +80,17 @@ impl Error {
         self
     }
 
+    /// The `internal` error a caught panic becomes, with the panic's message: every front end
+    /// reports a panic in these words.
+    pub fn from_panic(payload: &(dyn std::any::Any + Send)) -> Self {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Error::new(ErrorCode::Internal, format!("internal error: {what}"))
+    }
+
     /// The `"error"` object of the JSON contract.
     pub fn to_json(&self) -> Value {
         let mut error = Map::new();

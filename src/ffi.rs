@@ -49,18 +49,7 @@ fn boundary_answer<'a>(body: impl FnOnce() -> Result<Reply<'a>, Error>) -> *mut 
         Ok(Ok(Reply::Answer(answer))) => c_string(answer.len(), |buf| answer.write_into(buf)),
         Ok(Ok(Reply::Text(text))) => text_string(&text),
         Ok(Err(error)) => text_string(&error.to_response().to_string()),
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            text_string(
-                &Error::new(ErrorCode::Internal, format!("internal error: {what}"))
-                    .to_response()
-                    .to_string(),
-            )
-        }
+        Err(panic) => text_string(&Error::from_panic(&*panic).to_response().to_string()),
     }
 }
 

@@ -124,13 +124,5 @@ fn annotate(py: Python<'_>, err: &PyErr, error: &Error) -> PyResult<()> {
 
 /// An `internal` error for a panic caught in the core.
 pub fn panic_error(payload: Box<dyn std::any::Any + Send>) -> Error {
-    let what = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    Error::new(
-        ErrorCode::Internal,
-        format!("internal error in ankita: {what}"),
-    )
+    Error::from_panic(&*payload)
 }
