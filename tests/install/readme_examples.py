@@ -97,6 +97,11 @@ def cli_examples(readme_path: pathlib.Path, scratch: pathlib.Path) -> int:
     restored = [{"role": "tool", "tool_call_id": "call_0", "content": "orphan"}] + session["messages"][:3]
     (work / "restored.json").write_text(json.dumps(restored))
     shutil.copy(sorted((repo / "examples" / "screenshots").glob("*.png"))[0], work / "screenshot.png")
+    # A batch: one request per line (the session whole, and its first turns on a tight budget).
+    batch = [{"messages": session["messages"]},
+             {"messages": session["messages"][:4], "max_bytes": 2000},
+             session["messages"][:2]]
+    (work / "requests.jsonl").write_text("".join(json.dumps(r) + "\n" for r in batch))
     lines = [
         line
         for lang, text in blocks_of(readme_path, "Command line")
