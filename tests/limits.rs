@@ -993,6 +993,9 @@ fn unknown_fields_pass_through_as_written() {
         r#"{{"messages": [{{"role": "user", "content": "{long}", "seq": 123456789012345678901234567890}}, {{"role": "assistant", "content": "ok"}}, {{"role": "user", "content": "and?"}}], "max_bytes": 1000}}"#
     );
     let answer = trim_json(&request);
-    assert!(answer.contains(r#""seq":123456789012345678901234567890"#), "{answer}");
+    assert!(
+        answer.contains(r#""seq":123456789012345678901234567890"#),
+        "{answer}"
+    );
     assert!(answer.contains("bytes omitted"), "{answer}");
 }
