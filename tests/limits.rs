@@ -999,3 +999,25 @@ fn unknown_fields_pass_through_as_written() {
     );
     assert!(answer.contains("bytes omitted"), "{answer}");
 }
+
+#[test]
+fn string_content_that_starts_like_an_attachment_is_text() {
+    // Only a text part is an attachment body (DESIGN §4): a string content that starts with
+    // "Attached file:" is shrunk like any text, in both formats.
+    let long = format!("Attached file: notes.txt\n{}", "line of notes ".repeat(200));
+    for format in ["openai", "anthropic"] {
+        let request = json!({"format": format, "max_bytes": 1500, "messages": [
+            {"role": "user", "content": long},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "and?"},
+        ]});
+        let v = trim(&request);
+        assert_eq!(v["ok"], true, "{format}: {v}");
+        assert_eq!(v["report"]["truncated"][0]["index"], 0, "{format}: {v}");
+        assert_eq!(
+            v["report"]["dropped_attachments"],
+            json!([]),
+            "{format}: {v}"
+        );
+    }
+}

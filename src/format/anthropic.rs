@@ -19,7 +19,7 @@
 //! edited (they are signed). A `document` block is an attachment: when the budget forces it, its
 //! body goes last, leaving a text block that names it.
 
-use super::openai::text_unit;
+use super::openai::{string_unit, text_unit};
 use super::{Adapter, Merge, Out, Pricing, Rebuilt, Words};
 use crate::error::Error;
 use crate::json::{compact_len, write_str};
@@ -210,7 +210,7 @@ fn split_system<'a>(
     let shape = match kind(system) {
         Kind::Null => return Ok(()),
         Kind::String => {
-            s.units.push(text_unit(None, system));
+            s.units.push(string_unit(None, system));
             ContentShape::Text
         }
         Kind::Array => {
@@ -332,7 +332,7 @@ fn split_message<'a>(
             return Ok(());
         }
         Some((Kind::String, c)) => {
-            s.units.push(text_unit(None, c));
+            s.units.push(string_unit(None, c));
             s.messages.push(logical(
                 ContentShape::Text,
                 (start, start + 1),
@@ -423,11 +423,11 @@ fn split_tool_result<'a>(
     let start = s.units.len() as u32;
     let shape = match get(fields, "content").map(|c| (kind(c), c)) {
         None | Some((Kind::Null, _)) => {
-            s.units.push(text_unit(block, "\"\""));
+            s.units.push(string_unit(block, "\"\""));
             ContentShape::Text
         }
         Some((Kind::String, c)) => {
-            s.units.push(text_unit(block, c));
+            s.units.push(string_unit(block, c));
             ContentShape::Text
         }
         Some((Kind::Array, c)) => {

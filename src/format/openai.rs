@@ -86,7 +86,7 @@ fn split_message<'a>(
         None => ContentShape::Absent,
         Some((Kind::Null, _)) => ContentShape::Null,
         Some((Kind::String, c)) => {
-            session.units.push(text_unit(None, c));
+            session.units.push(string_unit(None, c));
             ContentShape::Text
         }
         Some((Kind::Array, c)) => {
@@ -159,6 +159,18 @@ fn meta_lens(fields: &Fields<'_>) -> (u64, u64) {
         }
     }
     (all.total(), without_calls.total())
+}
+
+/// The unit of a string content (DESIGN §4: only a text *part* can be an attachment body).
+pub(crate) fn string_unit(part: Option<u32>, token: &str) -> Unit<'_> {
+    Unit {
+        part,
+        sub: None,
+        kind: UnitKind::Text,
+        text: TextSource::Raw(token),
+        bytes: str_len(token),
+        change: Change::Keep,
+    }
 }
 
 /// A text unit for the JSON string token `token` (an attachment when it starts so).
