@@ -154,10 +154,17 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
                     path,
                 });
                 for r in i + 1..end {
+                    // A reply that says nothing goes as empty (its call was unanswered).
+                    let (action, reason) = if session.has_content(r) {
+                        let reason = RepairReason::ReplyOfIncomplete { assistant: i };
+                        (RepairAction::IncompleteToolReplyRemoved, reason)
+                    } else {
+                        (RepairAction::EmptyMessageRemoved, RepairReason::NoContent)
+                    };
                     out.repairs.push(Repair {
                         message: r,
-                        action: RepairAction::IncompleteToolReplyRemoved,
-                        reason: RepairReason::ReplyOfIncomplete { assistant: i },
+                        action,
+                        reason,
                         path: None,
                     });
                 }
@@ -197,6 +204,11 @@ fn match_replies<'a>(
     });
     let mut answered = vec![false; ids.len()];
     for r in range {
+        // A reply with no content (`"content": null` or none) is removed (DESIGN §5), which
+        // leaves its call unanswered: the provider refuses a tool message without content.
+        if !session.has_content(r) {
+            continue;
+        }
         let Some(id) = &session.messages[r].tool_call_id else {
             return Err(RepairReason::ReplyWithoutId);
         };

@@ -575,6 +575,16 @@ case("invalid_part_names_its_path", "A part without a type is named by its path.
 case("unknown_request_key", "A typo in a budget key is an error, not a silent default.",
      {"messages": [user("a")], "max_byte": 100},
      err("invalid_request", path="max_byte"))
+msgs = [user("ls"), calls("c1"), {"role": "tool", "tool_call_id": "c1", "content": None}, user("well?")]
+case("tool_reply_without_content_voids_the_exchange",
+     "A tool reply with null content is a message with no usable content (DESIGN §5): it is "
+     "removed, so its call is unanswered and the exchange is voided with the visible note (the "
+     "API refuses a tool message without content).",
+     {"messages": msgs},
+     ok([msgs[0], {"role": "assistant", "content": NOTE}, msgs[3]],
+        repaired=[{"index": 1, "action": "incomplete_tool_calls_removed", "reason": "tool call \"c1\" has no reply"},
+                  {"index": 2, "action": "empty_message_removed", "reason": "message has no content",
+                   "path": "messages[2].content"}]))
 case("chat_format_names_the_format_of_foreign_blocks",
      "Anthropic blocks passed without format=\"anthropic\" are a mix-up of formats, not opaque parts "
      "(their image would cost its base64 length and their tool pairs would not be grouped): an "
