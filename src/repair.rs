@@ -135,12 +135,26 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
                 ToolCalls::None => unreachable!("checked above"),
             };
             if matches!(session.messages[i].tool_calls, ToolCalls::Valid(_)) && problem.is_none() {
+                // Replies without content were not counted as answers: they go as empty.
+                let start = out.order.len();
+                out.order.push(i);
+                for r in i + 1..end {
+                    if session.has_content(r) {
+                        out.order.push(r);
+                    } else {
+                        out.repairs.push(Repair {
+                            message: r,
+                            action: RepairAction::EmptyMessageRemoved,
+                            reason: RepairReason::NoContent,
+                            path: None,
+                        });
+                    }
+                }
                 out.groups.push(Group {
-                    start: out.order.len(),
-                    len: end - i,
+                    start,
+                    len: out.order.len() - start,
                     exchange: true,
                 });
-                out.order.extend(i..end);
                 i = end;
                 continue;
             }

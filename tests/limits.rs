@@ -1021,3 +1021,31 @@ fn string_content_that_starts_like_an_attachment_is_text() {
         );
     }
 }
+
+#[test]
+fn an_empty_tool_reply_beside_a_real_one_goes_as_empty() {
+    // Found by the trim_session fuzzer: the empty reply is not an answer, so the exchange is
+    // whole with the other one, and the empty one must not be returned with it.
+    let v = trim(&json!({"messages": [
+        {"role": "user", "content": "ls"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": ""},
+        {"role": "tool", "tool_call_id": "c1", "content": "a.txt"},
+        {"role": "user", "content": "and?"},
+    ]}));
+    assert_eq!(v["ok"], true, "{v}");
+    let roles: Vec<&str> = v["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "user"], "{v}");
+    assert_eq!(v["messages"][2]["content"], "a.txt");
+    assert_eq!(v["report"]["repaired"][0]["index"], 2);
+    assert_eq!(
+        v["report"]["repaired"][0]["action"],
+        "empty_message_removed"
+    );
+}
