@@ -70,6 +70,9 @@ pub struct Doc<'a> {
     /// Where the last lookup in `noted` ended: reading goes forward, so the next one is
     /// usually right there.
     hint: Cell<usize>,
+    /// Where each key of the root object starts, when the root is an object whose keys have no
+    /// escapes: its values are then found between the keys, without being read.
+    root_keys: Option<Vec<usize>>,
     /// start → end of the long strings with escapes scanned so far.
     scanned: RefCell<HashMap<usize, usize, BuildHasherDefault<OffsetHasher>>>,
 }
@@ -100,16 +103,23 @@ impl<'a> Doc<'a> {
     /// long string without escapes lies, so reading the text later never scans it.
     pub fn parse(text: &'a str) -> Result<Doc<'a>, serde_json::Error> {
         let noted = RefCell::new(Vec::new());
+        let root_keys = RefCell::new(Some(Vec::new()));
         let mut de = serde_json::Deserializer::from_str(text);
         Validate {
             base: text.as_ptr() as usize,
             noted: &noted,
+            root_keys: &root_keys,
+            at: Level::Root,
         }
         .deserialize(&mut de)?;
         de.end()?;
+        let root_keys = root_keys
+            .into_inner()
+            .filter(|_| kind(text.trim_start()) == Kind::Object);
         Ok(Doc {
             text,
             noted: noted.into_inner(),
+            root_keys,
             hint: Cell::new(0),
             scanned: RefCell::new(HashMap::default()),
         })
@@ -130,20 +140,57 @@ impl<'a> Doc<'a> {
         if kind(raw) != Kind::Object {
             return None;
         }
-        Some(self.fields_at(self.offset(raw)).0)
+        let mut fields = Vec::new();
+        match &self.root_keys {
+            Some(keys) if std::ptr::eq(raw, self.root()) => self.root_fields(keys, &mut fields),
+            _ => {
+                self.fields_into(self.offset(raw), &mut fields);
+            }
+        }
+        Some(fields)
     }
 
-    /// The fields of the object starting at `i`, and where it ends.
-    fn fields_at(&self, mut i: usize) -> (Fields<'a>, usize) {
+    /// Reads the fields of an object into `fields` (cleared first); false when the value is
+    /// not an object.
+    pub fn read_fields(&self, raw: Raw<'a>, fields: &mut Fields<'a>) -> bool {
+        fields.clear();
+        if kind(raw) != Kind::Object {
+            return false;
+        }
+        self.fields_into(self.offset(raw), fields);
+        true
+    }
+
+    /// The fields of the root object, its values found between the keys noted while
+    /// validating (the value before a key ends at the comma before it).
+    fn root_fields(&self, keys: &[usize], fields: &mut Fields<'a>) {
+        let bytes = self.text.as_bytes();
+        let root = self.root();
+        // The closing brace.
+        let close = self.offset(root) + root.len() - 1;
+        let mut index = None;
+        for (n, &key_start) in keys.iter().enumerate() {
+            let key_end = self.skip_string(key_start);
+            let key = decode(&self.text[key_start..key_end]);
+            let start = skip_ws(bytes, skip_ws(bytes, key_end) + 1);
+            let end = match keys.get(n + 1) {
+                Some(&next) => skip_ws_back(bytes, skip_ws_back(bytes, next) - 1),
+                None => skip_ws_back(bytes, close),
+            };
+            add_field(fields, &mut index, key, &self.text[start..end]);
+        }
+    }
+
+    /// Reads the fields of the object starting at `i` into `fields`; returns where it ends.
+    fn fields_into(&self, mut i: usize, fields: &mut Fields<'a>) -> usize {
         let bytes = self.text.as_bytes();
         i += 1;
-        let mut fields: Fields<'a> = Vec::new();
-        // Objects of a few keys are searched; a hostile one of thousands is indexed.
-        let mut index: Option<HashMap<Cow<'a, str>, usize>> = None;
+        fields.clear();
+        let mut index = None;
         loop {
             i = skip_ws(bytes, i);
             if bytes[i] == b'}' {
-                return (fields, i + 1);
+                return i + 1;
             }
             if bytes[i] == b',' {
                 i = skip_ws(bytes, i + 1);
@@ -153,30 +200,8 @@ impl<'a> Doc<'a> {
             i = skip_ws(bytes, key_end) + 1; // the colon
             let start = skip_ws(bytes, i);
             let end = self.skip_value(start);
-            let value = &self.text[start..end];
+            add_field(fields, &mut index, key, &self.text[start..end]);
             i = end;
-            if fields.len() >= 16 && index.is_none() {
-                index = Some(
-                    fields
-                        .iter()
-                        .enumerate()
-                        .map(|(n, (k, _))| (k.clone(), n))
-                        .collect(),
-                );
-            }
-            let seen = match &index {
-                Some(index) => index.get(&key).copied(),
-                None => fields.iter().position(|(k, _)| *k == key),
-            };
-            match seen {
-                Some(n) => fields[n].1 = value,
-                None => {
-                    if let Some(index) = &mut index {
-                        index.insert(key.clone(), fields.len());
-                    }
-                    fields.push((key, value));
-                }
-            }
         }
     }
 
@@ -257,6 +282,18 @@ impl<'a> Doc<'a> {
 
     /// The end (after the closing quote) of the string starting at `i`.
     fn skip_string(&self, i: usize) -> usize {
+        // Keys and short values end within a few bytes: scanning them costs less than looking
+        // them up (a string ending here is never noted nor remembered anyway).
+        let bytes = self.text.as_bytes();
+        let near = bytes.len().min(i + NOTE);
+        let mut j = i + 1;
+        while j < near {
+            match bytes[j] {
+                b'"' => return j + 1,
+                b'\\' => j += 2,
+                _ => j += 1,
+            }
+        }
         if let Some(end) = self.noted_end(i) {
             return end;
         }
@@ -302,10 +339,10 @@ pub struct ObjectItems<'d, 'a> {
     at: usize,
 }
 
-impl<'a> Iterator for ObjectItems<'_, 'a> {
-    type Item = (Raw<'a>, Option<Fields<'a>>);
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl<'a> ObjectItems<'_, 'a> {
+    /// The next item, its fields read into `fields` (cleared) when it is an object: one buffer
+    /// serves every item. `Some((item, is_object))`.
+    pub fn next_into(&mut self, fields: &mut Fields<'a>) -> Option<(Raw<'a>, bool)> {
         let bytes = self.doc.text.as_bytes();
         let mut i = skip_ws(bytes, self.at);
         if bytes[i] == b',' {
@@ -315,14 +352,25 @@ impl<'a> Iterator for ObjectItems<'_, 'a> {
             self.at = i;
             return None;
         }
-        let (fields, end) = if bytes[i] == b'{' {
-            let (fields, end) = self.doc.fields_at(i);
-            (Some(fields), end)
+        let object = bytes[i] == b'{';
+        let end = if object {
+            self.doc.fields_into(i, fields)
         } else {
-            (None, self.doc.skip_value(i))
+            fields.clear();
+            self.doc.skip_value(i)
         };
         self.at = end;
-        Some((&self.doc.text[i..end], fields))
+        Some((&self.doc.text[i..end], object))
+    }
+}
+
+impl<'a> Iterator for ObjectItems<'_, 'a> {
+    type Item = (Raw<'a>, Option<Fields<'a>>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut fields = Vec::new();
+        let (item, object) = self.next_into(&mut fields)?;
+        Some((item, object.then_some(fields)))
     }
 }
 
@@ -332,6 +380,18 @@ impl<'a> Iterator for ObjectItems<'_, 'a> {
 struct Validate<'c> {
     base: usize,
     noted: &'c RefCell<Vec<(usize, usize)>>,
+    /// Where the root object's keys start; `None` once one has escapes (serde_json hands it
+    /// decoded, without its place).
+    root_keys: &'c RefCell<Option<Vec<usize>>>,
+    at: Level,
+}
+
+/// Where in the document a value is: the root, a key of the root object, anywhere else.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Root,
+    RootKey,
+    Inner,
 }
 
 impl<'de> DeserializeSeed<'de> for Validate<'_> {
@@ -362,26 +422,89 @@ impl<'de> Visitor<'de> for Validate<'_> {
         Ok(())
     }
     fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        if self.at == Level::RootKey {
+            *self.root_keys.borrow_mut() = None;
+        }
         Ok(())
     }
     fn visit_borrowed_str<E>(self, s: &'de str) -> Result<(), E> {
+        // Borrowed means no escapes: the token is the slice and its two quotes.
+        let start = s.as_ptr() as usize - self.base - 1;
+        if self.at == Level::RootKey {
+            if let Some(keys) = self.root_keys.borrow_mut().as_mut() {
+                keys.push(start);
+            }
+        }
         if s.len() + 2 >= NOTE {
-            // Borrowed means no escapes: the token is the slice and its two quotes.
-            let start = s.as_ptr() as usize - self.base - 1;
             self.noted.borrow_mut().push((start, start + s.len() + 2));
         }
         Ok(())
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(self)?.is_some() {}
+        let inner = Validate {
+            at: Level::Inner,
+            ..self
+        };
+        while seq.next_element_seed(inner)?.is_some() {}
         Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while map.next_key_seed(self)?.is_some() {
-            map.next_value_seed(self)?;
+        let inner = Validate {
+            at: Level::Inner,
+            ..self
+        };
+        let key = match self.at {
+            Level::Root => Validate {
+                at: Level::RootKey,
+                ..self
+            },
+            _ => inner,
+        };
+        while map.next_key_seed(key)?.is_some() {
+            map.next_value_seed(inner)?;
         }
         Ok(())
     }
+}
+
+/// Adds a field read from an object: a key given again keeps its first place and takes the
+/// new value. Objects of a few keys are searched; a hostile one of thousands is indexed.
+fn add_field<'a>(
+    fields: &mut Fields<'a>,
+    index: &mut Option<HashMap<Cow<'a, str>, usize>>,
+    key: Cow<'a, str>,
+    value: Raw<'a>,
+) {
+    if fields.len() >= 16 && index.is_none() {
+        *index = Some(
+            fields
+                .iter()
+                .enumerate()
+                .map(|(n, (k, _))| (k.clone(), n))
+                .collect(),
+        );
+    }
+    let seen = match index {
+        Some(index) => index.get(&key).copied(),
+        None => fields.iter().position(|(k, _)| *k == key),
+    };
+    match seen {
+        Some(n) => fields[n].1 = value,
+        None => {
+            if let Some(index) = index {
+                index.insert(key.clone(), fields.len());
+            }
+            fields.push((key, value));
+        }
+    }
+}
+
+/// The end of the value that ends before `i`, white space skipped backwards.
+fn skip_ws_back(bytes: &[u8], mut i: usize) -> usize {
+    while matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        i -= 1;
+    }
+    i
 }
 
 fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
@@ -414,6 +537,10 @@ fn string_end(bytes: &[u8], i: usize) -> usize {
 
 /// The index of the first `\` in `bytes`, if any.
 fn find_backslash(bytes: &[u8]) -> Option<usize> {
+    // Setting up a vector scan costs more than looking at a key's few bytes one by one.
+    if bytes.len() < 16 {
+        return bytes.iter().position(|&b| b == b'\\');
+    }
     memchr::memchr(b'\\', bytes)
 }
 
@@ -665,6 +792,26 @@ mod tests {
             doc.items(doc.root()).unwrap(),
             vec!["1", "{\"x\": [\"]\\\"\"]}", "\"s\""]
         );
+    }
+
+    #[test]
+    fn root_fields_are_found_between_the_keys() {
+        for text in [
+            " { \"a\" : [1, {\"b\": \"}\"}] ,\n\"c\":\"x\" , \"a\": null\t} ",
+            r#"{"a":1,"c":"x","a":2}"#,
+            r#"{"\u0061":[],"c":{"d":"e"}}"#,
+            "{}",
+        ] {
+            let doc = Doc::parse(text).unwrap();
+            let mut slow = Vec::new();
+            doc.fields_into(doc.offset(doc.root()), &mut slow);
+            assert_eq!(doc.fields(doc.root()).unwrap(), slow, "{text}");
+        }
+        let doc = Doc::parse(r#"{"a": [1,2] , "b":{}}"#).unwrap();
+        assert!(doc.root_keys.is_some());
+        let f = doc.fields(doc.root()).unwrap();
+        assert_eq!((f[0].1, f[1].1), ("[1,2]", "{}"));
+        assert!(Doc::parse(r#"{"\u0061":1}"#).unwrap().root_keys.is_none());
     }
 
     #[test]

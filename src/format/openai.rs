@@ -39,9 +39,16 @@ impl Adapter for OpenAi {
         pricing: &Pricing<'_>,
     ) -> Result<Session<'a>, Error> {
         let mut session = Session::default();
-        for (i, (message, fields)) in doc.object_items(messages).into_iter().flatten().enumerate() {
-            session.inputs.push(message);
-            split_message(doc, i, fields, pricing, &mut session)?;
+        let mut scratch = Scratch::default();
+        let mut fields = Fields::new();
+        if let Some(mut items) = doc.object_items(messages) {
+            let mut i = 0;
+            while let Some((message, object)) = items.next_into(&mut fields) {
+                session.inputs.push(message);
+                let fields = object.then_some(&fields);
+                split_message(doc, i, fields, pricing, &mut scratch, &mut session)?;
+                i += 1;
+            }
         }
         Ok(session)
     }
@@ -64,11 +71,20 @@ fn at(i: usize, rest: &str) -> String {
     format!("messages[{i}]{rest}")
 }
 
+/// Buffers for the fields of the objects inside a message, reused from message to message.
+#[derive(Default)]
+struct Scratch<'a> {
+    part: Fields<'a>,
+    call: Fields<'a>,
+    function: Fields<'a>,
+}
+
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    fields: Option<Fields<'a>>,
+    fields: Option<&Fields<'a>>,
     pricing: &Pricing<'_>,
+    scratch: &mut Scratch<'a>,
     session: &mut Session<'a>,
 ) -> Result<(), Error> {
     let fields = fields
@@ -94,9 +110,15 @@ fn split_message<'a>(
             ContentShape::Text
         }
         Some((Kind::Array, c)) => {
-            for (p, (part, fields)) in doc.object_items(c).into_iter().flatten().enumerate() {
-                let unit = split_part(doc, i, p, part, fields, pricing)?;
-                session.units.push(unit);
+            if let Some(mut parts) = doc.object_items(c) {
+                let mut p = 0;
+                while let Some((part, object)) = parts.next_into(&mut scratch.part) {
+                    let fields = object.then_some(&scratch.part);
+                    session
+                        .units
+                        .push(split_part(doc, i, p, part, fields, pricing)?);
+                    p += 1;
+                }
             }
             ContentShape::Parts
         }
@@ -109,14 +131,7 @@ fn split_message<'a>(
     };
     let tool_calls = match get(&fields, "tool_calls").map(|c| (kind(c), c)) {
         None | Some((Kind::Null, _)) => ToolCalls::None,
-        Some((Kind::Array, calls)) => {
-            let calls = doc.items(calls).unwrap_or_default();
-            if calls.is_empty() {
-                ToolCalls::Empty
-            } else {
-                check_tool_calls(doc, i, &calls)
-            }
-        }
+        Some((Kind::Array, calls)) => check_tool_calls(doc, i, calls, scratch),
         Some(_) => {
             return Err(Error::invalid_request(
                 "tool_calls must be an array",
@@ -129,7 +144,7 @@ fn split_message<'a>(
     })?;
     let has_refusal =
         get(&fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
-    let (meta_bytes, meta_without_calls) = meta_lens(&fields);
+    let (meta_bytes, meta_without_calls) = meta_lens(fields);
     session.messages.push(Message {
         physical: Some(i as u32),
         origin: Origin::Whole,
@@ -209,7 +224,7 @@ fn split_part<'a>(
     i: usize,
     p: usize,
     part: Raw<'a>,
-    fields: Option<Fields<'a>>,
+    fields: Option<&Fields<'a>>,
     pricing: &Pricing<'_>,
 ) -> Result<Unit<'a>, Error> {
     let here = || at(i, &format!(".content[{p}]"));
@@ -246,7 +261,7 @@ fn split_part<'a>(
             )),
         },
         "image_url" => {
-            let (url, detail) = image_url_of(doc, &fields).ok_or_else(|| {
+            let (url, detail) = image_url_of(doc, fields).ok_or_else(|| {
                 Error::invalid_request(
                     "an image_url part needs image_url.url as a string",
                     format!("{}.image_url", here()),
@@ -304,23 +319,36 @@ pub(crate) fn image_url_of<'a>(
 }
 
 /// Checks each call's shape (DESIGN §5): a unique non-empty string `id`, `type` "function",
-/// string `function.name` and `function.arguments`.
-fn check_tool_calls<'a>(doc: &Doc<'a>, i: usize, calls: &[Raw<'a>]) -> ToolCalls<'a> {
-    let mut ids: Vec<Cow<'a, str>> = Vec::with_capacity(calls.len());
+/// string `function.name` and `function.arguments`; no calls at all is `Empty`.
+fn check_tool_calls<'a>(
+    doc: &Doc<'a>,
+    i: usize,
+    calls: Raw<'a>,
+    scratch: &mut Scratch<'a>,
+) -> ToolCalls<'a> {
+    let mut ids: Vec<Cow<'a, str>> = Vec::new();
     // A few calls are compared; a hostile message of thousands is hashed.
-    let mut seen = (calls.len() > 16).then(HashSet::new);
-    for (c, call) in calls.iter().enumerate() {
+    let mut seen: Option<HashSet<Cow<'a, str>>> = None;
+    let Some(mut items) = doc.object_items(calls) else {
+        return ToolCalls::Empty;
+    };
+    let mut c = 0;
+    while let Some((_, object)) = items.next_into(&mut scratch.call) {
+        let fields = &scratch.call;
         let bad = |why: Malformed, rest: &str| ToolCalls::Malformed {
             why,
             path: at(i, &format!(".tool_calls[{c}]{rest}")),
         };
-        let Some(fields) = doc.fields(call) else {
+        if !object {
             return bad(Malformed::NotObject, "");
-        };
+        }
         let id = match get(&fields, "id").and_then(raw::string) {
             Some(id) if !id.is_empty() => id,
             _ => return bad(Malformed::IdMissing, ".id"),
         };
+        if ids.len() == 16 {
+            seen = Some(ids.iter().cloned().collect());
+        }
         let duplicate = match &mut seen {
             Some(seen) => !seen.insert(id.clone()),
             None => ids.contains(&id),
@@ -331,10 +359,11 @@ fn check_tool_calls<'a>(doc: &Doc<'a>, i: usize, calls: &[Raw<'a>]) -> ToolCalls
         if get(&fields, "type").and_then(raw::string).as_deref() != Some("function") {
             return bad(Malformed::TypeNotFunction, ".type");
         }
-        let Some(function) = get(&fields, "function").and_then(|f| doc.fields(f)) else {
+        let function = &mut scratch.function;
+        if !get(fields, "function").is_some_and(|f| doc.read_fields(f, function)) {
             return bad(Malformed::FunctionMissing, ".function");
-        };
-        let is_string = |key: &str| get(&function, key).is_some_and(|v| kind(v) == Kind::String);
+        }
+        let is_string = |key: &str| get(function, key).is_some_and(|v| kind(v) == Kind::String);
         if !is_string("name") {
             return bad(Malformed::NameNotString, ".function.name");
         }
@@ -342,8 +371,13 @@ fn check_tool_calls<'a>(doc: &Doc<'a>, i: usize, calls: &[Raw<'a>]) -> ToolCalls
             return bad(Malformed::ArgumentsNotString, ".function.arguments");
         }
         ids.push(id);
+        c += 1;
     }
-    ToolCalls::Valid(ids)
+    if ids.is_empty() {
+        ToolCalls::Empty
+    } else {
+        ToolCalls::Valid(ids)
+    }
 }
 
 /// The returned form of logical message `m`: the caller's own, or what changed in it.
