@@ -282,6 +282,14 @@ impl<'a> Doc<'a> {
 
     /// The end (after the closing quote) of the string starting at `i`.
     fn skip_string(&self, i: usize) -> usize {
+        // Reading goes forward: the next noted string is usually the one asked for.
+        let k = self.hint.get();
+        if let Some(&(start, end)) = self.noted.get(k) {
+            if start == i {
+                self.hint.set(k + 1);
+                return end;
+            }
+        }
         // Keys and short values end within a few bytes: scanning them costs less than looking
         // them up (a string ending here is never noted nor remembered anyway).
         let bytes = self.text.as_bytes();
