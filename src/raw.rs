@@ -170,8 +170,7 @@ impl<'a> Doc<'a> {
         let close = self.offset(root) + root.len() - 1;
         let mut index = None;
         for (n, &key_start) in keys.iter().enumerate() {
-            let key_end = self.skip_string(key_start);
-            let key = decode(&self.text[key_start..key_end]);
+            let (key, key_end) = self.key_at(key_start);
             let start = skip_ws(bytes, skip_ws(bytes, key_end) + 1);
             let end = match keys.get(n + 1) {
                 Some(&next) => skip_ws_back(bytes, skip_ws_back(bytes, next) - 1),
@@ -195,8 +194,7 @@ impl<'a> Doc<'a> {
             if bytes[i] == b',' {
                 i = skip_ws(bytes, i + 1);
             }
-            let key_end = self.skip_string(i);
-            let key = decode(&self.text[i..key_end]);
+            let (key, key_end) = self.key_at(i);
             i = skip_ws(bytes, key_end) + 1; // the colon
             let start = skip_ws(bytes, i);
             let end = self.skip_value(start);
@@ -235,6 +233,22 @@ impl<'a> Doc<'a> {
                 }
             }
         }
+    }
+
+    /// The key (a string token) starting at `i`, decoded, and where it ends. A key without
+    /// escapes is read in one look at its bytes.
+    fn key_at(&self, i: usize) -> (Cow<'a, str>, usize) {
+        let bytes = self.text.as_bytes();
+        let near = bytes.len().min(i + NOTE);
+        for j in i + 1..near {
+            match bytes[j] {
+                b'"' => return (Cow::Borrowed(&self.text[i + 1..j]), j + 1),
+                b'\\' => break,
+                _ => {}
+            }
+        }
+        let end = self.skip_string(i);
+        (decode(&self.text[i..end]), end)
     }
 
     /// The end of the value starting at `i`.
@@ -632,6 +646,16 @@ pub fn canonical_len(raw: &str) -> u64 {
         match bytes[i] {
             b' ' | b'\t' | b'\n' | b'\r' => i += 1,
             b'"' => {
+                // A short string without escapes counts as written: found by its closing quote.
+                let plain = bytes[i + 1..bytes.len().min(i + 33)]
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\')
+                    .filter(|&k| bytes[i + 1 + k] == b'"');
+                if let Some(k) = plain {
+                    len += k as u64 + 2;
+                    i += k + 2;
+                    continue;
+                }
                 let end = string_end(bytes, i);
                 len += canonical_string_len(&bytes[i..end]);
                 i = end;
