@@ -257,30 +257,45 @@ impl<'a> Doc<'a> {
         match bytes[i] {
             b'"' => self.skip_string(i),
             open @ (b'{' | b'[') => {
-                // Only brackets of this kind (and strings) change where it ends.
+                // Only brackets of this kind (and strings) change where it ends. Values inside
+                // are mostly short: a byte loop beats starting a vector scan at each string.
                 let close = if open == b'{' { b'}' } else { b']' };
                 let mut depth = 0usize;
                 let mut j = i;
-                loop {
-                    match memchr::memchr3(b'"', open, close, &bytes[j..]) {
-                        Some(k) => j += k,
-                        None => return bytes.len(),
-                    }
+                while j < bytes.len() {
                     match bytes[j] {
                         b'"' => {
-                            j = self.skip_string(j);
+                            let start = j;
+                            let near = bytes.len().min(start + NOTE);
+                            j += 1;
+                            loop {
+                                if j >= near {
+                                    j = self.skip_string(start);
+                                    break;
+                                }
+                                match bytes[j] {
+                                    b'"' => {
+                                        j += 1;
+                                        break;
+                                    }
+                                    b'\\' => j += 2,
+                                    _ => j += 1,
+                                }
+                            }
                             continue;
                         }
                         b if b == open => depth += 1,
-                        _ => {
+                        b if b == close => {
                             depth -= 1;
                             if depth == 0 {
                                 return j + 1;
                             }
                         }
+                        _ => {}
                     }
                     j += 1;
                 }
+                bytes.len()
             }
             _ => {
                 let mut j = i;
