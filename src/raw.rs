@@ -753,6 +753,106 @@ pub fn object_len_without(fields: &[(Cow<'_, str>, Raw<'_>)], skip: &[&str]) -> 
     meta.total()
 }
 
+/// The length of a value as serde_json writes it back once parsed (compact, duplicate keys
+/// once), and how many `"` and `\\` that text holds (what writing it as a JSON string adds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValueLen {
+    pub len: u64,
+    pub specials: u64,
+}
+
+impl ValueLen {
+    pub const NULL: ValueLen = ValueLen {
+        len: 4,
+        specials: 0,
+    };
+
+    /// The length of the text written as a JSON string.
+    pub fn as_string(self) -> u64 {
+        2 + self.len + self.specials
+    }
+}
+
+/// The [`ValueLen`] of a value, or `None` when it holds a number that serde_json might write
+/// back otherwise (anything but a plain integer of at most 18 digits, or `-0`).
+pub fn value_len(doc: &Doc<'_>, raw: Raw<'_>) -> Option<ValueLen> {
+    Some(match kind(raw) {
+        Kind::String => string_value_len(raw),
+        Kind::Null | Kind::Bool => ValueLen {
+            len: raw.len() as u64,
+            specials: 0,
+        },
+        Kind::Number => {
+            let digits = raw.strip_prefix('-').unwrap_or(raw);
+            let plain = digits.len() <= 18
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && (digits == "0" && digits.len() == raw.len() || !digits.starts_with('0'));
+            if !plain {
+                return None;
+            }
+            ValueLen {
+                len: raw.len() as u64,
+                specials: 0,
+            }
+        }
+        Kind::Array => {
+            let items = doc.items(raw)?;
+            let mut total = ValueLen {
+                len: 2 + items.len().saturating_sub(1) as u64,
+                specials: 0,
+            };
+            for item in items {
+                let v = value_len(doc, item)?;
+                total.len += v.len;
+                total.specials += v.specials;
+            }
+            total
+        }
+        Kind::Object => {
+            let fields = doc.fields(raw)?;
+            let mut total = ValueLen {
+                len: 2 + fields.len().saturating_sub(1) as u64,
+                specials: 0,
+            };
+            for (key, value) in &fields {
+                let k = key_value_len(key);
+                let v = value_len(doc, value)?;
+                total.len += k.len + 1 + v.len;
+                total.specials += k.specials + v.specials;
+            }
+            total
+        }
+    })
+}
+
+/// The [`ValueLen`] of a string token.
+fn string_value_len(token: Raw<'_>) -> ValueLen {
+    if find_backslash(&token.as_bytes()[1..token.len() - 1]).is_none() {
+        // No escapes: no quote, backslash or control character inside.
+        return ValueLen {
+            len: token.len() as u64,
+            specials: 2,
+        };
+    }
+    key_value_len(&decode(token))
+}
+
+/// The [`ValueLen`] of a decoded string once written.
+fn key_value_len(s: &str) -> ValueLen {
+    let specials = 2 + s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' => 2,
+            0..=0x1F => 1,
+            _ => 0,
+        })
+        .sum::<u64>();
+    ValueLen {
+        len: string_len_as_json(s),
+        specials,
+    }
+}
+
 /// Adds up the compact length of an object field by field.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct MetaLen {
@@ -839,6 +939,37 @@ mod tests {
             doc.items(doc.root()).unwrap(),
             vec!["1", "{\"x\": [\"]\\\"\"]}", "\"s\""]
         );
+    }
+
+    #[test]
+    fn value_lengths_match_serde_json_or_are_refused() {
+        for text in [
+            r#"{"path": "src/a.rs", "n": 12, "neg": -3, "zero": 0, "ok": true, "x": null}"#,
+            r#"{"q": "say \"hi\"\n\u0001 \\ \u00e9", "a": [1, {"b": []}, "c"], "a": {}}"#,
+            r#"[ "plain" , [ ] , { "k\"ey" : "v" } ]"#,
+            r#""\ud83d\ude00 and \t tab""#,
+            "123456789012345678",
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            let doc = Doc::parse(text).unwrap();
+            let got = value_len(&doc, doc.root()).expect(text);
+            let written = serde_json::to_string(&v).unwrap();
+            assert_eq!(got.len, written.len() as u64, "{text}");
+            let as_string = serde_json::to_string(&Value::String(written)).unwrap();
+            assert_eq!(got.as_string(), as_string.len() as u64, "{text}");
+        }
+        for text in [
+            "1.0",
+            "-0",
+            "1e5",
+            "1234567890123456789",
+            "[0.5]",
+            "{\"a\": 01.5}",
+        ] {
+            if let Ok(doc) = Doc::parse(text) {
+                assert_eq!(value_len(&doc, doc.root()), None, "{text}");
+            }
+        }
     }
 
     #[test]

@@ -367,7 +367,7 @@ fn split_message<'a>(
     if !parts.is_empty() || !calls.is_empty() || no_blocks {
         let start = s.units.len() as u32;
         s.units.extend(parts);
-        let (tool_calls, meta) = tool_calls_of(i, &calls, base_meta, &fields);
+        let (tool_calls, meta) = tool_calls_of(doc, i, &calls, base_meta, &fields);
         let mut msg = logical(
             ContentShape::Parts,
             (start, s.units.len() as u32),
@@ -477,6 +477,7 @@ fn split_tool_result<'a>(
 /// The tool calls of a message's `tool_use` blocks, and its meta bytes with them (priced as
 /// OpenAI `tool_calls`: `input` as a JSON string).
 fn tool_calls_of<'a>(
+    doc: &Doc<'a>,
     i: usize,
     calls: &[(usize, Fields<'a>)],
     base_meta: u64,
@@ -490,34 +491,23 @@ fn tool_calls_of<'a>(
     let mut malformed = None;
     let mut array_len = 2 + calls.len() as u64 - 1;
     for (b, call) in calls {
-        let value = |key: &str| -> Value {
-            get(call, key)
-                .and_then(|v| serde_json::from_str(v).ok())
-                .unwrap_or(Value::Null)
-        };
-        let input = value("input");
-        let arguments = match &input {
-            Value::Object(_) => Value::String(input.to_string()),
-            other => other.clone(),
-        };
-        let synthetic = json!({
-            "id": value("id"),
-            "type": "function",
-            "function": {"name": value("name"), "arguments": arguments},
-        });
-        array_len += compact_len(&synthetic);
+        array_len += synthetic_call_len(doc, call);
         if malformed.is_some() {
             continue;
         }
         let bad = |why: Malformed, rest: &str| (why, at(i, &format!(".content[{b}]{rest}")));
         let id = get(call, "id").and_then(raw::string);
+        let name_is_string = get(call, "name").is_some_and(|n| kind(n) == Kind::String);
+        // `input` stands for OpenAI's `arguments`: an object is written as a JSON string.
+        let arguments_is_string =
+            get(call, "input").is_some_and(|v| matches!(kind(v), Kind::Object | Kind::String));
         match id {
             Some(id) if !id.is_empty() => {
                 if !seen.insert(id.clone()) {
                     malformed = Some(bad(Malformed::DuplicateId, ".id"));
-                } else if !synthetic["function"]["name"].is_string() {
+                } else if !name_is_string {
                     malformed = Some(bad(Malformed::NameNotString, ".name"));
-                } else if !arguments.is_string() {
+                } else if !arguments_is_string {
                     malformed = Some(bad(Malformed::ArgumentsNotString, ".input"));
                 } else {
                     ids.push(id);
@@ -540,6 +530,51 @@ fn tool_calls_of<'a>(
     (tool_calls, meta.total())
 }
 
+/// The compact length of the OpenAI tool call a `tool_use` block stands for:
+/// `{"id", "type": "function", "function": {"name", "arguments"}}`, `input` written as a JSON
+/// string when it is an object. Counted from the block's bytes when every value in it is
+/// written the way serde_json writes it back; else built and measured.
+fn synthetic_call_len(doc: &Doc<'_>, call: &Fields<'_>) -> u64 {
+    let len_of = |key: &str| match get(call, key) {
+        None => Some(raw::ValueLen::NULL),
+        Some(v) => raw::value_len(doc, v),
+    };
+    let counted = (|| {
+        let (id, name, input) = (len_of("id")?, len_of("name")?, len_of("input")?);
+        let is_object = get(call, "input").is_some_and(|v| kind(v) == Kind::Object);
+        let arguments = if is_object {
+            input.as_string()
+        } else {
+            input.len
+        };
+        let mut function = MetaLen::default();
+        function.field("name", name.len);
+        function.field("arguments", arguments);
+        let mut synthetic = MetaLen::default();
+        synthetic.field("id", id.len);
+        synthetic.field("type", string_len_as_json("function"));
+        synthetic.field("function", function.total());
+        Some(synthetic.total())
+    })();
+    counted.unwrap_or_else(|| {
+        let value = |key: &str| -> Value {
+            get(call, key)
+                .and_then(|v| serde_json::from_str(v).ok())
+                .unwrap_or(Value::Null)
+        };
+        let input = value("input");
+        let arguments = match &input {
+            Value::Object(_) => Value::String(input.to_string()),
+            other => other.clone(),
+        };
+        compact_len(&json!({
+            "id": value("id"),
+            "type": "function",
+            "function": {"name": value("name"), "arguments": arguments},
+        }))
+    })
+}
+
 /// One content block as a unit: text is text, an image is priced by its header, a document
 /// is an attachment, anything else an opaque part priced as JSON.
 fn block_unit<'a>(
@@ -551,9 +586,11 @@ fn block_unit<'a>(
     sub: Option<u32>,
     pricing: &Pricing<'_>,
 ) -> Result<Unit<'a>, Error> {
-    let string_at = |v: Option<Raw<'a>>, what: &str, at: String| -> Result<Raw<'a>, Error> {
-        v.filter(|v| kind(v) == Kind::String)
-            .ok_or_else(|| Error::invalid_request(format!("{what} must be a string"), at))
+    // The path is written only when there is an error.
+    let string_at = |v: Option<Raw<'a>>, what: &str, rest: &str| -> Result<Raw<'a>, Error> {
+        v.filter(|v| kind(v) == Kind::String).ok_or_else(|| {
+            Error::invalid_request(format!("{what} must be a string"), path.at(rest))
+        })
     };
     let unit = |kind: UnitKind, text: TextSource<'a>, bytes: u64| Unit {
         part: Some(part),
@@ -565,7 +602,7 @@ fn block_unit<'a>(
     };
     Ok(match block_type(&fields, path)?.as_ref() {
         "text" => {
-            let text = string_at(get(&fields, "text"), "text", path.at(".text"))?;
+            let text = string_at(get(&fields, "text"), "text", ".text")?;
             let mut u = text_unit(Some(part), text);
             u.sub = sub;
             u
@@ -577,8 +614,7 @@ fn block_unit<'a>(
             let source = doc.fields(source).unwrap_or_default();
             let kind = match get(&source, "type").and_then(raw::string).as_deref() {
                 Some("base64") => {
-                    let data =
-                        string_at(get(&source, "data"), "source.data", path.at(".source.data"))?;
+                    let data = string_at(get(&source, "data"), "source.data", ".source.data")?;
                     let media = get(&source, "media_type").and_then(raw::string);
                     let data = raw::decode(data);
                     // What the data URL it stands for would cost when unreadable.
@@ -589,7 +625,7 @@ fn block_unit<'a>(
                     pricing.base64(&data, url_len)
                 }
                 Some("url") => {
-                    let url = string_at(get(&source, "url"), "source.url", path.at(".source.url"))?;
+                    let url = string_at(get(&source, "url"), "source.url", ".source.url")?;
                     pricing.url(&raw::decode(url), None)
                 }
                 _ => {
