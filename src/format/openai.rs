@@ -89,7 +89,7 @@ fn split_message<'a>(
 ) -> Result<(), Error> {
     let fields = fields
         .ok_or_else(|| Error::invalid_request("each message must be a JSON object", at(i, "")))?;
-    let role_raw = match get(&fields, "role") {
+    let role_raw = match get(fields, "role") {
         None => return Err(Error::invalid_request("role is missing", at(i, ".role"))),
         Some(r) if kind(r) == Kind::String => r,
         Some(_) => {
@@ -101,7 +101,7 @@ fn split_message<'a>(
     };
     let role = Role::parse(&raw::decode(role_raw));
     let start = session.units.len() as u32;
-    let content = get(&fields, "content");
+    let content = get(fields, "content");
     let shape = match content.map(|c| (kind(c), c)) {
         None => ContentShape::Absent,
         Some((Kind::Null, _)) => ContentShape::Null,
@@ -129,7 +129,7 @@ fn split_message<'a>(
             ))
         }
     };
-    let tool_calls = match get(&fields, "tool_calls").map(|c| (kind(c), c)) {
+    let tool_calls = match get(fields, "tool_calls").map(|c| (kind(c), c)) {
         None | Some((Kind::Null, _)) => ToolCalls::None,
         Some((Kind::Array, calls)) => check_tool_calls(doc, i, calls, scratch),
         Some(_) => {
@@ -139,11 +139,11 @@ fn split_message<'a>(
             ))
         }
     };
-    let tool_call_id = raw::optional_string(get(&fields, "tool_call_id")).map_err(|()| {
+    let tool_call_id = raw::optional_string(get(fields, "tool_call_id")).map_err(|()| {
         Error::invalid_request("tool_call_id must be a string", at(i, ".tool_call_id"))
     })?;
     let has_refusal =
-        get(&fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
+        get(fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
     let (meta_bytes, meta_without_calls) = meta_lens(fields);
     session.messages.push(Message {
         physical: Some(i as u32),
@@ -230,7 +230,7 @@ fn split_part<'a>(
     let here = || at(i, &format!(".content[{p}]"));
     let fields = fields
         .ok_or_else(|| Error::invalid_request("each content part must be a JSON object", here()))?;
-    let part_type = match get(&fields, "type") {
+    let part_type = match get(fields, "type") {
         Some(t) if kind(t) == Kind::String => raw::decode(t),
         Some(_) => {
             return Err(Error::invalid_request(
@@ -241,7 +241,7 @@ fn split_part<'a>(
         None => {
             let gemini = ["inline_data", "inlineData", "file_data", "fileData"]
                 .iter()
-                .any(|k| get(&fields, k).is_some());
+                .any(|k| get(fields, k).is_some());
             let message = if gemini {
                 "type is missing (this part is shaped like Gemini contents, which the chat \
                  format does not take)"
@@ -253,7 +253,7 @@ fn split_part<'a>(
     };
     let part_index = Some(p as u32);
     match part_type.as_ref() {
-        "text" => match get(&fields, "text") {
+        "text" => match get(fields, "text") {
             Some(t) if kind(t) == Kind::String => Ok(text_unit(part_index, t)),
             _ => Err(Error::invalid_request(
                 "a text part needs a string text",
@@ -342,7 +342,7 @@ fn check_tool_calls<'a>(
         if !object {
             return bad(Malformed::NotObject, "");
         }
-        let id = match get(&fields, "id").and_then(raw::string) {
+        let id = match get(fields, "id").and_then(raw::string) {
             Some(id) if !id.is_empty() => id,
             _ => return bad(Malformed::IdMissing, ".id"),
         };
@@ -356,7 +356,7 @@ fn check_tool_calls<'a>(
         if duplicate {
             return bad(Malformed::DuplicateId, ".id");
         }
-        if get(&fields, "type").and_then(raw::string).as_deref() != Some("function") {
+        if get(fields, "type").and_then(raw::string).as_deref() != Some("function") {
             return bad(Malformed::TypeNotFunction, ".type");
         }
         let function = &mut scratch.function;
