@@ -240,11 +240,10 @@ impl<'a> Doc<'a> {
     fn key_at(&self, i: usize) -> (Cow<'a, str>, usize) {
         let bytes = self.text.as_bytes();
         let near = bytes.len().min(i + NOTE);
-        for j in i + 1..near {
-            match bytes[j] {
-                b'"' => return (Cow::Borrowed(&self.text[i + 1..j]), j + 1),
-                b'\\' => break,
-                _ => {}
+        let head = &bytes[i + 1..near];
+        if let Some(k) = head.iter().position(|&b| b == b'"' || b == b'\\') {
+            if head[k] == b'"' {
+                return (Cow::Borrowed(&self.text[i + 1..i + 1 + k]), i + k + 2);
             }
         }
         let end = self.skip_string(i);
