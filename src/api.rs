@@ -198,15 +198,30 @@ pub fn sanitize_answer(text: &str) -> Result<Answer<'_>, Error> {
 
 fn write_messages<'a>(w: &mut Answer<'a>, doc: &Doc<'a>, messages: &[Raw<'a>], out: &[Out]) {
     w.push_str("[");
-    for (k, message) in out.iter().enumerate() {
+    let mut k = 0;
+    while k < out.len() {
         if k > 0 {
             w.push_str(",");
         }
-        match message {
-            Out::Same(i) => w.push_raw(messages[*i]),
+        match &out[k] {
+            Out::Same(i) => {
+                // A run of unchanged messages separated by bare commas is one span of the
+                // request: spliced at once.
+                let mut last = *i;
+                while let Some(&Out::Same(next)) = out.get(k + 1) {
+                    let (a, b) = (messages[last], messages[next]);
+                    if next != last + 1 || doc.span(a, b).len() != a.len() + 1 + b.len() {
+                        break;
+                    }
+                    last = next;
+                    k += 1;
+                }
+                w.push_raw(doc.span(messages[*i], messages[last]));
+            }
             Out::New(text) => w.push_str(text),
             Out::Edited(edit) => write_edited(w, doc, messages[edit.index], edit),
         }
+        k += 1;
     }
     w.push_str("]");
 }

@@ -135,6 +135,11 @@ impl<'a> Doc<'a> {
         raw.as_ptr() as usize - self.text.as_ptr() as usize
     }
 
+    /// The text from the start of `first` to the end of `last` (values of this text, in order).
+    pub fn span(&self, first: Raw<'a>, last: Raw<'a>) -> Raw<'a> {
+        &self.text[self.offset(first)..self.offset(last) + last.len()]
+    }
+
     /// The fields of an object, or `None` when the value is not an object.
     pub fn fields(&self, raw: Raw<'a>) -> Option<Fields<'a>> {
         if kind(raw) != Kind::Object {
