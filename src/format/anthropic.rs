@@ -78,9 +78,14 @@ impl Adapter for Anthropic {
         if let Some(system) = system {
             split_system(doc, system, pricing, &mut s)?;
         }
-        for (i, (message, fields)) in doc.object_items(messages).into_iter().flatten().enumerate() {
-            s.inputs.push(message);
-            split_message(doc, i, fields, pricing, &mut s)?;
+        let mut scratch = Scratch::default();
+        if let Some(mut items) = doc.object_items(messages) {
+            let mut i = 0;
+            while let Some((message, object)) = items.next_into(&mut scratch.message) {
+                s.inputs.push(message);
+                split_message(doc, i, object, pricing, &mut scratch, &mut s)?;
+                i += 1;
+            }
         }
         Ok(s)
     }
@@ -211,11 +216,16 @@ fn split_system<'a>(
             ContentShape::Text
         }
         Kind::Array => {
-            for (b, (block, fields)) in doc.object_items(system).into_iter().flatten().enumerate() {
-                let loc = Loc::system(b);
-                let fields = block_fields(fields, loc)?;
-                let unit = block_unit(doc, block, fields, loc, b as u32, None, pricing)?;
-                s.units.push(unit);
+            let mut fields = Fields::new();
+            if let Some(mut items) = doc.object_items(system) {
+                let mut b = 0;
+                while let Some((block, object)) = items.next_into(&mut fields) {
+                    let loc = Loc::system(b);
+                    block_fields(object, loc)?;
+                    let unit = block_unit(doc, block, &fields, loc, b as u32, None, pricing)?;
+                    s.units.push(unit);
+                    b += 1;
+                }
             }
             ContentShape::Parts
         }
@@ -244,16 +254,31 @@ fn split_system<'a>(
     Ok(())
 }
 
+/// Buffers for the fields of a message and of the blocks inside it, reused from message to
+/// message.
+#[derive(Default)]
+struct Scratch<'a> {
+    message: Fields<'a>,
+    block: Fields<'a>,
+    inner: Fields<'a>,
+}
+
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    fields: Option<Fields<'a>>,
+    object: bool,
     pricing: &Pricing<'_>,
+    scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = fields
-        .ok_or_else(|| Error::invalid_request("each message must be a JSON object", at(i, "")))?;
-    let role_raw = match get(&fields, "role") {
+    if !object {
+        return Err(Error::invalid_request(
+            "each message must be a JSON object",
+            at(i, ""),
+        ));
+    }
+    let fields = &scratch.message;
+    let role_raw = match get(fields, "role") {
         Some(r) if kind(r) == Kind::String => r,
         Some(_) => {
             return Err(Error::invalid_request(
@@ -280,19 +305,19 @@ fn split_message<'a>(
     };
     // An OpenAI `tool_calls` field would be read as tool calls, but repair could not remove it
     // from the returned message: refused, not guessed at.
-    if get(&fields, "tool_calls").is_some() {
+    if get(fields, "tool_calls").is_some() {
         return Err(Error::invalid_request(
             "tool_calls is not part of the Anthropic format: tool calls are tool_use content \
              blocks",
             at(i, ".tool_calls"),
         ));
     }
-    let tool_call_id = raw::optional_string(get(&fields, "tool_call_id")).map_err(|()| {
+    let tool_call_id = raw::optional_string(get(fields, "tool_call_id")).map_err(|()| {
         Error::invalid_request("tool_call_id must be a string", at(i, ".tool_call_id"))
     })?;
     let has_refusal =
-        get(&fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
-    let base_meta = object_len_without(&fields, &["content"]);
+        get(fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
+    let base_meta = object_len_without(fields, &["content"]);
     let logical = |shape, units, meta_bytes, tool_calls| Message {
         physical: Some(i as u32),
         origin: Origin::Whole,
@@ -309,7 +334,7 @@ fn split_message<'a>(
         remove_tool_calls: false,
     };
     let start = s.units.len() as u32;
-    let blocks = match get(&fields, "content").map(|c| (kind(c), c)) {
+    let blocks = match get(fields, "content").map(|c| (kind(c), c)) {
         None => {
             s.messages.push(logical(
                 ContentShape::Absent,
@@ -338,11 +363,7 @@ fn split_message<'a>(
             ));
             return Ok(());
         }
-        Some((Kind::Array, c)) => doc
-            .object_items(c)
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>(),
+        Some((Kind::Array, c)) => c,
         Some(_) => {
             return Err(Error::invalid_request(
                 "content must be a string or an array of content blocks",
@@ -351,23 +372,31 @@ fn split_message<'a>(
         }
     };
     let mut parts = Vec::new();
+    // The tool_use blocks: their indices and fields.
     let mut calls = Vec::new();
-    let no_blocks = blocks.is_empty();
-    for (b, (block, fields)) in blocks.into_iter().enumerate() {
-        let here = Loc::block(i, b);
-        let fields = block_fields(fields, here)?;
-        match block_type(&fields, here)?.as_ref() {
-            "tool_result" => split_tool_result(doc, i, b, &fields, here, pricing, s)?,
-            "tool_use" => calls.push((b, fields)),
-            _ => parts.push(block_unit(
-                doc, block, fields, here, b as u32, None, pricing,
-            )?),
+    let mut b = 0;
+    if let Some(mut items) = doc.object_items(blocks) {
+        while let Some((block, object)) = items.next_into(&mut scratch.block) {
+            let here = Loc::block(i, b);
+            block_fields(object, here)?;
+            let fields = &scratch.block;
+            match block_type(fields, here)?.as_ref() {
+                "tool_result" => {
+                    split_tool_result(doc, i, b, fields, here, pricing, &mut scratch.inner, s)?
+                }
+                "tool_use" => calls.push((b, fields.clone())),
+                _ => parts.push(block_unit(
+                    doc, block, fields, here, b as u32, None, pricing,
+                )?),
+            }
+            b += 1;
         }
     }
+    let no_blocks = b == 0;
     if !parts.is_empty() || !calls.is_empty() || no_blocks {
         let start = s.units.len() as u32;
         s.units.extend(parts);
-        let (tool_calls, meta) = tool_calls_of(doc, i, &calls, base_meta, &fields);
+        let (tool_calls, meta) = tool_calls_of(doc, i, &calls, base_meta, &scratch.message);
         let mut msg = logical(
             ContentShape::Parts,
             (start, s.units.len() as u32),
@@ -380,10 +409,15 @@ fn split_message<'a>(
     Ok(())
 }
 
-fn block_fields(fields: Option<Fields<'_>>, loc: Loc) -> Result<Fields<'_>, Error> {
-    fields.ok_or_else(|| {
-        Error::invalid_request("each content block must be a JSON object", loc.at(""))
-    })
+/// Refuses a content block that is not an object.
+fn block_fields(object: bool, loc: Loc) -> Result<(), Error> {
+    if object {
+        return Ok(());
+    }
+    Err(Error::invalid_request(
+        "each content block must be a JSON object",
+        loc.at(""),
+    ))
 }
 
 fn block_type<'a>(fields: &Fields<'a>, path: Loc) -> Result<Cow<'a, str>, Error> {
@@ -405,6 +439,7 @@ fn split_tool_result<'a>(
     fields: &Fields<'a>,
     here: Loc,
     pricing: &Pricing<'_>,
+    inner_fields: &mut Fields<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
     let id = match get(fields, "tool_use_id") {
@@ -428,14 +463,19 @@ fn split_tool_result<'a>(
             ContentShape::Text
         }
         Some((Kind::Array, c)) => {
-            for (k, (inner, fields)) in doc.object_items(c).into_iter().flatten().enumerate() {
-                let loc = Loc {
-                    inner: Some(k),
-                    ..here
-                };
-                let fields = block_fields(fields, loc)?;
-                let unit = block_unit(doc, inner, fields, loc, b as u32, Some(k as u32), pricing)?;
-                s.units.push(unit);
+            if let Some(mut items) = doc.object_items(c) {
+                let mut k = 0;
+                while let Some((inner, object)) = items.next_into(inner_fields) {
+                    let loc = Loc {
+                        inner: Some(k),
+                        ..here
+                    };
+                    block_fields(object, loc)?;
+                    let sub = Some(k as u32);
+                    let unit = block_unit(doc, inner, inner_fields, loc, b as u32, sub, pricing)?;
+                    s.units.push(unit);
+                    k += 1;
+                }
             }
             ContentShape::Parts
         }
@@ -580,7 +620,7 @@ fn synthetic_call_len(doc: &Doc<'_>, call: &Fields<'_>) -> u64 {
 fn block_unit<'a>(
     doc: &Doc<'a>,
     block: Raw<'a>,
-    fields: Fields<'a>,
+    fields: &Fields<'a>,
     path: Loc,
     part: u32,
     sub: Option<u32>,
@@ -600,15 +640,15 @@ fn block_unit<'a>(
         bytes,
         change: Change::Keep,
     };
-    Ok(match block_type(&fields, path)?.as_ref() {
+    Ok(match block_type(fields, path)?.as_ref() {
         "text" => {
-            let text = string_at(get(&fields, "text"), "text", ".text")?;
+            let text = string_at(get(fields, "text"), "text", ".text")?;
             let mut u = text_unit(Some(part), text);
             u.sub = sub;
             u
         }
         "image" => {
-            let source = get(&fields, "source").ok_or_else(|| {
+            let source = get(fields, "source").ok_or_else(|| {
                 Error::invalid_request("an image needs a source", path.at(".source"))
             })?;
             let source = doc.fields(source).unwrap_or_default();
@@ -639,10 +679,10 @@ fn block_unit<'a>(
             unit(kind, TextSource::None, bytes)
         }
         "document" => {
-            let title = get(&fields, "title")
+            let title = get(fields, "title")
                 .and_then(raw::string)
                 .unwrap_or(Cow::Borrowed("document"));
-            let source: Option<Raw<'a>> = get(&fields, "source");
+            let source: Option<Raw<'a>> = get(fields, "source");
             let source_fields: Fields<'a> = source.and_then(|s| doc.fields(s)).unwrap_or_default();
             let body: Raw<'a> =
                 match get(&source_fields, "data").or_else(|| get(&source_fields, "url")) {
