@@ -382,7 +382,7 @@ fn split_message<'a>(
             let fields = &scratch.block;
             match block_type(fields, here)?.as_ref() {
                 "tool_result" => {
-                    split_tool_result(doc, i, b, fields, here, pricing, &mut scratch.inner, s)?
+                    split_tool_result(doc, fields, here, pricing, &mut scratch.inner, s)?
                 }
                 "tool_use" => calls.push((b, fields.clone())),
                 _ => parts.push(block_unit(
@@ -434,14 +434,13 @@ fn block_type<'a>(fields: &Fields<'a>, path: Loc) -> Result<Cow<'a, str>, Error>
 /// One `tool_result` block as a tool reply.
 fn split_tool_result<'a>(
     doc: &Doc<'a>,
-    i: usize,
-    b: usize,
     fields: &Fields<'a>,
     here: Loc,
     pricing: &Pricing<'_>,
     inner_fields: &mut Fields<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
+    let (i, b) = (here.message.unwrap_or(0), here.block);
     let id = match get(fields, "tool_use_id") {
         Some(id) if kind(id) == Kind::String => raw::decode(id),
         _ => {
