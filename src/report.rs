@@ -9,7 +9,44 @@ use crate::json::write_str;
 use crate::model::{Malformed, Origin, Session};
 use crate::probe::ImageFormat;
 use crate::repair::{Repair, RepairAction, RepairReason};
-use std::fmt::Write as _;
+use std::fmt;
+
+/// Where a report is written: a string, the answer's own buffer, or a counter of its length.
+pub trait Sink: fmt::Write {
+    fn push(&mut self, c: char) {
+        let _ = self.write_char(c);
+    }
+    fn push_str(&mut self, s: &str) {
+        let _ = self.write_str(s);
+    }
+}
+
+impl Sink for String {}
+
+/// Counts the bytes written to it.
+#[derive(Debug, Default)]
+pub struct Counter(pub usize);
+
+impl fmt::Write for Counter {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 += s.len();
+        Ok(())
+    }
+}
+
+impl Sink for Counter {}
+
+/// Appends what is written to a byte buffer.
+pub struct Bytes<'v>(pub &'v mut Vec<u8>);
+
+impl fmt::Write for Bytes<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+impl Sink for Bytes<'_> {}
 
 /// A text that was shrunk: head and tail kept around a marker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,7 +215,8 @@ impl<'a> Report<'a> {
         serde_json::from_str(&self.to_json_string()).expect("the report writes valid JSON")
     }
 
-    fn write(&self, out: &mut String, repairs_only: bool) {
+    /// Writes the report (`repairs_only`: the report of `sanitize`).
+    pub fn write<W: Sink>(&self, out: &mut W, repairs_only: bool) {
         let words = self.format.adapter().words();
         let merges = self.format.merges_turns();
         out.push('{');
@@ -265,7 +303,7 @@ impl<'a> Report<'a> {
     }
 }
 
-fn write_list<T>(out: &mut String, items: &[T], mut each: impl FnMut(&mut String, &T)) {
+fn write_list<W: Sink, T>(out: &mut W, items: &[T], mut each: impl FnMut(&mut W, &T)) {
     out.push('[');
     for (k, item) in items.iter().enumerate() {
         if k > 0 {
@@ -337,7 +375,7 @@ pub fn reason_text(entry: &RepairEntry<'_>, words: &Words) -> String {
     }
 }
 
-fn write_repair(out: &mut String, r: &RepairEntry<'_>, words: &Words) {
+fn write_repair<W: Sink>(out: &mut W, r: &RepairEntry<'_>, words: &Words) {
     let _ = write!(
         out,
         "{{\"index\":{},\"action\":\"{}\",\"reason\":",
