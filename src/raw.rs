@@ -102,23 +102,25 @@ impl<'a> Doc<'a> {
     /// escapes and error messages), in one pass that allocates nothing and notes where each
     /// long string without escapes lies, so reading the text later never scans it.
     pub fn parse(text: &'a str) -> Result<Doc<'a>, serde_json::Error> {
-        let noted = RefCell::new(Vec::new());
-        let root_keys = RefCell::new(Some(Vec::new()));
+        let notes = Notes {
+            base: text.as_ptr() as usize,
+            noted: RefCell::new(Vec::new()),
+            root_keys: RefCell::new(Some(Vec::new())),
+        };
         let mut de = serde_json::Deserializer::from_str(text);
         Validate {
-            base: text.as_ptr() as usize,
-            noted: &noted,
-            root_keys: &root_keys,
+            notes: &notes,
             at: Level::Root,
         }
         .deserialize(&mut de)?;
         de.end()?;
-        let root_keys = root_keys
+        let root_keys = notes
+            .root_keys
             .into_inner()
             .filter(|_| kind(text.trim_start()) == Kind::Object);
         Ok(Doc {
             text,
-            noted: noted.into_inner(),
+            noted: notes.noted.into_inner(),
             root_keys,
             hint: Cell::new(0),
             scanned: RefCell::new(HashMap::default()),
@@ -419,12 +421,18 @@ impl<'a> Iterator for ObjectItems<'_, 'a> {
 /// and remembers the spans of long strings it is handed borrowed from the text.
 #[derive(Clone, Copy)]
 struct Validate<'c> {
+    notes: &'c Notes,
+    at: Level,
+}
+
+/// What validating notes down.
+struct Notes {
+    /// Where the text starts in memory.
     base: usize,
-    noted: &'c RefCell<Vec<(usize, usize)>>,
+    noted: RefCell<Vec<(usize, usize)>>,
     /// Where the root object's keys start; `None` once one has escapes (serde_json hands it
     /// decoded, without its place).
-    root_keys: &'c RefCell<Option<Vec<usize>>>,
-    at: Level,
+    root_keys: RefCell<Option<Vec<usize>>>,
 }
 
 /// Where in the document a value is: the root, a key of the root object, anywhere else.
@@ -464,20 +472,23 @@ impl<'de> Visitor<'de> for Validate<'_> {
     }
     fn visit_str<E>(self, _: &str) -> Result<(), E> {
         if self.at == Level::RootKey {
-            *self.root_keys.borrow_mut() = None;
+            *self.notes.root_keys.borrow_mut() = None;
         }
         Ok(())
     }
     fn visit_borrowed_str<E>(self, s: &'de str) -> Result<(), E> {
         // Borrowed means no escapes: the token is the slice and its two quotes.
-        let start = s.as_ptr() as usize - self.base - 1;
+        let start = s.as_ptr() as usize - self.notes.base - 1;
         if self.at == Level::RootKey {
-            if let Some(keys) = self.root_keys.borrow_mut().as_mut() {
+            if let Some(keys) = self.notes.root_keys.borrow_mut().as_mut() {
                 keys.push(start);
             }
         }
         if s.len() + 2 >= NOTE {
-            self.noted.borrow_mut().push((start, start + s.len() + 2));
+            self.notes
+                .noted
+                .borrow_mut()
+                .push((start, start + s.len() + 2));
         }
         Ok(())
     }
