@@ -249,9 +249,7 @@ impl<'a> Report<'a> {
             self.input_messages,
             self.output_messages,
         );
-        write_list(out, &self.dropped_messages, |out, i| {
-            let _ = write!(out, "{i}");
-        });
+        write_list(out, &self.dropped_messages, |out, &i| write_index(out, i));
         out.push_str(",\"truncated\":");
         write_list(out, &self.truncated, |out, t| {
             let part = t.part.map_or("null".to_owned(), |p| p.to_string());
@@ -301,6 +299,22 @@ impl<'a> Report<'a> {
         }
         out.push('}');
     }
+}
+
+/// Writes a message index in decimal (a list of thousands of dropped indices is common; the
+/// formatting machinery costs several times the digits).
+fn write_index<W: Sink>(out: &mut W, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
 }
 
 fn write_list<W: Sink, T>(out: &mut W, items: &[T], mut each: impl FnMut(&mut W, &T)) {
