@@ -526,7 +526,8 @@ fn tool_calls_of<'a>(
         return (ToolCalls::None, base_meta);
     }
     let mut ids = Vec::with_capacity(calls.len());
-    let mut seen = HashSet::new();
+    // The ids so far: a few are compared; a hostile message of thousands is hashed.
+    let mut seen: Option<HashSet<Cow<'a, str>>> = None;
     let mut malformed = None;
     let mut array_len = 2 + calls.len() as u64 - 1;
     for (b, call) in calls {
@@ -542,7 +543,14 @@ fn tool_calls_of<'a>(
             get(call, "input").is_some_and(|v| matches!(kind(v), Kind::Object | Kind::String));
         match id {
             Some(id) if !id.is_empty() => {
-                if !seen.insert(id.clone()) {
+                if ids.len() == 16 && seen.is_none() {
+                    seen = Some(ids.iter().cloned().collect());
+                }
+                let duplicate = match &mut seen {
+                    Some(seen) => !seen.insert(id.clone()),
+                    None => ids.contains(&id),
+                };
+                if duplicate {
                     malformed = Some(bad(Malformed::DuplicateId, ".id"));
                 } else if !name_is_string {
                     malformed = Some(bad(Malformed::NameNotString, ".name"));

@@ -346,7 +346,7 @@ fn check_tool_calls<'a>(
             Some(id) if !id.is_empty() => id,
             _ => return bad(Malformed::IdMissing, ".id"),
         };
-        if ids.len() == 16 {
+        if ids.len() == 16 && seen.is_none() {
             seen = Some(ids.iter().cloned().collect());
         }
         let duplicate = match &mut seen {
