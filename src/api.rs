@@ -567,6 +567,45 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_duplicate_id_among_many_calls_is_found() {
+        let id = |c: usize| if c == 18 { 3 } else { c };
+        let calls: Vec<String> = (0..20)
+            .map(|c| {
+                format!(
+                    r#"{{"id":"c{}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}"#,
+                    id(c)
+                )
+            })
+            .collect();
+        let text = format!(
+            r#"{{"messages":[{{"role":"user","content":"go"}},{{"role":"assistant","content":null,"tool_calls":[{}]}}]}}"#,
+            calls.join(",")
+        );
+        let v: Value = serde_json::from_str(&trim_json(&text)).unwrap();
+        assert_eq!(
+            v["report"]["repaired"][0]["path"],
+            "messages[1].tool_calls[18].id"
+        );
+        let uses: Vec<String> = (0..20)
+            .map(|c| {
+                format!(
+                    r#"{{"type":"tool_use","id":"c{}","name":"f","input":{{}}}}"#,
+                    id(c)
+                )
+            })
+            .collect();
+        let text = format!(
+            r#"{{"format":"anthropic","messages":[{{"role":"user","content":"go"}},{{"role":"assistant","content":[{}]}}]}}"#,
+            uses.join(",")
+        );
+        let v: Value = serde_json::from_str(&trim_json(&text)).unwrap();
+        assert_eq!(
+            v["report"]["repaired"][0]["path"],
+            "messages[1].content[18].id"
+        );
+    }
+
+    #[test]
     fn a_large_report_is_written_into_the_answer_as_a_small_one_is() {
         for n in [3, LARGE_REPORT + 1] {
             let broken = vec![r#"{"role":"x"}"#; n].join(",");
