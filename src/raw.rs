@@ -73,6 +73,9 @@ pub struct Doc<'a> {
     /// Where each key of the root object starts, when the root is an object whose keys have no
     /// escapes: its values are then found between the keys, without being read.
     root_keys: Option<Vec<usize>>,
+    /// (key, items) of the arrays among the root object's values: how many items the caller's
+    /// messages are, known before reading them.
+    root_arrays: Vec<(usize, usize)>,
     /// start → end of the long strings with escapes scanned so far.
     scanned: RefCell<HashMap<usize, usize, BuildHasherDefault<OffsetHasher>>>,
 }
@@ -106,6 +109,7 @@ impl<'a> Doc<'a> {
             base: text.as_ptr() as usize,
             noted: RefCell::new(Vec::new()),
             root_keys: RefCell::new(Some(Vec::new())),
+            root_arrays: RefCell::new(Vec::new()),
         };
         let mut de = serde_json::Deserializer::from_str(text);
         Validate {
@@ -122,6 +126,7 @@ impl<'a> Doc<'a> {
             text,
             noted: notes.noted.into_inner(),
             root_keys,
+            root_arrays: notes.root_arrays.into_inner(),
             hint: Cell::new(0),
             scanned: RefCell::new(HashMap::default()),
         })
@@ -135,6 +140,22 @@ impl<'a> Doc<'a> {
 
     fn offset(&self, raw: Raw<'a>) -> usize {
         raw.as_ptr() as usize - self.text.as_ptr() as usize
+    }
+
+    /// How many items the array `raw` holds, when it is a value of the root object (counted
+    /// while validating); 0 when unknown.
+    pub fn len_hint(&self, raw: Raw<'a>) -> usize {
+        let Some(keys) = &self.root_keys else {
+            return 0;
+        };
+        let at = self.offset(raw);
+        let Some(key) = keys.partition_point(|&k| k < at).checked_sub(1) else {
+            return 0;
+        };
+        self.root_arrays
+            .iter()
+            .find(|&&(k, _)| k == key)
+            .map_or(0, |&(_, items)| items)
     }
 
     /// The text from the start of `first` to the end of `last` (values of this text, in order).
@@ -433,6 +454,8 @@ struct Notes {
     /// Where the root object's keys start; `None` once one has escapes (serde_json hands it
     /// decoded, without its place).
     root_keys: RefCell<Option<Vec<usize>>>,
+    /// (key index, items) of the root object's array values.
+    root_arrays: RefCell<Vec<(usize, usize)>>,
 }
 
 /// Where in the document a value is: the root, a key of the root object, anywhere else.
@@ -440,6 +463,7 @@ struct Notes {
 enum Level {
     Root,
     RootKey,
+    RootValue,
     Inner,
 }
 
@@ -497,7 +521,16 @@ impl<'de> Visitor<'de> for Validate<'_> {
             at: Level::Inner,
             ..self
         };
-        while seq.next_element_seed(inner)?.is_some() {}
+        let mut items = 0;
+        while seq.next_element_seed(inner)?.is_some() {
+            items += 1;
+        }
+        if self.at == Level::RootValue {
+            if let Some(keys) = self.notes.root_keys.borrow().as_ref() {
+                let key = keys.len().saturating_sub(1);
+                self.notes.root_arrays.borrow_mut().push((key, items));
+            }
+        }
         Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
@@ -505,15 +538,21 @@ impl<'de> Visitor<'de> for Validate<'_> {
             at: Level::Inner,
             ..self
         };
-        let key = match self.at {
-            Level::Root => Validate {
-                at: Level::RootKey,
-                ..self
-            },
-            _ => inner,
+        let (key, value) = match self.at {
+            Level::Root => (
+                Validate {
+                    at: Level::RootKey,
+                    ..self
+                },
+                Validate {
+                    at: Level::RootValue,
+                    ..self
+                },
+            ),
+            _ => (inner, inner),
         };
         while map.next_key_seed(key)?.is_some() {
-            map.next_value_seed(inner)?;
+            map.next_value_seed(value)?;
         }
         Ok(())
     }
@@ -1005,6 +1044,13 @@ mod tests {
         let f = doc.fields(doc.root()).unwrap();
         assert_eq!((f[0].1, f[1].1), ("[1,2]", "{}"));
         assert!(Doc::parse(r#"{"\u0061":1}"#).unwrap().root_keys.is_none());
+        let doc =
+            Doc::parse(r#"{"m": [1, [2, 3], {"a": [4]}], "n": {"b": [5, 6]}, "m": []}"#).unwrap();
+        let f = doc.fields(doc.root()).unwrap();
+        assert_eq!(doc.len_hint(f[0].1), 0); // the second "m"
+        let doc = Doc::parse(r#"{"m": [1, [2, 3], {"a": [4]}], "n": {"b": [5, 6]}}"#).unwrap();
+        let f = doc.fields(doc.root()).unwrap();
+        assert_eq!((doc.len_hint(f[0].1), doc.len_hint(f[1].1)), (3, 0));
     }
 
     #[test]

@@ -74,7 +74,7 @@ impl Adapter for Anthropic {
         system: Option<Raw<'a>>,
         pricing: &Pricing<'_>,
     ) -> Result<Session<'a>, Error> {
-        let mut s = Session::default();
+        let mut s = Session::with_capacity(doc.len_hint(messages));
         if let Some(system) = system {
             split_system(doc, system, pricing, &mut s)?;
         }

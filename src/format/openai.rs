@@ -38,7 +38,7 @@ impl Adapter for OpenAi {
         _system: Option<Raw<'a>>,
         pricing: &Pricing<'_>,
     ) -> Result<Session<'a>, Error> {
-        let mut session = Session::default();
+        let mut session = Session::with_capacity(doc.len_hint(messages));
         let mut scratch = Scratch::default();
         let mut fields = Fields::new();
         if let Some(mut items) = doc.object_items(messages) {
