@@ -203,7 +203,16 @@ fn is_attachment(token: &str) -> bool {
     if inner.starts_with(ATTACHMENT_PREFIX) {
         return true;
     }
-    // The prefix may hide behind escapes (`\u0041ttached`): decode only then.
+    // The prefix may hide behind escapes (`\u0041ttached`): decode only then. Its first
+    // character is written as itself or as an escape, or the text cannot start with it.
+    let first = ATTACHMENT_PREFIX.as_bytes()[0];
+    if !inner
+        .as_bytes()
+        .first()
+        .is_some_and(|&b| b == first || b == b'\\')
+    {
+        return false;
+    }
     let head = &inner.as_bytes()[..inner.len().min(ATTACHMENT_PREFIX.len() * 6)];
     head.contains(&b'\\') && raw::decode(token).starts_with(ATTACHMENT_PREFIX)
 }
