@@ -16,7 +16,8 @@ mod workload;
 fn main() {
     let step = std::env::args().nth(1).unwrap_or_default();
     // The workload: the screenshot session (default), `text` (20,000 messages) or
-    // `anthropic` (the same in the Anthropic format); `loose` keeps everything.
+    // `anthropic` (the same in the Anthropic format), `text=N` or `anthropic=N` for N messages;
+    // `loose` keeps everything.
     let workload = std::env::args().nth(2).unwrap_or_default();
     let loose = std::env::args().any(|a| a == "loose");
     let budget = if loose {
@@ -24,10 +25,15 @@ fn main() {
     } else {
         serde_json::json!({"context_tokens": 32_000, "max_output_tokens": 2_000})
     };
+    // `text=N`: the text session of N messages (for the scaling target).
+    let (workload, messages) = match workload.split_once('=') {
+        Some((name, n)) => (name.to_owned(), n.parse().expect("a message count")),
+        None => (workload, 20_000),
+    };
     let mut request = match workload.as_str() {
-        "text" => serde_json::json!({"messages": workload::chat(20_000)}),
+        "text" => serde_json::json!({"messages": workload::chat(messages)}),
         "anthropic" => {
-            let (system, messages) = workload::to_anthropic(&workload::chat(20_000));
+            let (system, messages) = workload::to_anthropic(&workload::chat(messages));
             serde_json::json!({"format": "anthropic", "system": system, "messages": messages})
         }
         _ => serde_json::json!({"messages": workload::session(200, 20, 750_000)}),

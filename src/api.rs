@@ -22,6 +22,7 @@ use crate::json::write_str;
 use crate::pricing::{self, ImagePrice, ImageProfile, DEFAULT_BYTES_PER_TOKEN};
 use crate::probe;
 use crate::raw::{get, kind, Doc, Kind, Raw};
+use crate::report::{Bytes, Counter, Report};
 use crate::request::{format_of, TrimOptions};
 use crate::trim::{plan_sanitize, plan_trim, Plan};
 use serde_json::{json, Map, Value};
@@ -178,7 +179,7 @@ pub fn trim_answer(text: &str) -> Result<Answer<'_>, Error> {
     w.push_str("\"messages\":");
     write_messages(&mut w, &request.doc, &plan.inputs, &plan.messages);
     w.push_str(",\"report\":");
-    w.push_owned(plan.report.to_json_string());
+    w.push_report(plan.report, false);
     w.push_str("}");
     Ok(w)
 }
@@ -191,22 +192,37 @@ pub fn sanitize_answer(text: &str) -> Result<Answer<'_>, Error> {
     w.push_str("{\"ok\":true,\"messages\":");
     write_messages(&mut w, &request.doc, &plan.inputs, &plan.messages);
     w.push_str(",\"report\":");
-    w.push_owned(plan.report.repairs_json_string());
+    w.push_report(plan.report, true);
     w.push_str("}");
     Ok(w)
 }
 
 fn write_messages<'a>(w: &mut Answer<'a>, doc: &Doc<'a>, messages: &[Raw<'a>], out: &[Out]) {
     w.push_str("[");
-    for (k, message) in out.iter().enumerate() {
+    let mut k = 0;
+    while k < out.len() {
         if k > 0 {
             w.push_str(",");
         }
-        match message {
-            Out::Same(i) => w.push_raw(messages[*i]),
+        match &out[k] {
+            Out::Same(i) => {
+                // A run of unchanged messages separated by bare commas is one span of the
+                // request: spliced at once.
+                let mut last = *i;
+                while let Some(&Out::Same(next)) = out.get(k + 1) {
+                    let (a, b) = (messages[last], messages[next]);
+                    if next != last + 1 || doc.span(a, b).len() != a.len() + 1 + b.len() {
+                        break;
+                    }
+                    last = next;
+                    k += 1;
+                }
+                w.push_raw(doc.span(messages[*i], messages[last]));
+            }
             Out::New(text) => w.push_str(text),
             Out::Edited(edit) => write_edited(w, doc, messages[edit.index], edit),
         }
+        k += 1;
     }
     w.push_str("]");
 }
@@ -309,7 +325,13 @@ pub struct Answer<'a> {
 enum Piece<'a> {
     Borrowed(&'a str),
     Owned(Vec<u8>),
+    /// A large report, written straight into the answer (`true`: repairs only).
+    Report(Box<Report<'a>>, bool),
 }
+
+/// Reports with more repair entries than this (one per message of a broken history) are
+/// measured first and written once, into the answer itself, so their text is not held twice.
+const LARGE_REPORT: usize = 4096;
 
 /// Shorter runs of the caller's bytes are copied into the current piece.
 const SPLICE: usize = 256;
@@ -327,10 +349,20 @@ impl<'a> Answer<'a> {
         self.len += s.len();
     }
 
-    fn push_owned(&mut self, s: String) {
+    fn push_report(&mut self, report: Report<'a>, repairs_only: bool) {
         self.flush();
-        self.len += s.len();
-        self.pieces.push(Piece::Owned(s.into_bytes()));
+        if report.repaired.len() <= LARGE_REPORT {
+            let mut text = String::with_capacity(256 + 64 * report.repaired.len());
+            report.write(&mut text, repairs_only);
+            self.len += text.len();
+            self.pieces.push(Piece::Owned(text.into_bytes()));
+            return;
+        }
+        let mut counter = Counter::default();
+        report.write(&mut counter, repairs_only);
+        self.len += counter.0;
+        self.pieces
+            .push(Piece::Report(Box::new(report), repairs_only));
     }
 
     /// The caller's bytes, as written.
@@ -371,6 +403,7 @@ impl<'a> Answer<'a> {
             match piece {
                 Piece::Borrowed(s) => out.extend_from_slice(s.as_bytes()),
                 Piece::Owned(b) => out.extend_from_slice(b),
+                Piece::Report(report, repairs_only) => report.write(&mut Bytes(out), *repairs_only),
             }
         }
     }
@@ -527,4 +560,73 @@ pub fn pricing_options(options: &Value) -> Result<(ImageProfile, Option<&str>, u
 
 fn invalid_json(e: serde_json::Error) -> Error {
     Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_duplicate_id_among_many_calls_is_found() {
+        let id = |c: usize| if c == 18 { 3 } else { c };
+        let calls: Vec<String> = (0..20)
+            .map(|c| {
+                format!(
+                    r#"{{"id":"c{}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}"#,
+                    id(c)
+                )
+            })
+            .collect();
+        let text = format!(
+            r#"{{"messages":[{{"role":"user","content":"go"}},{{"role":"assistant","content":null,"tool_calls":[{}]}}]}}"#,
+            calls.join(",")
+        );
+        let v: Value = serde_json::from_str(&trim_json(&text)).unwrap();
+        assert_eq!(
+            v["report"]["repaired"][0]["path"],
+            "messages[1].tool_calls[18].id"
+        );
+        let uses: Vec<String> = (0..20)
+            .map(|c| {
+                format!(
+                    r#"{{"type":"tool_use","id":"c{}","name":"f","input":{{}}}}"#,
+                    id(c)
+                )
+            })
+            .collect();
+        let text = format!(
+            r#"{{"format":"anthropic","messages":[{{"role":"user","content":"go"}},{{"role":"assistant","content":[{}]}}]}}"#,
+            uses.join(",")
+        );
+        let v: Value = serde_json::from_str(&trim_json(&text)).unwrap();
+        assert_eq!(
+            v["report"]["repaired"][0]["path"],
+            "messages[1].content[18].id"
+        );
+    }
+
+    #[test]
+    fn a_large_report_is_written_into_the_answer_as_a_small_one_is() {
+        for n in [3, LARGE_REPORT + 1] {
+            let broken = vec![r#"{"role":"x"}"#; n].join(",");
+            let text = format!(
+                r#"{{"messages":[{broken},{{"role":"user","content":"hi"}}],"max_messages":40}}"#
+            );
+            let answer = trim_answer(&text).unwrap();
+            let len = answer.len();
+            let answer = answer.into_string();
+            assert_eq!(answer.len(), len);
+            let report = Request::parse(&text).unwrap().plan().unwrap().report;
+            assert!(answer.ends_with(&format!(",\"report\":{}}}", report.to_json_string())));
+            let messages = format!("[{broken}]");
+            let sanitized = sanitize_answer(&messages).unwrap().into_string();
+            let report = SanitizeRequest::parse(&messages)
+                .unwrap()
+                .plan()
+                .unwrap()
+                .report;
+            let tail = format!(",\"report\":{}}}", report.repairs_json_string());
+            assert!(sanitized.ends_with(&tail));
+        }
+    }
 }

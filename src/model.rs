@@ -190,6 +190,15 @@ pub struct Session<'a> {
 }
 
 impl<'a> Session<'a> {
+    /// A session with room for `messages` caller's messages (a unit each, as most have).
+    pub fn with_capacity(messages: usize) -> Session<'a> {
+        Session {
+            messages: Vec::with_capacity(messages),
+            units: Vec::with_capacity(messages),
+            inputs: Vec::with_capacity(messages),
+        }
+    }
+
     pub fn units_of(&self, m: usize) -> &[Unit<'a>] {
         &self.units[self.messages[m].unit_range()]
     }

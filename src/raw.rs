@@ -70,6 +70,12 @@ pub struct Doc<'a> {
     /// Where the last lookup in `noted` ended: reading goes forward, so the next one is
     /// usually right there.
     hint: Cell<usize>,
+    /// Where each key of the root object starts, when the root is an object whose keys have no
+    /// escapes: its values are then found between the keys, without being read.
+    root_keys: Option<Vec<usize>>,
+    /// (key, items) of the arrays among the root object's values: how many items the caller's
+    /// messages are, known before reading them.
+    root_arrays: Vec<(usize, usize)>,
     /// start → end of the long strings with escapes scanned so far.
     scanned: RefCell<HashMap<usize, usize, BuildHasherDefault<OffsetHasher>>>,
 }
@@ -99,17 +105,28 @@ impl<'a> Doc<'a> {
     /// escapes and error messages), in one pass that allocates nothing and notes where each
     /// long string without escapes lies, so reading the text later never scans it.
     pub fn parse(text: &'a str) -> Result<Doc<'a>, serde_json::Error> {
-        let noted = RefCell::new(Vec::new());
+        let notes = Notes {
+            base: text.as_ptr() as usize,
+            noted: RefCell::new(Vec::new()),
+            root_keys: RefCell::new(Some(Vec::new())),
+            root_arrays: RefCell::new(Vec::new()),
+        };
         let mut de = serde_json::Deserializer::from_str(text);
         Validate {
-            base: text.as_ptr() as usize,
-            noted: &noted,
+            notes: &notes,
+            at: Level::Root,
         }
         .deserialize(&mut de)?;
         de.end()?;
+        let root_keys = notes
+            .root_keys
+            .into_inner()
+            .filter(|_| kind(text.trim_start()) == Kind::Object);
         Ok(Doc {
             text,
-            noted: noted.into_inner(),
+            noted: notes.noted.into_inner(),
+            root_keys,
+            root_arrays: notes.root_arrays.into_inner(),
             hint: Cell::new(0),
             scanned: RefCell::new(HashMap::default()),
         })
@@ -125,58 +142,92 @@ impl<'a> Doc<'a> {
         raw.as_ptr() as usize - self.text.as_ptr() as usize
     }
 
+    /// How many items the array `raw` holds, when it is a value of the root object (counted
+    /// while validating); 0 when unknown.
+    pub fn len_hint(&self, raw: Raw<'a>) -> usize {
+        let Some(keys) = &self.root_keys else {
+            return 0;
+        };
+        let at = self.offset(raw);
+        let Some(key) = keys.partition_point(|&k| k < at).checked_sub(1) else {
+            return 0;
+        };
+        self.root_arrays
+            .iter()
+            .find(|&&(k, _)| k == key)
+            .map_or(0, |&(_, items)| items)
+    }
+
+    /// The text from the start of `first` to the end of `last` (values of this text, in order).
+    pub fn span(&self, first: Raw<'a>, last: Raw<'a>) -> Raw<'a> {
+        &self.text[self.offset(first)..self.offset(last) + last.len()]
+    }
+
     /// The fields of an object, or `None` when the value is not an object.
     pub fn fields(&self, raw: Raw<'a>) -> Option<Fields<'a>> {
         if kind(raw) != Kind::Object {
             return None;
         }
-        Some(self.fields_at(self.offset(raw)).0)
+        let mut fields = Vec::new();
+        match &self.root_keys {
+            Some(keys) if std::ptr::eq(raw, self.root()) => self.root_fields(keys, &mut fields),
+            _ => {
+                self.fields_into(self.offset(raw), &mut fields);
+            }
+        }
+        Some(fields)
     }
 
-    /// The fields of the object starting at `i`, and where it ends.
-    fn fields_at(&self, mut i: usize) -> (Fields<'a>, usize) {
+    /// Reads the fields of an object into `fields` (cleared first); false when the value is
+    /// not an object.
+    pub fn read_fields(&self, raw: Raw<'a>, fields: &mut Fields<'a>) -> bool {
+        fields.clear();
+        if kind(raw) != Kind::Object {
+            return false;
+        }
+        self.fields_into(self.offset(raw), fields);
+        true
+    }
+
+    /// The fields of the root object, its values found between the keys noted while
+    /// validating (the value before a key ends at the comma before it).
+    fn root_fields(&self, keys: &[usize], fields: &mut Fields<'a>) {
+        let bytes = self.text.as_bytes();
+        let root = self.root();
+        // The closing brace.
+        let close = self.offset(root) + root.len() - 1;
+        let mut index = None;
+        for (n, &key_start) in keys.iter().enumerate() {
+            let (key, key_end) = self.key_at(key_start);
+            let start = skip_ws(bytes, skip_ws(bytes, key_end) + 1);
+            let end = match keys.get(n + 1) {
+                Some(&next) => skip_ws_back(bytes, skip_ws_back(bytes, next) - 1),
+                None => skip_ws_back(bytes, close),
+            };
+            add_field(fields, &mut index, key, &self.text[start..end]);
+        }
+    }
+
+    /// Reads the fields of the object starting at `i` into `fields`; returns where it ends.
+    fn fields_into(&self, mut i: usize, fields: &mut Fields<'a>) -> usize {
         let bytes = self.text.as_bytes();
         i += 1;
-        let mut fields: Fields<'a> = Vec::new();
-        // Objects of a few keys are searched; a hostile one of thousands is indexed.
-        let mut index: Option<HashMap<Cow<'a, str>, usize>> = None;
+        fields.clear();
+        let mut index = None;
         loop {
             i = skip_ws(bytes, i);
             if bytes[i] == b'}' {
-                return (fields, i + 1);
+                return i + 1;
             }
             if bytes[i] == b',' {
                 i = skip_ws(bytes, i + 1);
             }
-            let key_end = self.skip_string(i);
-            let key = decode(&self.text[i..key_end]);
+            let (key, key_end) = self.key_at(i);
             i = skip_ws(bytes, key_end) + 1; // the colon
             let start = skip_ws(bytes, i);
             let end = self.skip_value(start);
-            let value = &self.text[start..end];
+            add_field(fields, &mut index, key, &self.text[start..end]);
             i = end;
-            if fields.len() >= 16 && index.is_none() {
-                index = Some(
-                    fields
-                        .iter()
-                        .enumerate()
-                        .map(|(n, (k, _))| (k.clone(), n))
-                        .collect(),
-                );
-            }
-            let seen = match &index {
-                Some(index) => index.get(&key).copied(),
-                None => fields.iter().position(|(k, _)| *k == key),
-            };
-            match seen {
-                Some(n) => fields[n].1 = value,
-                None => {
-                    if let Some(index) = &mut index {
-                        index.insert(key.clone(), fields.len());
-                    }
-                    fields.push((key, value));
-                }
-            }
         }
     }
 
@@ -212,36 +263,66 @@ impl<'a> Doc<'a> {
         }
     }
 
+    /// The key (a string token) starting at `i`, decoded, and where it ends. A key without
+    /// escapes is read in one look at its bytes.
+    fn key_at(&self, i: usize) -> (Cow<'a, str>, usize) {
+        let bytes = self.text.as_bytes();
+        let near = bytes.len().min(i + NOTE);
+        let head = &bytes[i + 1..near];
+        if let Some(k) = head.iter().position(|&b| b == b'"' || b == b'\\') {
+            if head[k] == b'"' {
+                return (Cow::Borrowed(&self.text[i + 1..i + 1 + k]), i + k + 2);
+            }
+        }
+        let end = self.skip_string(i);
+        (decode(&self.text[i..end]), end)
+    }
+
     /// The end of the value starting at `i`.
     fn skip_value(&self, i: usize) -> usize {
         let bytes = self.text.as_bytes();
         match bytes[i] {
             b'"' => self.skip_string(i),
             open @ (b'{' | b'[') => {
-                // Only brackets of this kind (and strings) change where it ends.
+                // Only brackets of this kind (and strings) change where it ends. Values inside
+                // are mostly short: a byte loop beats starting a vector scan at each string.
                 let close = if open == b'{' { b'}' } else { b']' };
                 let mut depth = 0usize;
                 let mut j = i;
-                loop {
-                    match memchr::memchr3(b'"', open, close, &bytes[j..]) {
-                        Some(k) => j += k,
-                        None => return bytes.len(),
-                    }
+                while j < bytes.len() {
                     match bytes[j] {
                         b'"' => {
-                            j = self.skip_string(j);
+                            let start = j;
+                            let near = bytes.len().min(start + NOTE);
+                            j += 1;
+                            loop {
+                                if j >= near {
+                                    j = self.skip_string(start);
+                                    break;
+                                }
+                                match bytes[j] {
+                                    b'"' => {
+                                        j += 1;
+                                        break;
+                                    }
+                                    b'\\' => j += 2,
+                                    _ => j += 1,
+                                }
+                            }
                             continue;
                         }
                         b if b == open => depth += 1,
-                        _ => {
+                        b if b == close => {
                             depth -= 1;
                             if depth == 0 {
                                 return j + 1;
                             }
                         }
+                        _ => {}
                     }
                     j += 1;
                 }
+                bytes.len()
             }
             _ => {
                 let mut j = i;
@@ -257,6 +338,26 @@ impl<'a> Doc<'a> {
 
     /// The end (after the closing quote) of the string starting at `i`.
     fn skip_string(&self, i: usize) -> usize {
+        // Reading goes forward: the next noted string is usually the one asked for.
+        let k = self.hint.get();
+        if let Some(&(start, end)) = self.noted.get(k) {
+            if start == i {
+                self.hint.set(k + 1);
+                return end;
+            }
+        }
+        // Keys and short values end within a few bytes: scanning them costs less than looking
+        // them up (a string ending here is never noted nor remembered anyway).
+        let bytes = self.text.as_bytes();
+        let near = bytes.len().min(i + NOTE);
+        let mut j = i + 1;
+        while j < near {
+            match bytes[j] {
+                b'"' => return j + 1,
+                b'\\' => j += 2,
+                _ => j += 1,
+            }
+        }
         if let Some(end) = self.noted_end(i) {
             return end;
         }
@@ -302,10 +403,10 @@ pub struct ObjectItems<'d, 'a> {
     at: usize,
 }
 
-impl<'a> Iterator for ObjectItems<'_, 'a> {
-    type Item = (Raw<'a>, Option<Fields<'a>>);
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl<'a> ObjectItems<'_, 'a> {
+    /// The next item, its fields read into `fields` (cleared) when it is an object: one buffer
+    /// serves every item. `Some((item, is_object))`.
+    pub fn next_into(&mut self, fields: &mut Fields<'a>) -> Option<(Raw<'a>, bool)> {
         let bytes = self.doc.text.as_bytes();
         let mut i = skip_ws(bytes, self.at);
         if bytes[i] == b',' {
@@ -315,14 +416,25 @@ impl<'a> Iterator for ObjectItems<'_, 'a> {
             self.at = i;
             return None;
         }
-        let (fields, end) = if bytes[i] == b'{' {
-            let (fields, end) = self.doc.fields_at(i);
-            (Some(fields), end)
+        let object = bytes[i] == b'{';
+        let end = if object {
+            self.doc.fields_into(i, fields)
         } else {
-            (None, self.doc.skip_value(i))
+            fields.clear();
+            self.doc.skip_value(i)
         };
         self.at = end;
-        Some((&self.doc.text[i..end], fields))
+        Some((&self.doc.text[i..end], object))
+    }
+}
+
+impl<'a> Iterator for ObjectItems<'_, 'a> {
+    type Item = (Raw<'a>, Option<Fields<'a>>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut fields = Vec::new();
+        let (item, object) = self.next_into(&mut fields)?;
+        Some((item, object.then_some(fields)))
     }
 }
 
@@ -330,8 +442,29 @@ impl<'a> Iterator for ObjectItems<'_, 'a> {
 /// and remembers the spans of long strings it is handed borrowed from the text.
 #[derive(Clone, Copy)]
 struct Validate<'c> {
+    notes: &'c Notes,
+    at: Level,
+}
+
+/// What validating notes down.
+struct Notes {
+    /// Where the text starts in memory.
     base: usize,
-    noted: &'c RefCell<Vec<(usize, usize)>>,
+    noted: RefCell<Vec<(usize, usize)>>,
+    /// Where the root object's keys start; `None` once one has escapes (serde_json hands it
+    /// decoded, without its place).
+    root_keys: RefCell<Option<Vec<usize>>>,
+    /// (key index, items) of the root object's array values.
+    root_arrays: RefCell<Vec<(usize, usize)>>,
+}
+
+/// Where in the document a value is: the root, a key of the root object, anywhere else.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Root,
+    RootKey,
+    RootValue,
+    Inner,
 }
 
 impl<'de> DeserializeSeed<'de> for Validate<'_> {
@@ -362,26 +495,107 @@ impl<'de> Visitor<'de> for Validate<'_> {
         Ok(())
     }
     fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        if self.at == Level::RootKey {
+            *self.notes.root_keys.borrow_mut() = None;
+        }
         Ok(())
     }
     fn visit_borrowed_str<E>(self, s: &'de str) -> Result<(), E> {
+        // Borrowed means no escapes: the token is the slice and its two quotes.
+        let start = s.as_ptr() as usize - self.notes.base - 1;
+        if self.at == Level::RootKey {
+            if let Some(keys) = self.notes.root_keys.borrow_mut().as_mut() {
+                keys.push(start);
+            }
+        }
         if s.len() + 2 >= NOTE {
-            // Borrowed means no escapes: the token is the slice and its two quotes.
-            let start = s.as_ptr() as usize - self.base - 1;
-            self.noted.borrow_mut().push((start, start + s.len() + 2));
+            self.notes
+                .noted
+                .borrow_mut()
+                .push((start, start + s.len() + 2));
         }
         Ok(())
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(self)?.is_some() {}
-        Ok(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while map.next_key_seed(self)?.is_some() {
-            map.next_value_seed(self)?;
+        let inner = Validate {
+            at: Level::Inner,
+            ..self
+        };
+        let mut items = 0;
+        while seq.next_element_seed(inner)?.is_some() {
+            items += 1;
+        }
+        if self.at == Level::RootValue {
+            if let Some(keys) = self.notes.root_keys.borrow().as_ref() {
+                let key = keys.len().saturating_sub(1);
+                self.notes.root_arrays.borrow_mut().push((key, items));
+            }
         }
         Ok(())
     }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let inner = Validate {
+            at: Level::Inner,
+            ..self
+        };
+        let (key, value) = match self.at {
+            Level::Root => (
+                Validate {
+                    at: Level::RootKey,
+                    ..self
+                },
+                Validate {
+                    at: Level::RootValue,
+                    ..self
+                },
+            ),
+            _ => (inner, inner),
+        };
+        while map.next_key_seed(key)?.is_some() {
+            map.next_value_seed(value)?;
+        }
+        Ok(())
+    }
+}
+
+/// Adds a field read from an object: a key given again keeps its first place and takes the
+/// new value. Objects of a few keys are searched; a hostile one of thousands is indexed.
+fn add_field<'a>(
+    fields: &mut Fields<'a>,
+    index: &mut Option<HashMap<Cow<'a, str>, usize>>,
+    key: Cow<'a, str>,
+    value: Raw<'a>,
+) {
+    if fields.len() >= 16 && index.is_none() {
+        *index = Some(
+            fields
+                .iter()
+                .enumerate()
+                .map(|(n, (k, _))| (k.clone(), n))
+                .collect(),
+        );
+    }
+    let seen = match index {
+        Some(index) => index.get(&key).copied(),
+        None => fields.iter().position(|(k, _)| *k == key),
+    };
+    match seen {
+        Some(n) => fields[n].1 = value,
+        None => {
+            if let Some(index) = index {
+                index.insert(key.clone(), fields.len());
+            }
+            fields.push((key, value));
+        }
+    }
+}
+
+/// The end of the value that ends before `i`, white space skipped backwards.
+fn skip_ws_back(bytes: &[u8], mut i: usize) -> usize {
+    while matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        i -= 1;
+    }
+    i
 }
 
 fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
@@ -414,6 +628,10 @@ fn string_end(bytes: &[u8], i: usize) -> usize {
 
 /// The index of the first `\` in `bytes`, if any.
 fn find_backslash(bytes: &[u8]) -> Option<usize> {
+    // Setting up a vector scan costs more than looking at a key's few bytes one by one.
+    if bytes.len() < 16 {
+        return bytes.iter().position(|&b| b == b'\\');
+    }
     memchr::memchr(b'\\', bytes)
 }
 
@@ -497,6 +715,16 @@ pub fn canonical_len(raw: &str) -> u64 {
         match bytes[i] {
             b' ' | b'\t' | b'\n' | b'\r' => i += 1,
             b'"' => {
+                // A short string without escapes counts as written: found by its closing quote.
+                let plain = bytes[i + 1..bytes.len().min(i + 33)]
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\')
+                    .filter(|&k| bytes[i + 1 + k] == b'"');
+                if let Some(k) = plain {
+                    len += k as u64 + 2;
+                    i += k + 2;
+                    continue;
+                }
                 let end = string_end(bytes, i);
                 len += canonical_string_len(&bytes[i..end]);
                 i = end;
@@ -577,6 +805,106 @@ pub fn object_len_without(fields: &[(Cow<'_, str>, Raw<'_>)], skip: &[&str]) -> 
         }
     }
     meta.total()
+}
+
+/// The length of a value as serde_json writes it back once parsed (compact, duplicate keys
+/// once), and how many `"` and `\\` that text holds (what writing it as a JSON string adds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValueLen {
+    pub len: u64,
+    pub specials: u64,
+}
+
+impl ValueLen {
+    pub const NULL: ValueLen = ValueLen {
+        len: 4,
+        specials: 0,
+    };
+
+    /// The length of the text written as a JSON string.
+    pub fn as_string(self) -> u64 {
+        2 + self.len + self.specials
+    }
+}
+
+/// The [`ValueLen`] of a value, or `None` when it holds a number that serde_json might write
+/// back otherwise (anything but a plain integer of at most 18 digits, or `-0`).
+pub fn value_len(doc: &Doc<'_>, raw: Raw<'_>) -> Option<ValueLen> {
+    Some(match kind(raw) {
+        Kind::String => string_value_len(raw),
+        Kind::Null | Kind::Bool => ValueLen {
+            len: raw.len() as u64,
+            specials: 0,
+        },
+        Kind::Number => {
+            let digits = raw.strip_prefix('-').unwrap_or(raw);
+            let plain = digits.len() <= 18
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && (digits == "0" && digits.len() == raw.len() || !digits.starts_with('0'));
+            if !plain {
+                return None;
+            }
+            ValueLen {
+                len: raw.len() as u64,
+                specials: 0,
+            }
+        }
+        Kind::Array => {
+            let items = doc.items(raw)?;
+            let mut total = ValueLen {
+                len: 2 + items.len().saturating_sub(1) as u64,
+                specials: 0,
+            };
+            for item in items {
+                let v = value_len(doc, item)?;
+                total.len += v.len;
+                total.specials += v.specials;
+            }
+            total
+        }
+        Kind::Object => {
+            let fields = doc.fields(raw)?;
+            let mut total = ValueLen {
+                len: 2 + fields.len().saturating_sub(1) as u64,
+                specials: 0,
+            };
+            for (key, value) in &fields {
+                let k = key_value_len(key);
+                let v = value_len(doc, value)?;
+                total.len += k.len + 1 + v.len;
+                total.specials += k.specials + v.specials;
+            }
+            total
+        }
+    })
+}
+
+/// The [`ValueLen`] of a string token.
+fn string_value_len(token: Raw<'_>) -> ValueLen {
+    if find_backslash(&token.as_bytes()[1..token.len() - 1]).is_none() {
+        // No escapes: no quote, backslash or control character inside.
+        return ValueLen {
+            len: token.len() as u64,
+            specials: 2,
+        };
+    }
+    key_value_len(&decode(token))
+}
+
+/// The [`ValueLen`] of a decoded string once written.
+fn key_value_len(s: &str) -> ValueLen {
+    let specials = 2 + s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' => 2,
+            0..=0x1F => 1,
+            _ => 0,
+        })
+        .sum::<u64>();
+    ValueLen {
+        len: string_len_as_json(s),
+        specials,
+    }
 }
 
 /// Adds up the compact length of an object field by field.
@@ -665,6 +993,64 @@ mod tests {
             doc.items(doc.root()).unwrap(),
             vec!["1", "{\"x\": [\"]\\\"\"]}", "\"s\""]
         );
+    }
+
+    #[test]
+    fn value_lengths_match_serde_json_or_are_refused() {
+        for text in [
+            r#"{"path": "src/a.rs", "n": 12, "neg": -3, "zero": 0, "ok": true, "x": null}"#,
+            r#"{"q": "say \"hi\"\n\u0001 \\ \u00e9", "a": [1, {"b": []}, "c"], "a": {}}"#,
+            r#"[ "plain" , [ ] , { "k\"ey" : "v" } ]"#,
+            r#""\ud83d\ude00 and \t tab""#,
+            "123456789012345678",
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            let doc = Doc::parse(text).unwrap();
+            let got = value_len(&doc, doc.root()).expect(text);
+            let written = serde_json::to_string(&v).unwrap();
+            assert_eq!(got.len, written.len() as u64, "{text}");
+            let as_string = serde_json::to_string(&Value::String(written)).unwrap();
+            assert_eq!(got.as_string(), as_string.len() as u64, "{text}");
+        }
+        for text in [
+            "1.0",
+            "-0",
+            "1e5",
+            "1234567890123456789",
+            "[0.5]",
+            "{\"a\": 01.5}",
+        ] {
+            if let Ok(doc) = Doc::parse(text) {
+                assert_eq!(value_len(&doc, doc.root()), None, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn root_fields_are_found_between_the_keys() {
+        for text in [
+            " { \"a\" : [1, {\"b\": \"}\"}] ,\n\"c\":\"x\" , \"a\": null\t} ",
+            r#"{"a":1,"c":"x","a":2}"#,
+            r#"{"\u0061":[],"c":{"d":"e"}}"#,
+            "{}",
+        ] {
+            let doc = Doc::parse(text).unwrap();
+            let mut slow = Vec::new();
+            doc.fields_into(doc.offset(doc.root()), &mut slow);
+            assert_eq!(doc.fields(doc.root()).unwrap(), slow, "{text}");
+        }
+        let doc = Doc::parse(r#"{"a": [1,2] , "b":{}}"#).unwrap();
+        assert!(doc.root_keys.is_some());
+        let f = doc.fields(doc.root()).unwrap();
+        assert_eq!((f[0].1, f[1].1), ("[1,2]", "{}"));
+        assert!(Doc::parse(r#"{"\u0061":1}"#).unwrap().root_keys.is_none());
+        let doc =
+            Doc::parse(r#"{"m": [1, [2, 3], {"a": [4]}], "n": {"b": [5, 6]}, "m": []}"#).unwrap();
+        let f = doc.fields(doc.root()).unwrap();
+        assert_eq!(doc.len_hint(f[0].1), 0); // the second "m"
+        let doc = Doc::parse(r#"{"m": [1, [2, 3], {"a": [4]}], "n": {"b": [5, 6]}}"#).unwrap();
+        let f = doc.fields(doc.root()).unwrap();
+        assert_eq!((doc.len_hint(f[0].1), doc.len_hint(f[1].1)), (3, 0));
     }
 
     #[test]

@@ -10,7 +10,44 @@ use crate::json::write_str;
 use crate::model::{Malformed, Origin, Session};
 use crate::probe::ImageFormat;
 use crate::repair::{Repair, RepairAction, RepairReason};
-use std::fmt::Write as _;
+use std::fmt;
+
+/// Where a report is written: a string, the answer's own buffer, or a counter of its length.
+pub trait Sink: fmt::Write {
+    fn push(&mut self, c: char) {
+        let _ = self.write_char(c);
+    }
+    fn push_str(&mut self, s: &str) {
+        let _ = self.write_str(s);
+    }
+}
+
+impl Sink for String {}
+
+/// Counts the bytes written to it.
+#[derive(Debug, Default)]
+pub struct Counter(pub usize);
+
+impl fmt::Write for Counter {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 += s.len();
+        Ok(())
+    }
+}
+
+impl Sink for Counter {}
+
+/// Appends what is written to a byte buffer.
+pub struct Bytes<'v>(pub &'v mut Vec<u8>);
+
+impl fmt::Write for Bytes<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+impl Sink for Bytes<'_> {}
 
 /// A text that was shrunk: head and tail kept around a marker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,7 +209,8 @@ impl<'a> Report<'a> {
         serde_json::from_str(&self.to_json_string()).expect("the report writes valid JSON")
     }
 
-    fn write(&self, out: &mut String, repairs_only: bool) {
+    /// Writes the report (`repairs_only`: the report of `sanitize`).
+    pub fn write<W: Sink>(&self, out: &mut W, repairs_only: bool) {
         let words = self.format.adapter().words();
         let merges = self.format.merges_turns();
         out.push('{');
@@ -205,9 +243,7 @@ impl<'a> Report<'a> {
             self.input_messages,
             self.output_messages,
         );
-        write_list(out, &self.dropped_messages, |out, i| {
-            let _ = write!(out, "{i}");
-        });
+        write_list(out, &self.dropped_messages, |out, &i| write_index(out, i));
         out.push_str(",\"truncated\":");
         write_list(out, &self.truncated, |out, t| {
             let part = t.part.map_or("null".to_owned(), |p| p.to_string());
@@ -259,7 +295,23 @@ impl<'a> Report<'a> {
     }
 }
 
-fn write_list<T>(out: &mut String, items: &[T], mut each: impl FnMut(&mut String, &T)) {
+/// Writes a message index in decimal (a list of thousands of dropped indices is common; the
+/// formatting machinery costs several times the digits).
+fn write_index<W: Sink>(out: &mut W, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+}
+
+fn write_list<W: Sink, T>(out: &mut W, items: &[T], mut each: impl FnMut(&mut W, &T)) {
     out.push('[');
     for (k, item) in items.iter().enumerate() {
         if k > 0 {
@@ -331,7 +383,7 @@ pub fn reason_text(entry: &RepairEntry<'_>, words: &Words) -> String {
     }
 }
 
-fn write_repair(out: &mut String, r: &RepairEntry<'_>, words: &Words) {
+fn write_repair<W: Sink>(out: &mut W, r: &RepairEntry<'_>, words: &Words) {
     let _ = write!(
         out,
         "{{\"index\":{},\"action\":\"{}\",\"reason\":",

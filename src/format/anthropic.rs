@@ -79,13 +79,18 @@ impl Adapter for Anthropic {
         system: Option<Raw<'a>>,
         pricing: &Pricing<'_>,
     ) -> Result<Session<'a>, Error> {
-        let mut s = Session::default();
+        let mut s = Session::with_capacity(doc.len_hint(messages));
         if let Some(system) = system {
             split_system(doc, system, pricing, &mut s)?;
         }
-        for (i, (message, fields)) in doc.object_items(messages).into_iter().flatten().enumerate() {
-            s.inputs.push(message);
-            split_message(doc, i, fields, pricing, &mut s)?;
+        let mut scratch = Scratch::default();
+        if let Some(mut items) = doc.object_items(messages) {
+            let mut i = 0;
+            while let Some((message, object)) = items.next_into(&mut scratch.message) {
+                s.inputs.push(message);
+                split_message(doc, i, object, pricing, &mut scratch, &mut s)?;
+                i += 1;
+            }
         }
         Ok(s)
     }
@@ -214,11 +219,16 @@ fn split_system<'a>(
             ContentShape::Text
         }
         Kind::Array => {
-            for (b, (block, fields)) in doc.object_items(system).into_iter().flatten().enumerate() {
-                let loc = Loc::system(b);
-                let fields = block_fields(fields, loc)?;
-                let unit = block_unit(doc, block, fields, loc, b as u32, None, pricing)?;
-                s.units.push(unit);
+            let mut fields = Fields::new();
+            if let Some(mut items) = doc.object_items(system) {
+                let mut b = 0;
+                while let Some((block, object)) = items.next_into(&mut fields) {
+                    let loc = Loc::system(b);
+                    block_fields(object, loc)?;
+                    let unit = block_unit(doc, block, &fields, loc, b as u32, None, pricing)?;
+                    s.units.push(unit);
+                    b += 1;
+                }
             }
             ContentShape::Parts
         }
@@ -247,16 +257,31 @@ fn split_system<'a>(
     Ok(())
 }
 
+/// Buffers for the fields of a message and of the blocks inside it, reused from message to
+/// message.
+#[derive(Default)]
+struct Scratch<'a> {
+    message: Fields<'a>,
+    block: Fields<'a>,
+    inner: Fields<'a>,
+}
+
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    fields: Option<Fields<'a>>,
+    object: bool,
     pricing: &Pricing<'_>,
+    scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = fields
-        .ok_or_else(|| Error::invalid_request("each message must be a JSON object", at(i, "")))?;
-    let role_raw = match get(&fields, "role") {
+    if !object {
+        return Err(Error::invalid_request(
+            "each message must be a JSON object",
+            at(i, ""),
+        ));
+    }
+    let fields = &scratch.message;
+    let role_raw = match get(fields, "role") {
         Some(r) if kind(r) == Kind::String => r,
         Some(_) => {
             return Err(Error::invalid_request(
@@ -283,19 +308,19 @@ fn split_message<'a>(
     };
     // An OpenAI `tool_calls` field would be read as tool calls, but repair could not remove it
     // from the returned message: refused, not guessed at.
-    if get(&fields, "tool_calls").is_some() {
+    if get(fields, "tool_calls").is_some() {
         return Err(Error::invalid_request(
             "tool_calls is not part of the Anthropic format: tool calls are tool_use content \
              blocks",
             at(i, ".tool_calls"),
         ));
     }
-    let tool_call_id = raw::optional_string(get(&fields, "tool_call_id")).map_err(|()| {
+    let tool_call_id = raw::optional_string(get(fields, "tool_call_id")).map_err(|()| {
         Error::invalid_request("tool_call_id must be a string", at(i, ".tool_call_id"))
     })?;
     let has_refusal =
-        get(&fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
-    let base_meta = object_len_without(&fields, &["content"]);
+        get(fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
+    let base_meta = object_len_without(fields, &["content"]);
     let logical = |shape, units, meta_bytes, tool_calls| Message {
         physical: Some(i as u32),
         origin: Origin::Whole,
@@ -312,7 +337,7 @@ fn split_message<'a>(
         remove_tool_calls: false,
     };
     let start = s.units.len() as u32;
-    let blocks = match get(&fields, "content").map(|c| (kind(c), c)) {
+    let blocks = match get(fields, "content").map(|c| (kind(c), c)) {
         None => {
             s.messages.push(logical(
                 ContentShape::Absent,
@@ -341,11 +366,7 @@ fn split_message<'a>(
             ));
             return Ok(());
         }
-        Some((Kind::Array, c)) => doc
-            .object_items(c)
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>(),
+        Some((Kind::Array, c)) => c,
         Some(_) => {
             return Err(Error::invalid_request(
                 "content must be a string or an array of content blocks",
@@ -354,23 +375,31 @@ fn split_message<'a>(
         }
     };
     let mut parts = Vec::new();
+    // The tool_use blocks: their indices and fields.
     let mut calls = Vec::new();
-    let no_blocks = blocks.is_empty();
-    for (b, (block, fields)) in blocks.into_iter().enumerate() {
-        let here = Loc::block(i, b);
-        let fields = block_fields(fields, here)?;
-        match block_type(&fields, here)?.as_ref() {
-            "tool_result" => split_tool_result(doc, i, b, &fields, here, pricing, s)?,
-            "tool_use" => calls.push((b, fields)),
-            _ => parts.push(block_unit(
-                doc, block, fields, here, b as u32, None, pricing,
-            )?),
+    let mut b = 0;
+    if let Some(mut items) = doc.object_items(blocks) {
+        while let Some((block, object)) = items.next_into(&mut scratch.block) {
+            let here = Loc::block(i, b);
+            block_fields(object, here)?;
+            let fields = &scratch.block;
+            match block_type(fields, here)?.as_ref() {
+                "tool_result" => {
+                    split_tool_result(doc, fields, here, pricing, &mut scratch.inner, s)?
+                }
+                "tool_use" => calls.push((b, fields.clone())),
+                _ => parts.push(block_unit(
+                    doc, block, fields, here, b as u32, None, pricing,
+                )?),
+            }
+            b += 1;
         }
     }
+    let no_blocks = b == 0;
     if !parts.is_empty() || !calls.is_empty() || no_blocks {
         let start = s.units.len() as u32;
         s.units.extend(parts);
-        let (tool_calls, meta) = tool_calls_of(i, &calls, base_meta, &fields);
+        let (tool_calls, meta) = tool_calls_of(doc, i, &calls, base_meta, &scratch.message);
         let mut msg = logical(
             ContentShape::Parts,
             (start, s.units.len() as u32),
@@ -383,10 +412,15 @@ fn split_message<'a>(
     Ok(())
 }
 
-fn block_fields(fields: Option<Fields<'_>>, loc: Loc) -> Result<Fields<'_>, Error> {
-    fields.ok_or_else(|| {
-        Error::invalid_request("each content block must be a JSON object", loc.at(""))
-    })
+/// Refuses a content block that is not an object.
+fn block_fields(object: bool, loc: Loc) -> Result<(), Error> {
+    if object {
+        return Ok(());
+    }
+    Err(Error::invalid_request(
+        "each content block must be a JSON object",
+        loc.at(""),
+    ))
 }
 
 fn block_type<'a>(fields: &Fields<'a>, path: Loc) -> Result<Cow<'a, str>, Error> {
@@ -403,13 +437,13 @@ fn block_type<'a>(fields: &Fields<'a>, path: Loc) -> Result<Cow<'a, str>, Error>
 /// One `tool_result` block as a tool reply.
 fn split_tool_result<'a>(
     doc: &Doc<'a>,
-    i: usize,
-    b: usize,
     fields: &Fields<'a>,
     here: Loc,
     pricing: &Pricing<'_>,
+    inner_fields: &mut Fields<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
+    let (i, b) = (here.message.unwrap_or(0), here.block);
     let id = match get(fields, "tool_use_id") {
         Some(id) if kind(id) == Kind::String => raw::decode(id),
         _ => {
@@ -431,14 +465,19 @@ fn split_tool_result<'a>(
             ContentShape::Text
         }
         Some((Kind::Array, c)) => {
-            for (k, (inner, fields)) in doc.object_items(c).into_iter().flatten().enumerate() {
-                let loc = Loc {
-                    inner: Some(k),
-                    ..here
-                };
-                let fields = block_fields(fields, loc)?;
-                let unit = block_unit(doc, inner, fields, loc, b as u32, Some(k as u32), pricing)?;
-                s.units.push(unit);
+            if let Some(mut items) = doc.object_items(c) {
+                let mut k = 0;
+                while let Some((inner, object)) = items.next_into(inner_fields) {
+                    let loc = Loc {
+                        inner: Some(k),
+                        ..here
+                    };
+                    block_fields(object, loc)?;
+                    let sub = Some(k as u32);
+                    let unit = block_unit(doc, inner, inner_fields, loc, b as u32, sub, pricing)?;
+                    s.units.push(unit);
+                    k += 1;
+                }
             }
             ContentShape::Parts
         }
@@ -480,6 +519,7 @@ fn split_tool_result<'a>(
 /// The tool calls of a message's `tool_use` blocks, and its meta bytes with them (priced as
 /// OpenAI `tool_calls`: `input` as a JSON string).
 fn tool_calls_of<'a>(
+    doc: &Doc<'a>,
     i: usize,
     calls: &[(usize, Fields<'a>)],
     base_meta: u64,
@@ -489,38 +529,35 @@ fn tool_calls_of<'a>(
         return (ToolCalls::None, base_meta);
     }
     let mut ids = Vec::with_capacity(calls.len());
-    let mut seen = HashSet::new();
+    // The ids so far: a few are compared; a hostile message of thousands is hashed.
+    let mut seen: Option<HashSet<Cow<'a, str>>> = None;
     let mut malformed = None;
     let mut array_len = 2 + calls.len() as u64 - 1;
     for (b, call) in calls {
-        let value = |key: &str| -> Value {
-            get(call, key)
-                .and_then(|v| serde_json::from_str(v).ok())
-                .unwrap_or(Value::Null)
-        };
-        let input = value("input");
-        let arguments = match &input {
-            Value::Object(_) => Value::String(input.to_string()),
-            other => other.clone(),
-        };
-        let synthetic = json!({
-            "id": value("id"),
-            "type": "function",
-            "function": {"name": value("name"), "arguments": arguments},
-        });
-        array_len += compact_len(&synthetic);
+        array_len += synthetic_call_len(doc, call);
         if malformed.is_some() {
             continue;
         }
         let bad = |why: Malformed, rest: &str| (why, at(i, &format!(".content[{b}]{rest}")));
         let id = get(call, "id").and_then(raw::string);
+        let name_is_string = get(call, "name").is_some_and(|n| kind(n) == Kind::String);
+        // `input` stands for OpenAI's `arguments`: an object is written as a JSON string.
+        let arguments_is_string =
+            get(call, "input").is_some_and(|v| matches!(kind(v), Kind::Object | Kind::String));
         match id {
             Some(id) if !id.is_empty() => {
-                if !seen.insert(id.clone()) {
+                if ids.len() == 16 && seen.is_none() {
+                    seen = Some(ids.iter().cloned().collect());
+                }
+                let duplicate = match &mut seen {
+                    Some(seen) => !seen.insert(id.clone()),
+                    None => ids.contains(&id),
+                };
+                if duplicate {
                     malformed = Some(bad(Malformed::DuplicateId, ".id"));
-                } else if !synthetic["function"]["name"].is_string() {
+                } else if !name_is_string {
                     malformed = Some(bad(Malformed::NameNotString, ".name"));
-                } else if !arguments.is_string() {
+                } else if !arguments_is_string {
                     malformed = Some(bad(Malformed::ArgumentsNotString, ".input"));
                 } else {
                     ids.push(id);
@@ -543,20 +580,67 @@ fn tool_calls_of<'a>(
     (tool_calls, meta.total())
 }
 
+/// The compact length of the OpenAI tool call a `tool_use` block stands for:
+/// `{"id", "type": "function", "function": {"name", "arguments"}}`, `input` written as a JSON
+/// string when it is an object. Counted from the block's bytes when every value in it is
+/// written the way serde_json writes it back; else built and measured.
+fn synthetic_call_len(doc: &Doc<'_>, call: &Fields<'_>) -> u64 {
+    let len_of = |key: &str| match get(call, key) {
+        None => Some(raw::ValueLen::NULL),
+        Some(v) => raw::value_len(doc, v),
+    };
+    let counted = (|| {
+        let (id, name, input) = (len_of("id")?, len_of("name")?, len_of("input")?);
+        let is_object = get(call, "input").is_some_and(|v| kind(v) == Kind::Object);
+        let arguments = if is_object {
+            input.as_string()
+        } else {
+            input.len
+        };
+        let mut function = MetaLen::default();
+        function.field("name", name.len);
+        function.field("arguments", arguments);
+        let mut synthetic = MetaLen::default();
+        synthetic.field("id", id.len);
+        synthetic.field("type", string_len_as_json("function"));
+        synthetic.field("function", function.total());
+        Some(synthetic.total())
+    })();
+    counted.unwrap_or_else(|| {
+        let value = |key: &str| -> Value {
+            get(call, key)
+                .and_then(|v| serde_json::from_str(v).ok())
+                .unwrap_or(Value::Null)
+        };
+        let input = value("input");
+        let arguments = match &input {
+            Value::Object(_) => Value::String(input.to_string()),
+            other => other.clone(),
+        };
+        compact_len(&json!({
+            "id": value("id"),
+            "type": "function",
+            "function": {"name": value("name"), "arguments": arguments},
+        }))
+    })
+}
+
 /// One content block as a unit: text is text, an image is priced by its header, a document
 /// is an attachment, anything else an opaque part priced as JSON.
 fn block_unit<'a>(
     doc: &Doc<'a>,
     block: Raw<'a>,
-    fields: Fields<'a>,
+    fields: &Fields<'a>,
     path: Loc,
     part: u32,
     sub: Option<u32>,
     pricing: &Pricing<'_>,
 ) -> Result<Unit<'a>, Error> {
-    let string_at = |v: Option<Raw<'a>>, what: &str, at: String| -> Result<Raw<'a>, Error> {
-        v.filter(|v| kind(v) == Kind::String)
-            .ok_or_else(|| Error::invalid_request(format!("{what} must be a string"), at))
+    // The path is written only when there is an error.
+    let string_at = |v: Option<Raw<'a>>, what: &str, rest: &str| -> Result<Raw<'a>, Error> {
+        v.filter(|v| kind(v) == Kind::String).ok_or_else(|| {
+            Error::invalid_request(format!("{what} must be a string"), path.at(rest))
+        })
     };
     let unit = |kind: UnitKind, text: TextSource<'a>, bytes: u64| Unit {
         part: Some(part),
@@ -566,22 +650,21 @@ fn block_unit<'a>(
         bytes,
         change: Change::Keep,
     };
-    Ok(match block_type(&fields, path)?.as_ref() {
+    Ok(match block_type(fields, path)?.as_ref() {
         "text" => {
-            let text = string_at(get(&fields, "text"), "text", path.at(".text"))?;
+            let text = string_at(get(fields, "text"), "text", ".text")?;
             let mut u = text_unit(Some(part), text);
             u.sub = sub;
             u
         }
         "image" => {
-            let source = get(&fields, "source").ok_or_else(|| {
+            let source = get(fields, "source").ok_or_else(|| {
                 Error::invalid_request("an image needs a source", path.at(".source"))
             })?;
             let source = doc.fields(source).unwrap_or_default();
             let kind = match get(&source, "type").and_then(raw::string).as_deref() {
                 Some("base64") => {
-                    let data =
-                        string_at(get(&source, "data"), "source.data", path.at(".source.data"))?;
+                    let data = string_at(get(&source, "data"), "source.data", ".source.data")?;
                     let media = get(&source, "media_type").and_then(raw::string);
                     let data = raw::decode(data);
                     // What the data URL it stands for would cost when unreadable.
@@ -592,7 +675,7 @@ fn block_unit<'a>(
                     pricing.base64(&data, url_len)
                 }
                 Some("url") => {
-                    let url = string_at(get(&source, "url"), "source.url", path.at(".source.url"))?;
+                    let url = string_at(get(&source, "url"), "source.url", ".source.url")?;
                     pricing.url(&raw::decode(url), None)
                 }
                 _ => {
@@ -606,10 +689,10 @@ fn block_unit<'a>(
             unit(kind, TextSource::None, bytes)
         }
         "document" => {
-            let title = get(&fields, "title")
+            let title = get(fields, "title")
                 .and_then(raw::string)
                 .unwrap_or(Cow::Borrowed("document"));
-            let source: Option<Raw<'a>> = get(&fields, "source");
+            let source: Option<Raw<'a>> = get(fields, "source");
             let source_fields: Fields<'a> = source.and_then(|s| doc.fields(s)).unwrap_or_default();
             let body: Raw<'a> =
                 match get(&source_fields, "data").or_else(|| get(&source_fields, "url")) {

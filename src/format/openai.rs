@@ -37,10 +37,17 @@ impl Adapter for OpenAi {
         _system: Option<Raw<'a>>,
         pricing: &Pricing<'_>,
     ) -> Result<Session<'a>, Error> {
-        let mut session = Session::default();
-        for (i, (message, fields)) in doc.object_items(messages).into_iter().flatten().enumerate() {
-            session.inputs.push(message);
-            split_message(doc, i, fields, pricing, &mut session)?;
+        let mut session = Session::with_capacity(doc.len_hint(messages));
+        let mut scratch = Scratch::default();
+        let mut fields = Fields::new();
+        if let Some(mut items) = doc.object_items(messages) {
+            let mut i = 0;
+            while let Some((message, object)) = items.next_into(&mut fields) {
+                session.inputs.push(message);
+                let fields = object.then_some(&fields);
+                split_message(doc, i, fields, pricing, &mut scratch, &mut session)?;
+                i += 1;
+            }
         }
         Ok(session)
     }
@@ -60,16 +67,25 @@ fn at(i: usize, rest: &str) -> String {
     format!("messages[{i}]{rest}")
 }
 
+/// Buffers for the fields of the objects inside a message, reused from message to message.
+#[derive(Default)]
+struct Scratch<'a> {
+    part: Fields<'a>,
+    call: Fields<'a>,
+    function: Fields<'a>,
+}
+
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    fields: Option<Fields<'a>>,
+    fields: Option<&Fields<'a>>,
     pricing: &Pricing<'_>,
+    scratch: &mut Scratch<'a>,
     session: &mut Session<'a>,
 ) -> Result<(), Error> {
     let fields = fields
         .ok_or_else(|| Error::invalid_request("each message must be a JSON object", at(i, "")))?;
-    let role_raw = match get(&fields, "role") {
+    let role_raw = match get(fields, "role") {
         None => return Err(Error::invalid_request("role is missing", at(i, ".role"))),
         Some(r) if kind(r) == Kind::String => r,
         Some(_) => {
@@ -81,7 +97,7 @@ fn split_message<'a>(
     };
     let role = Role::parse(&raw::decode(role_raw));
     let start = session.units.len() as u32;
-    let content = get(&fields, "content");
+    let content = get(fields, "content");
     let shape = match content.map(|c| (kind(c), c)) {
         None => ContentShape::Absent,
         Some((Kind::Null, _)) => ContentShape::Null,
@@ -90,9 +106,15 @@ fn split_message<'a>(
             ContentShape::Text
         }
         Some((Kind::Array, c)) => {
-            for (p, (part, fields)) in doc.object_items(c).into_iter().flatten().enumerate() {
-                let unit = split_part(doc, i, p, part, fields, pricing)?;
-                session.units.push(unit);
+            if let Some(mut parts) = doc.object_items(c) {
+                let mut p = 0;
+                while let Some((part, object)) = parts.next_into(&mut scratch.part) {
+                    let fields = object.then_some(&scratch.part);
+                    session
+                        .units
+                        .push(split_part(doc, i, p, part, fields, pricing)?);
+                    p += 1;
+                }
             }
             ContentShape::Parts
         }
@@ -103,16 +125,9 @@ fn split_message<'a>(
             ))
         }
     };
-    let tool_calls = match get(&fields, "tool_calls").map(|c| (kind(c), c)) {
+    let tool_calls = match get(fields, "tool_calls").map(|c| (kind(c), c)) {
         None | Some((Kind::Null, _)) => ToolCalls::None,
-        Some((Kind::Array, calls)) => {
-            let calls = doc.items(calls).unwrap_or_default();
-            if calls.is_empty() {
-                ToolCalls::Empty
-            } else {
-                check_tool_calls(doc, i, &calls)
-            }
-        }
+        Some((Kind::Array, calls)) => check_tool_calls(doc, i, calls, scratch),
         Some(_) => {
             return Err(Error::invalid_request(
                 "tool_calls must be an array",
@@ -120,12 +135,12 @@ fn split_message<'a>(
             ))
         }
     };
-    let tool_call_id = raw::optional_string(get(&fields, "tool_call_id")).map_err(|()| {
+    let tool_call_id = raw::optional_string(get(fields, "tool_call_id")).map_err(|()| {
         Error::invalid_request("tool_call_id must be a string", at(i, ".tool_call_id"))
     })?;
     let has_refusal =
-        get(&fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
-    let (meta_bytes, meta_without_calls) = meta_lens(&fields);
+        get(fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
+    let (meta_bytes, meta_without_calls) = meta_lens(fields);
     session.messages.push(Message {
         physical: Some(i as u32),
         origin: Origin::Whole,
@@ -196,7 +211,16 @@ fn is_attachment(token: &str) -> bool {
     if inner.starts_with(ATTACHMENT_PREFIX) {
         return true;
     }
-    // The prefix may hide behind escapes (`\u0041ttached`): decode only then.
+    // The prefix may hide behind escapes (`\u0041ttached`): decode only then. Its first
+    // character is written as itself or as an escape, or the text cannot start with it.
+    let first = ATTACHMENT_PREFIX.as_bytes()[0];
+    if !inner
+        .as_bytes()
+        .first()
+        .is_some_and(|&b| b == first || b == b'\\')
+    {
+        return false;
+    }
     let head = &inner.as_bytes()[..inner.len().min(ATTACHMENT_PREFIX.len() * 6)];
     head.contains(&b'\\') && raw::decode(token).starts_with(ATTACHMENT_PREFIX)
 }
@@ -217,13 +241,13 @@ fn split_part<'a>(
     i: usize,
     p: usize,
     part: Raw<'a>,
-    fields: Option<Fields<'a>>,
+    fields: Option<&Fields<'a>>,
     pricing: &Pricing<'_>,
 ) -> Result<Unit<'a>, Error> {
     let here = || at(i, &format!(".content[{p}]"));
     let fields = fields
         .ok_or_else(|| Error::invalid_request("each content part must be a JSON object", here()))?;
-    let part_type = match get(&fields, "type") {
+    let part_type = match get(fields, "type") {
         Some(t) if kind(t) == Kind::String => raw::decode(t),
         Some(_) => {
             return Err(Error::invalid_request(
@@ -234,7 +258,7 @@ fn split_part<'a>(
         None => {
             let gemini = ["inline_data", "inlineData", "file_data", "fileData"]
                 .iter()
-                .any(|k| get(&fields, k).is_some());
+                .any(|k| get(fields, k).is_some());
             let message = if gemini {
                 "type is missing (this part is shaped like Gemini contents, which the chat \
                  format does not take)"
@@ -246,7 +270,7 @@ fn split_part<'a>(
     };
     let part_index = Some(p as u32);
     match part_type.as_ref() {
-        "text" => match get(&fields, "text") {
+        "text" => match get(fields, "text") {
             Some(t) if kind(t) == Kind::String => Ok(text_unit(part_index, t)),
             _ => Err(Error::invalid_request(
                 "a text part needs a string text",
@@ -254,7 +278,7 @@ fn split_part<'a>(
             )),
         },
         "image_url" => {
-            let (url, detail) = image_url_of(doc, &fields).ok_or_else(|| {
+            let (url, detail) = image_url_of(doc, fields).ok_or_else(|| {
                 Error::invalid_request(
                     "an image_url part needs image_url.url as a string",
                     format!("{}.image_url", here()),
@@ -312,23 +336,36 @@ pub(crate) fn image_url_of<'a>(
 }
 
 /// Checks each call's shape (DESIGN §5): a unique non-empty string `id`, `type` "function",
-/// string `function.name` and `function.arguments`.
-fn check_tool_calls<'a>(doc: &Doc<'a>, i: usize, calls: &[Raw<'a>]) -> ToolCalls<'a> {
-    let mut ids: Vec<Cow<'a, str>> = Vec::with_capacity(calls.len());
+/// string `function.name` and `function.arguments`; no calls at all is `Empty`.
+fn check_tool_calls<'a>(
+    doc: &Doc<'a>,
+    i: usize,
+    calls: Raw<'a>,
+    scratch: &mut Scratch<'a>,
+) -> ToolCalls<'a> {
+    let mut ids: Vec<Cow<'a, str>> = Vec::new();
     // A few calls are compared; a hostile message of thousands is hashed.
-    let mut seen = (calls.len() > 16).then(HashSet::new);
-    for (c, call) in calls.iter().enumerate() {
+    let mut seen: Option<HashSet<Cow<'a, str>>> = None;
+    let Some(mut items) = doc.object_items(calls) else {
+        return ToolCalls::Empty;
+    };
+    let mut c = 0;
+    while let Some((_, object)) = items.next_into(&mut scratch.call) {
+        let fields = &scratch.call;
         let bad = |why: Malformed, rest: &str| ToolCalls::Malformed {
             why,
             path: at(i, &format!(".tool_calls[{c}]{rest}")),
         };
-        let Some(fields) = doc.fields(call) else {
+        if !object {
             return bad(Malformed::NotObject, "");
-        };
-        let id = match get(&fields, "id").and_then(raw::string) {
+        }
+        let id = match get(fields, "id").and_then(raw::string) {
             Some(id) if !id.is_empty() => id,
             _ => return bad(Malformed::IdMissing, ".id"),
         };
+        if ids.len() == 16 && seen.is_none() {
+            seen = Some(ids.iter().cloned().collect());
+        }
         let duplicate = match &mut seen {
             Some(seen) => !seen.insert(id.clone()),
             None => ids.contains(&id),
@@ -336,13 +373,14 @@ fn check_tool_calls<'a>(doc: &Doc<'a>, i: usize, calls: &[Raw<'a>]) -> ToolCalls
         if duplicate {
             return bad(Malformed::DuplicateId, ".id");
         }
-        if get(&fields, "type").and_then(raw::string).as_deref() != Some("function") {
+        if get(fields, "type").and_then(raw::string).as_deref() != Some("function") {
             return bad(Malformed::TypeNotFunction, ".type");
         }
-        let Some(function) = get(&fields, "function").and_then(|f| doc.fields(f)) else {
+        let function = &mut scratch.function;
+        if !get(fields, "function").is_some_and(|f| doc.read_fields(f, function)) {
             return bad(Malformed::FunctionMissing, ".function");
-        };
-        let is_string = |key: &str| get(&function, key).is_some_and(|v| kind(v) == Kind::String);
+        }
+        let is_string = |key: &str| get(function, key).is_some_and(|v| kind(v) == Kind::String);
         if !is_string("name") {
             return bad(Malformed::NameNotString, ".function.name");
         }
@@ -350,8 +388,13 @@ fn check_tool_calls<'a>(doc: &Doc<'a>, i: usize, calls: &[Raw<'a>]) -> ToolCalls
             return bad(Malformed::ArgumentsNotString, ".function.arguments");
         }
         ids.push(id);
+        c += 1;
     }
-    ToolCalls::Valid(ids)
+    if ids.is_empty() {
+        ToolCalls::Empty
+    } else {
+        ToolCalls::Valid(ids)
+    }
 }
 
 /// The returned form of logical message `m`: the caller's own, or what changed in it.
