@@ -728,13 +728,11 @@ pub fn canonical_len(raw: &str) -> u64 {
             b' ' | b'\t' | b'\n' | b'\r' => i += 1,
             b'"' => {
                 // A short string without escapes counts as written: found by its closing quote.
-                let plain = bytes[i + 1..bytes.len().min(i + 33)]
-                    .iter()
-                    .position(|&b| b == b'"' || b == b'\\')
-                    .filter(|&k| bytes[i + 1 + k] == b'"');
+                let plain = quote_or_backslash(bytes, i + 1, bytes.len().min(i + 33))
+                    .filter(|&k| bytes[k] == b'"');
                 if let Some(k) = plain {
-                    len += k as u64 + 2;
-                    i += k + 2;
+                    len += (k + 1 - i) as u64;
+                    i = k + 1;
                     continue;
                 }
                 let end = string_end(bytes, i);
