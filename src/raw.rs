@@ -268,10 +268,9 @@ impl<'a> Doc<'a> {
     fn key_at(&self, i: usize) -> (Cow<'a, str>, usize) {
         let bytes = self.text.as_bytes();
         let near = bytes.len().min(i + NOTE);
-        let head = &bytes[i + 1..near];
-        if let Some(k) = head.iter().position(|&b| b == b'"' || b == b'\\') {
-            if head[k] == b'"' {
-                return (Cow::Borrowed(&self.text[i + 1..i + 1 + k]), i + k + 2);
+        if let Some(k) = quote_or_backslash(bytes, i + 1, near) {
+            if bytes[k] == b'"' {
+                return (Cow::Borrowed(&self.text[i + 1..k]), k + 1);
             }
         }
         let end = self.skip_string(i);
@@ -292,23 +291,7 @@ impl<'a> Doc<'a> {
                 while j < bytes.len() {
                     match bytes[j] {
                         b'"' => {
-                            let start = j;
-                            let near = bytes.len().min(start + NOTE);
-                            j += 1;
-                            loop {
-                                if j >= near {
-                                    j = self.skip_string(start);
-                                    break;
-                                }
-                                match bytes[j] {
-                                    b'"' => {
-                                        j += 1;
-                                        break;
-                                    }
-                                    b'\\' => j += 2,
-                                    _ => j += 1,
-                                }
-                            }
+                            j = short_string_end(bytes, j).unwrap_or_else(|| self.skip_string(j));
                             continue;
                         }
                         b if b == open => depth += 1,
@@ -349,14 +332,8 @@ impl<'a> Doc<'a> {
         // Keys and short values end within a few bytes: scanning them costs less than looking
         // them up (a string ending here is never noted nor remembered anyway).
         let bytes = self.text.as_bytes();
-        let near = bytes.len().min(i + NOTE);
-        let mut j = i + 1;
-        while j < near {
-            match bytes[j] {
-                b'"' => return j + 1,
-                b'\\' => j += 2,
-                _ => j += 1,
-            }
+        if let Some(end) = short_string_end(bytes, i) {
+            return end;
         }
         if let Some(end) = self.noted_end(i) {
             return end;
@@ -598,6 +575,41 @@ fn skip_ws_back(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The end of the string token starting at `i` when it ends within [`NOTE`] bytes.
+fn short_string_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let near = bytes.len().min(i + NOTE);
+    let mut j = i + 1;
+    while let Some(k) = quote_or_backslash(bytes, j, near) {
+        if bytes[k] == b'"' {
+            return Some(k + 1);
+        }
+        j = k + 2; // past the escaped character
+    }
+    None
+}
+
+/// The index of the first `"` or `\` in `bytes[from..to]`, eight bytes at a time (a vector
+/// scan costs more to start than these short spans take).
+fn quote_or_backslash(bytes: &[u8], mut from: usize, to: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    while from + 8 <= to {
+        let word = u64::from_le_bytes(bytes[from..from + 8].try_into().expect("eight bytes"));
+        // High bit set in each byte equal to `b`; a false one can only sit above a true one,
+        // so the lowest is exact.
+        let equal = |b: u8| {
+            let v = word ^ (ONES * u64::from(b));
+            v.wrapping_sub(ONES) & !v & HIGHS
+        };
+        let found = equal(b'"') | equal(b'\\');
+        if found != 0 {
+            return Some(from + (found.trailing_zeros() / 8) as usize);
+        }
+        from += 8;
+    }
+    (from..to).find(|&j| matches!(bytes[j], b'"' | b'\\'))
+}
+
 fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
     while matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
@@ -716,13 +728,11 @@ pub fn canonical_len(raw: &str) -> u64 {
             b' ' | b'\t' | b'\n' | b'\r' => i += 1,
             b'"' => {
                 // A short string without escapes counts as written: found by its closing quote.
-                let plain = bytes[i + 1..bytes.len().min(i + 33)]
-                    .iter()
-                    .position(|&b| b == b'"' || b == b'\\')
-                    .filter(|&k| bytes[i + 1 + k] == b'"');
+                let plain = quote_or_backslash(bytes, i + 1, bytes.len().min(i + 33))
+                    .filter(|&k| bytes[k] == b'"');
                 if let Some(k) = plain {
-                    len += k as u64 + 2;
-                    i += k + 2;
+                    len += (k + 1 - i) as u64;
+                    i = k + 1;
                     continue;
                 }
                 let end = string_end(bytes, i);
@@ -1024,6 +1034,22 @@ mod tests {
                 assert_eq!(value_len(&doc, doc.root()), None, "{text}");
             }
         }
+    }
+
+    #[test]
+    fn quotes_and_backslashes_are_found_eight_bytes_at_a_time() {
+        let text = br#"abcdefgh"ijklmnop\qrstuvwxyz0123456789"#;
+        for from in 0..text.len() {
+            for to in from..=text.len() {
+                let slow = (from..to).find(|&j| matches!(text[j], b'"' | b'\\'));
+                assert_eq!(quote_or_backslash(text, from, to), slow, "{from}..{to}");
+            }
+        }
+        assert_eq!(short_string_end(br#""ab\"c"x"#, 0), Some(7));
+        assert_eq!(
+            short_string_end(br#""0123456789012345678901234567""#, 0),
+            None
+        );
     }
 
     #[test]

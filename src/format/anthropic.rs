@@ -264,6 +264,8 @@ struct Scratch<'a> {
     message: Fields<'a>,
     block: Fields<'a>,
     inner: Fields<'a>,
+    /// The fields of the message's tool_use blocks, one after the other.
+    calls: Fields<'a>,
 }
 
 fn split_message<'a>(
@@ -376,7 +378,9 @@ fn split_message<'a>(
     };
     let mut parts = Vec::new();
     // The tool_use blocks: their indices and fields.
+    // (block index, its fields in `scratch.calls`) of each tool_use block.
     let mut calls = Vec::new();
+    scratch.calls.clear();
     let mut b = 0;
     if let Some(mut items) = doc.object_items(blocks) {
         while let Some((block, object)) = items.next_into(&mut scratch.block) {
@@ -387,7 +391,11 @@ fn split_message<'a>(
                 "tool_result" => {
                     split_tool_result(doc, fields, here, pricing, &mut scratch.inner, s)?
                 }
-                "tool_use" => calls.push((b, fields.clone())),
+                "tool_use" => {
+                    let start = scratch.calls.len();
+                    scratch.calls.extend_from_slice(fields);
+                    calls.push((b, start..scratch.calls.len()));
+                }
                 _ => parts.push(block_unit(
                     doc, block, fields, here, b as u32, None, pricing,
                 )?),
@@ -399,7 +407,8 @@ fn split_message<'a>(
     if !parts.is_empty() || !calls.is_empty() || no_blocks {
         let start = s.units.len() as u32;
         s.units.extend(parts);
-        let (tool_calls, meta) = tool_calls_of(doc, i, &calls, base_meta, &scratch.message);
+        let calls = calls.iter().map(|(b, at)| (*b, &scratch.calls[at.clone()]));
+        let (tool_calls, meta) = tool_calls_of(doc, i, calls, base_meta, &scratch.message);
         let mut msg = logical(
             ContentShape::Parts,
             (start, s.units.len() as u32),
@@ -518,14 +527,14 @@ fn split_tool_result<'a>(
 
 /// The tool calls of a message's `tool_use` blocks, and its meta bytes with them (priced as
 /// OpenAI `tool_calls`: `input` as a JSON string).
-fn tool_calls_of<'a>(
+fn tool_calls_of<'a: 'c, 'c>(
     doc: &Doc<'a>,
     i: usize,
-    calls: &[(usize, Fields<'a>)],
+    calls: impl ExactSizeIterator<Item = (usize, &'c [(Cow<'a, str>, Raw<'a>)])>,
     base_meta: u64,
     fields: &Fields<'a>,
 ) -> (ToolCalls<'a>, u64) {
-    if calls.is_empty() {
+    if calls.len() == 0 {
         return (ToolCalls::None, base_meta);
     }
     let mut ids = Vec::with_capacity(calls.len());
@@ -584,7 +593,7 @@ fn tool_calls_of<'a>(
 /// `{"id", "type": "function", "function": {"name", "arguments"}}`, `input` written as a JSON
 /// string when it is an object. Counted from the block's bytes when every value in it is
 /// written the way serde_json writes it back; else built and measured.
-fn synthetic_call_len(doc: &Doc<'_>, call: &Fields<'_>) -> u64 {
+fn synthetic_call_len(doc: &Doc<'_>, call: &[(Cow<'_, str>, Raw<'_>)]) -> u64 {
     let len_of = |key: &str| match get(call, key) {
         None => Some(raw::ValueLen::NULL),
         Some(v) => raw::value_len(doc, v),
