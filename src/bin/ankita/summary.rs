@@ -1,7 +1,9 @@
 //! `trim --summary`: what was kept, dropped and shrunk, and every image with its price, for
 //! people. Built from the response's report and the request's images.
 
+use ankita::format::openai::image_url_of_value;
 use ankita::pricing::{price_image_url_with_size, ImagePrice};
+use ankita::shed::describe_image;
 use serde_json::{Map, Value};
 
 /// Lists of indices up to this long are printed in full; longer ones collapse runs into ranges
@@ -41,7 +43,7 @@ pub fn image_inventory(request: &Map<String, Value>) -> Vec<Image> {
             };
             match block.get("type").and_then(Value::as_str) {
                 Some("image_url") => {
-                    if let Some((url, detail)) = openai_image_url(block) {
+                    if let Some((url, detail)) = block.as_object().and_then(image_url_of_value) {
                         push(url, detail, url.len());
                     }
                 }
@@ -75,18 +77,6 @@ fn size_of(size: &Value) -> Option<(u32, u32)> {
     }
 }
 
-/// `image_url.url` and `image_url.detail`; the URL may also be a bare string.
-fn openai_image_url(part: &Value) -> Option<(&str, Option<&str>)> {
-    match part.get("image_url")? {
-        Value::String(url) => Some((url, None)),
-        Value::Object(o) => Some((
-            o.get("url")?.as_str()?,
-            o.get("detail").and_then(Value::as_str),
-        )),
-        _ => None,
-    }
-}
-
 /// An Anthropic image block as a URL to price, and its encoded length.
 fn anthropic_image_url(block: &Value) -> Option<(String, usize)> {
     if block["type"] != "image" {
@@ -97,18 +87,6 @@ fn anthropic_image_url(block: &Value) -> Option<(String, usize)> {
         (Some(data), _) => Some((format!("data:image/*;base64,{data}"), data.len())),
         (None, Some(url)) => Some((url.to_owned(), url.len())),
         _ => None,
-    }
-}
-
-/// `PNG 1700×2200, ~765 tokens`.
-pub fn describe(price: &ImagePrice) -> String {
-    match (price.probe, price.tokens) {
-        (Ok(info), Some(tokens)) => format!(
-            "{} {}×{}, ~{} tokens",
-            info.format, info.width, info.height, tokens
-        ),
-        (Err(_), Some(tokens)) => format!("remote image, ~{tokens} tokens"),
-        _ => format!("unreadable image, {} bytes", price.budget_bytes),
     }
 }
 
@@ -203,7 +181,7 @@ pub fn render(report: &Value, images: &[Image]) -> String {
         };
         out += &format!(
             "  image messages[{i}].content[{p}]: {} = {} budget bytes (encoded {} bytes) — {}{as_text}\n",
-            describe(&image.price),
+            describe_image(&image.price),
             image.price.budget_bytes,
             image.encoded_bytes,
             if was_dropped { "dropped" } else { "kept" }
