@@ -20,7 +20,7 @@
 //! body goes last, leaving a text block that names it.
 
 use super::openai::{string_unit, text_unit};
-use super::{Adapter, Merge, Out, Pricing, Rebuilt, Words};
+use super::{message_path, reply_fields, role_token, Adapter, Merge, Out, Pricing, Rebuilt, Words};
 use crate::error::Error;
 use crate::json::{compact_len, write_str};
 use crate::model::{
@@ -160,10 +160,6 @@ impl Adapter for Anthropic {
     }
 }
 
-fn at(i: usize, rest: &str) -> String {
-    format!("messages[{i}]{rest}")
-}
-
 /// Where a content block is, for error paths (built only when there is an error).
 #[derive(Debug, Clone, Copy)]
 struct Loc {
@@ -279,20 +275,11 @@ fn split_message<'a>(
     if !object {
         return Err(Error::invalid_request(
             "each message must be a JSON object",
-            at(i, ""),
+            message_path(i, ""),
         ));
     }
     let fields = &scratch.message;
-    let role_raw = match get(fields, "role") {
-        Some(r) if kind(r) == Kind::String => r,
-        Some(_) => {
-            return Err(Error::invalid_request(
-                "role must be a string",
-                at(i, ".role"),
-            ))
-        }
-        None => return Err(Error::invalid_request("role is missing", at(i, ".role"))),
-    };
+    let role_raw = role_token(fields, i)?;
     let role = match raw::decode(role_raw).as_ref() {
         "user" => Role::User,
         "assistant" => Role::Assistant,
@@ -304,7 +291,7 @@ fn split_message<'a>(
                     "in the Anthropic format a role is \"user\" or \"assistant\", not {other:?} \
                      (tool results are tool_result blocks; the system prompt is the top-level system)"
                 ),
-                at(i, ".role"),
+                message_path(i, ".role"),
             ))
         }
     };
@@ -314,14 +301,10 @@ fn split_message<'a>(
         return Err(Error::invalid_request(
             "tool_calls is not part of the Anthropic format: tool calls are tool_use content \
              blocks",
-            at(i, ".tool_calls"),
+            message_path(i, ".tool_calls"),
         ));
     }
-    let tool_call_id = raw::optional_string(get(fields, "tool_call_id")).map_err(|()| {
-        Error::invalid_request("tool_call_id must be a string", at(i, ".tool_call_id"))
-    })?;
-    let has_refusal =
-        get(fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
+    let (tool_call_id, has_refusal) = reply_fields(fields, i)?;
     let base_meta = object_len_without(fields, &["content"]);
     let logical = |shape, units, meta_bytes, tool_calls| Message {
         physical: Some(i as u32),
@@ -372,7 +355,7 @@ fn split_message<'a>(
         Some(_) => {
             return Err(Error::invalid_request(
                 "content must be a string or an array of content blocks",
-                at(i, ".content"),
+                message_path(i, ".content"),
             ))
         }
     };
@@ -547,7 +530,8 @@ fn tool_calls_of<'a: 'c, 'c>(
         if malformed.is_some() {
             continue;
         }
-        let bad = |why: Malformed, rest: &str| (why, at(i, &format!(".content[{b}]{rest}")));
+        let bad =
+            |why: Malformed, rest: &str| (why, message_path(i, &format!(".content[{b}]{rest}")));
         let id = get(call, "id").and_then(raw::string);
         let name_is_string = get(call, "name").is_some_and(|n| kind(n) == Kind::String);
         // `input` stands for OpenAI's `arguments`: an object is written as a JSON string.

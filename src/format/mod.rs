@@ -12,7 +12,8 @@ pub mod openai;
 use crate::error::Error;
 use crate::model::{Session, UnitKind};
 use crate::pricing::{price_image_url_with_size, price_probe, ImagePrice, ImageProfile};
-use crate::raw::{Doc, Raw};
+use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -192,6 +193,46 @@ pub enum NewPart {
     /// Input part `from` with its `text` replaced; or, when `from` is `None`, a new
     /// `{"type": "text", "text": ...}` part (an image placeholder or a repair note).
     Text { from: Option<usize>, text: String },
+}
+
+/// The JSON path `messages[i]` followed by `rest`.
+pub(crate) fn message_path(i: usize, rest: &str) -> String {
+    format!("messages[{i}]{rest}")
+}
+
+/// A message's `role` as written: a string, or an error naming its path.
+pub(crate) fn role_token<'a>(
+    fields: &[(Cow<'a, str>, Raw<'a>)],
+    i: usize,
+) -> Result<Raw<'a>, Error> {
+    match get(fields, "role") {
+        Some(r) if kind(r) == Kind::String => Ok(r),
+        Some(_) => Err(Error::invalid_request(
+            "role must be a string",
+            message_path(i, ".role"),
+        )),
+        None => Err(Error::invalid_request(
+            "role is missing",
+            message_path(i, ".role"),
+        )),
+    }
+}
+
+/// A message's `tool_call_id` (a string or absent) and whether it carries a non-empty
+/// `refusal`.
+pub(crate) fn reply_fields<'a>(
+    fields: &[(Cow<'a, str>, Raw<'a>)],
+    i: usize,
+) -> Result<(Option<Cow<'a, str>>, bool), Error> {
+    let tool_call_id = raw::optional_string(get(fields, "tool_call_id")).map_err(|()| {
+        Error::invalid_request(
+            "tool_call_id must be a string",
+            message_path(i, ".tool_call_id"),
+        )
+    })?;
+    let has_refusal =
+        get(fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
+    Ok((tool_call_id, has_refusal))
 }
 
 /// How images are priced while splitting.

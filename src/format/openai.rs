@@ -1,6 +1,9 @@
 //! OpenAI Chat Completions messages (DESIGN §4): one logical message per message.
 
-use super::{Adapter, Edit, NewContent, NewPart, Out, Pricing, Rebuilt, Words};
+use super::{
+    message_path, reply_fields, role_token, Adapter, Edit, NewContent, NewPart, Out, Pricing,
+    Rebuilt, Words,
+};
 use crate::error::Error;
 use crate::model::{
     Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
@@ -63,10 +66,6 @@ impl Adapter for OpenAi {
     }
 }
 
-fn at(i: usize, rest: &str) -> String {
-    format!("messages[{i}]{rest}")
-}
-
 /// Buffers for the fields of the objects inside a message, reused from message to message.
 #[derive(Default)]
 struct Scratch<'a> {
@@ -83,18 +82,10 @@ fn split_message<'a>(
     scratch: &mut Scratch<'a>,
     session: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = fields
-        .ok_or_else(|| Error::invalid_request("each message must be a JSON object", at(i, "")))?;
-    let role_raw = match get(fields, "role") {
-        None => return Err(Error::invalid_request("role is missing", at(i, ".role"))),
-        Some(r) if kind(r) == Kind::String => r,
-        Some(_) => {
-            return Err(Error::invalid_request(
-                "role must be a string",
-                at(i, ".role"),
-            ))
-        }
-    };
+    let fields = fields.ok_or_else(|| {
+        Error::invalid_request("each message must be a JSON object", message_path(i, ""))
+    })?;
+    let role_raw = role_token(fields, i)?;
     let role = Role::parse(&raw::decode(role_raw));
     let start = session.units.len() as u32;
     let content = get(fields, "content");
@@ -121,7 +112,7 @@ fn split_message<'a>(
         Some(_) => {
             return Err(Error::invalid_request(
                 "content must be a string, an array of parts or null",
-                at(i, ".content"),
+                message_path(i, ".content"),
             ))
         }
     };
@@ -131,15 +122,11 @@ fn split_message<'a>(
         Some(_) => {
             return Err(Error::invalid_request(
                 "tool_calls must be an array",
-                at(i, ".tool_calls"),
+                message_path(i, ".tool_calls"),
             ))
         }
     };
-    let tool_call_id = raw::optional_string(get(fields, "tool_call_id")).map_err(|()| {
-        Error::invalid_request("tool_call_id must be a string", at(i, ".tool_call_id"))
-    })?;
-    let has_refusal =
-        get(fields, "refusal").is_some_and(|r| kind(r) == Kind::String && str_len(r) > 0);
+    let (tool_call_id, has_refusal) = reply_fields(fields, i)?;
     let (meta_bytes, meta_without_calls) = meta_lens(fields);
     session.messages.push(Message {
         physical: Some(i as u32),
@@ -244,7 +231,7 @@ fn split_part<'a>(
     fields: Option<&Fields<'a>>,
     pricing: &Pricing<'_>,
 ) -> Result<Unit<'a>, Error> {
-    let here = || at(i, &format!(".content[{p}]"));
+    let here = || message_path(i, &format!(".content[{p}]"));
     let fields = fields
         .ok_or_else(|| Error::invalid_request("each content part must be a JSON object", here()))?;
     let part_type = match get(fields, "type") {
@@ -354,7 +341,7 @@ fn check_tool_calls<'a>(
         let fields = &scratch.call;
         let bad = |why: Malformed, rest: &str| ToolCalls::Malformed {
             why,
-            path: at(i, &format!(".tool_calls[{c}]{rest}")),
+            path: message_path(i, &format!(".tool_calls[{c}]{rest}")),
         };
         if !object {
             return bad(Malformed::NotObject, "");
