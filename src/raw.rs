@@ -702,8 +702,17 @@ pub fn str_len(token: &str) -> u64 {
     let Some(first) = find_backslash(inner) else {
         return inner.len() as u64;
     };
-    let mut len = first as u64;
-    let mut i = first;
+    first as u64
+        + escaped_len(&inner[first..], |code| {
+            code.map_or(3, |c| c.len_utf8() as u64)
+        })
+}
+
+/// The length of a string's inside from its first escape on: a plain byte counts 1, an escape
+/// what `weight` says of the character it stands for (`None`: a lone surrogate).
+fn escaped_len(inner: &[u8], weight: impl Fn(Option<char>) -> u64) -> u64 {
+    let mut len = 0;
+    let mut i = 0;
     while i < inner.len() {
         if inner[i] != b'\\' {
             len += 1;
@@ -711,7 +720,7 @@ pub fn str_len(token: &str) -> u64 {
             continue;
         }
         let (code, used) = escape(&inner[i..]);
-        len += code.map_or(3, |c| c.len_utf8() as u64);
+        len += weight(code);
         i += used;
     }
     len
@@ -754,24 +763,13 @@ fn canonical_string_len(token: &[u8]) -> u64 {
     let Some(first) = find_backslash(inner) else {
         return token.len() as u64;
     };
-    let mut len = 2 + first as u64;
-    let mut i = first;
-    while i < inner.len() {
-        if inner[i] != b'\\' {
-            len += 1;
-            i += 1;
-            continue;
-        }
-        let (code, used) = escape(&inner[i..]);
-        len += match code {
+    2 + first as u64
+        + escaped_len(&inner[first..], |code| match code {
             Some('"' | '\\' | '\u{8}' | '\t' | '\n' | '\u{c}' | '\r') => 2,
             Some(c) if (c as u32) < 0x20 => 6,
             Some(c) => c.len_utf8() as u64,
             None => 3,
-        };
-        i += used;
-    }
-    len
+        })
 }
 
 /// The character of the escape at the start of `bytes` (`\n`, `\uXXXX`, a surrogate pair) and
