@@ -20,6 +20,7 @@ pub mod repair;
 pub mod report;
 pub mod request;
 pub mod shed;
+pub mod tokens;
 pub mod trim;
 mod trimmer;
 
@@ -30,4 +31,5 @@ pub use pricing::{ImagePrice, ImageProfile};
 pub use probe::{ImageFormat, ImageInfo, ProbeError};
 pub use report::Report;
 pub use request::{OnImageOverflow, TrimOptions};
+pub use tokens::{Measure, Tokenizer};
 pub use trim::{plan_sanitize, plan_trim, Plan};

@@ -10,6 +10,7 @@ use crate::json::write_str;
 use crate::model::{Malformed, Origin, Session};
 use crate::probe::ImageFormat;
 use crate::repair::{Repair, RepairAction, RepairReason};
+use crate::tokens::Measure;
 use std::fmt;
 
 /// Where a report is written: a string, the answer's own buffer, or a counter of its length.
@@ -107,6 +108,8 @@ pub struct Report<'a> {
     /// Cost of the returned messages.
     pub cost_bytes: u64,
     pub bytes_per_token: u64,
+    /// How costs were counted: in bytes, every cost field is in bytes; in tokens, in tokens.
+    pub measure: Measure,
     pub input_messages: usize,
     pub output_messages: usize,
     /// Input indices of messages removed whole by trimming (repairs are in `repaired`).
@@ -229,19 +232,42 @@ impl<'a> Report<'a> {
             out.push('}');
             return;
         }
-        let tokens = |bytes: u64| bytes.div_ceil(self.bytes_per_token.max(1));
         let opt = |v: Option<u64>| v.map_or("null".to_owned(), |v| v.to_string());
+        let in_tokens = self.measure.in_tokens();
         let _ = write!(
             out,
-            "\"format\":\"{}\",\"budget_bytes\":{},\"budget_tokens\":{},\"cost_bytes\":{},\
-             \"cost_tokens\":{},\"input_messages\":{},\"output_messages\":{},\"dropped_messages\":",
+            "\"format\":\"{}\",\"unit\":\"{}\",\"tokenizer\":\"{}\",\"exact\":{},",
             self.format.name(),
-            opt(self.budget_bytes),
-            opt(self.budget_bytes.map(tokens)),
-            self.cost_bytes,
-            tokens(self.cost_bytes),
-            self.input_messages,
-            self.output_messages,
+            if in_tokens { "tokens" } else { "bytes" },
+            self.measure.tokenizer.name(),
+            in_tokens && !self.measure.estimate,
+        );
+        if in_tokens {
+            // Costs are tokens: the byte fields do not apply.
+            let _ = write!(
+                out,
+                "\"budget_bytes\":null,\"budget_tokens\":{},\"cost_bytes\":null,\
+                 \"cost_tokens\":{},",
+                opt(self.budget_bytes),
+                self.cost_bytes,
+            );
+        } else {
+            let tokens = |bytes: u64| bytes.div_ceil(self.bytes_per_token.max(1));
+            let _ = write!(
+                out,
+                "\"budget_bytes\":{},\"budget_tokens\":{},\"cost_bytes\":{},\
+                 \"cost_tokens\":{},",
+                opt(self.budget_bytes),
+                opt(self.budget_bytes.map(tokens)),
+                self.cost_bytes,
+                tokens(self.cost_bytes),
+            );
+        }
+        let unit = if in_tokens { "tokens" } else { "bytes" };
+        let _ = write!(
+            out,
+            "\"input_messages\":{},\"output_messages\":{},\"dropped_messages\":",
+            self.input_messages, self.output_messages,
         );
         write_list(out, &self.dropped_messages, |out, &i| write_index(out, i));
         out.push_str(",\"truncated\":");
@@ -249,7 +275,7 @@ impl<'a> Report<'a> {
             let part = t.part.map_or("null".to_owned(), |p| p.to_string());
             let _ = write!(
                 out,
-                "{{\"index\":{},\"part\":{part},\"from_bytes\":{},\"to_bytes\":{}}}",
+                "{{\"index\":{},\"part\":{part},\"from_{unit}\":{},\"to_{unit}\":{}}}",
                 t.index, t.from_bytes, t.to_bytes
             );
         });
@@ -259,23 +285,27 @@ impl<'a> Report<'a> {
                 .format
                 .map_or("null".to_owned(), |f| format!("\"{}\"", f.as_str()));
             let num = |v: Option<u32>| v.map_or("null".to_owned(), |v| v.to_string());
+            let budget = if in_tokens {
+                "null".to_owned()
+            } else {
+                d.budget_bytes.to_string()
+            };
             let _ = write!(
                 out,
                 "{{\"index\":{},\"part\":{},\"format\":{format},\"width\":{},\"height\":{},\
-                 \"tokens\":{},\"budget_bytes\":{}}}",
+                 \"tokens\":{},\"budget_bytes\":{budget}}}",
                 d.index,
                 d.part,
                 num(d.width),
                 num(d.height),
                 opt(d.tokens),
-                d.budget_bytes
             );
         });
         out.push_str(",\"dropped_attachments\":");
         write_list(out, &self.dropped_attachments, |out, d| {
             let _ = write!(
                 out,
-                "{{\"index\":{},\"part\":{},\"bytes\":{}}}",
+                "{{\"index\":{},\"part\":{},\"{unit}\":{}}}",
                 d.index, d.part, d.bytes
             );
         });

@@ -5,11 +5,14 @@ use crate::error::{Error, ErrorCode};
 use crate::format::Format;
 use crate::json::compact_len;
 use crate::pricing::{ImageProfile, DEFAULT_BYTES_PER_TOKEN};
+use crate::tokens::{self, Measure, Tokenizer};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
 /// The history budget below which `trim` refuses to run.
 pub const MIN_HISTORY_BYTES: u64 = 512;
+/// The same floor when costs are tokens.
+pub const MIN_HISTORY_TOKENS: u64 = 128;
 /// Default for `overhead_bytes`: request framing the caller does not list.
 pub const DEFAULT_OVERHEAD_BYTES: u64 = 1024;
 /// Default for `max_messages`.
@@ -72,6 +75,13 @@ pub struct TrimOptions {
     pub tools_bytes: u64,
     /// UTF-8 bytes of `memory` (text placed elsewhere in the prompt).
     pub memory_bytes: u64,
+    /// How text is counted: bytes, or a tokenizer's tokens (`tokenizer`, `model`,
+    /// `token_factor`).
+    pub measure: Measure,
+    /// In token mode: `overhead_tokens`, the tokens of `tools` and of `memory`.
+    pub overhead_tokens: u64,
+    pub tools_tokens: u64,
+    pub memory_tokens: u64,
     pub max_messages: usize,
     pub image_profile: ImageProfile,
     pub on_image_overflow: OnImageOverflow,
@@ -91,6 +101,10 @@ impl Default for TrimOptions {
             bytes_per_token: DEFAULT_BYTES_PER_TOKEN,
             tools_bytes: 0,
             memory_bytes: 0,
+            measure: Measure::BYTES,
+            overhead_tokens: DEFAULT_OVERHEAD_BYTES / DEFAULT_BYTES_PER_TOKEN,
+            tools_tokens: 0,
+            memory_tokens: 0,
             max_messages: DEFAULT_MAX_MESSAGES,
             image_profile: ImageProfile::default(),
             on_image_overflow: OnImageOverflow::default(),
@@ -116,6 +130,9 @@ pub const OPTION_KEYS: &[&str] = &[
     "on_image_overflow",
     "format",
     "system",
+    "tokenizer",
+    "token_factor",
+    "overhead_tokens",
 ];
 
 impl TrimOptions {
@@ -132,6 +149,7 @@ impl TrimOptions {
                 "context_tokens" => options.context_tokens = Some(uint(value, key)?),
                 "max_output_tokens" => options.max_output_tokens = uint(value, key)?,
                 "overhead_bytes" => options.overhead_bytes = uint(value, key)?,
+                "overhead_tokens" | "tokenizer" | "token_factor" => {} // below: they interact
                 "bytes_per_token" => {
                     options.bytes_per_token = uint(value, key)?;
                     if options.bytes_per_token == 0 {
@@ -198,12 +216,45 @@ impl TrimOptions {
         } else {
             options.format.default_profile()
         };
+        options.measure = measure_of(request)?;
+        if options.measure.in_tokens() {
+            options.overhead_tokens = match request.get("overhead_tokens") {
+                None | Some(Value::Null) => {
+                    options.overhead_bytes.div_ceil(options.bytes_per_token)
+                }
+                Some(v) => uint(v, "overhead_tokens")?,
+            };
+            if let Some(tools) = request.get("tools").filter(|t| !t.is_null()) {
+                let text = serde_json::to_string(tools).unwrap_or_default();
+                options.tools_tokens = options.measure.text(&text);
+            }
+            if let Some(memory) = request.get("memory").filter(|m| !m.is_null()) {
+                options.memory_tokens = match memory {
+                    Value::String(s) => options.measure.text(s),
+                    Value::Array(items) => items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(|s| options.measure.text(s))
+                        .sum(),
+                    _ => 0,
+                };
+            }
+        } else if request.get("overhead_tokens").is_some_and(|v| !v.is_null()) {
+            return Err(Error::invalid_request(
+                "overhead_tokens needs costs in tokens: give tokenizer or a model whose tokenizer \
+                 is known (or use overhead_bytes)",
+                "overhead_tokens",
+            ));
+        }
         Ok(options)
     }
 
     /// The history budget in bytes (§7), or `None` when neither `max_bytes` nor
     /// `context_tokens` is given. Fails with `history_budget_too_small` below 512 bytes.
     pub fn history_budget(&self) -> Result<Option<u64>, Error> {
+        if self.measure.in_tokens() {
+            return self.history_budget_tokens();
+        }
         let bpt = i128::from(self.bytes_per_token);
         let from_context = self.context_tokens.map(|tokens| {
             // (context − output) × bpt overflows i128 only past ±2¹²⁷ bytes: saturate there.
@@ -238,8 +289,49 @@ impl TrimOptions {
         Ok(Some(u64::try_from(budget).unwrap_or(u64::MAX)))
     }
 
-    /// Where the context window goes, for error reports.
-    pub(crate) fn breakdown(&self, history_bytes: i128) -> Value {
+    /// The history budget in tokens: `context_tokens − max_output_tokens − overhead_tokens −
+    /// tools − memory`, all counted with the same tokenizer.
+    fn history_budget_tokens(&self) -> Result<Option<u64>, Error> {
+        let Some(context) = self.context_tokens else {
+            return Ok(None);
+        };
+        let budget = i128::from(context)
+            - i128::from(self.max_output_tokens)
+            - i128::from(self.overhead_tokens)
+            - i128::from(self.tools_tokens)
+            - i128::from(self.memory_tokens);
+        if budget < i128::from(MIN_HISTORY_TOKENS) {
+            let mut details = Map::new();
+            details.insert("breakdown".into(), self.breakdown(budget));
+            return Err(Error::new(
+                ErrorCode::HistoryBudgetTooSmall,
+                format!(
+                    "The history budget is {budget} tokens after reserving the output, overhead, \
+                     tool schemas and memory; at least {MIN_HISTORY_TOKENS} tokens are needed."
+                ),
+            )
+            .with_details(details));
+        }
+        Ok(Some(u64::try_from(budget).unwrap_or(u64::MAX)))
+    }
+
+    /// Where the context window goes, for error reports (in tokens in token mode).
+    pub(crate) fn breakdown(&self, history: i128) -> Value {
+        if self.measure.in_tokens() {
+            let mut b = Map::new();
+            b.insert("context_tokens".into(), json!(self.context_tokens));
+            b.insert(
+                "output_reserve_tokens".into(),
+                json!(self.max_output_tokens),
+            );
+            b.insert("overhead_tokens".into(), json!(self.overhead_tokens));
+            b.insert("tools_tokens".into(), json!(self.tools_tokens));
+            b.insert("memory_tokens".into(), json!(self.memory_tokens));
+            let history = history.clamp(i128::from(i64::MIN), i128::from(u64::MAX));
+            b.insert("history_tokens".into(), json!(history));
+            return Value::Object(b);
+        }
+        let history_bytes = history;
         let bpt = self.bytes_per_token;
         let mut b = Map::new();
         if let Some(tokens) = self.context_tokens {
@@ -260,6 +352,75 @@ impl TrimOptions {
         b.insert("history_bytes".into(), json!(history_bytes));
         Value::Object(b)
     }
+}
+
+/// How text is counted, from `tokenizer`, `model` and `token_factor`: `tokenizer` names it;
+/// otherwise a model whose tokenizer is known selects it (an estimate, with its family's
+/// factor, for Claude and Gemini); otherwise bytes. A byte budget (`max_bytes`) keeps bytes
+/// unless `tokenizer` is given, and then the two conflict.
+pub fn measure_of(request: &Map<String, Value>) -> Result<Measure, Error> {
+    let given = |key: &str| request.get(key).filter(|v| !v.is_null());
+    let model = given("model")
+        .and_then(Value::as_str)
+        .and_then(tokens::for_model);
+    let named = match given("tokenizer") {
+        None => None,
+        Some(Value::String(name)) => Some(Tokenizer::from_name(name).ok_or_else(|| {
+            Error::invalid_request(
+                format!(
+                    "tokenizer must be one of {}, not {name:?}",
+                    Tokenizer::NAMES.join(", ")
+                ),
+                "tokenizer",
+            )
+        })?),
+        Some(v) => {
+            return Err(Error::invalid_request(
+                format!("tokenizer must be a string, not {v}"),
+                "tokenizer",
+            ))
+        }
+    };
+    if named.is_some_and(|t| t != Tokenizer::Bytes) && given("max_bytes").is_some() {
+        return Err(Error::invalid_request(
+            "max_bytes is a budget in bytes; with a tokenizer give context_tokens",
+            "max_bytes",
+        ));
+    }
+    let estimated = |tokenizer, factor: Option<f64>| Measure {
+        tokenizer,
+        factor: factor.unwrap_or(1.0),
+        estimate: factor.is_some(),
+    };
+    let mut measure = match (named, model) {
+        (Some(Tokenizer::Bytes), _) => Measure::BYTES,
+        (Some(tokenizer), Some((_, factor))) => estimated(tokenizer, factor),
+        (Some(tokenizer), None) => Measure::exact(tokenizer),
+        (None, Some((tokenizer, factor))) if given("max_bytes").is_none() => {
+            estimated(tokenizer, factor)
+        }
+        (None, _) => Measure::BYTES,
+    };
+    if let Some(f) = given("token_factor") {
+        let factor = f
+            .as_f64()
+            .filter(|f| (0.1..=10.0).contains(f))
+            .ok_or_else(|| {
+                Error::invalid_request(
+                    format!("token_factor must be a number from 0.1 to 10, not {f}"),
+                    "token_factor",
+                )
+            })?;
+        if !measure.in_tokens() {
+            return Err(Error::invalid_request(
+                "token_factor scales token counts: give tokenizer or a model whose tokenizer is \
+                 known",
+                "token_factor",
+            ));
+        }
+        measure.factor = factor;
+    }
+    Ok(measure)
 }
 
 /// The pricing profile from `image_profile` or `model` (giving both is ambiguous).

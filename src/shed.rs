@@ -9,6 +9,7 @@ use crate::model::{Change, UnitKind};
 use crate::pricing::ImagePrice;
 use crate::report::{DroppedAttachment, DroppedImage, Truncation};
 use crate::request::OnImageOverflow;
+use crate::tokens::Measure;
 use crate::trimmer::{saturate, Tag, Trimmer};
 
 /// One shedding step: acts while the kept messages cost more than the budget.
@@ -74,13 +75,27 @@ fn shrink_texts(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         .map(|&(_, u)| t.session.units[u].bytes)
         .collect();
     let need = saturate(t.total - u128::from(budget));
-    let level = water_level(&sizes, need, MIN_TEXT_BYTES).unwrap_or(MIN_TEXT_BYTES);
+    let floor = if t.measure.in_tokens() {
+        MIN_TEXT_TOKENS
+    } else {
+        MIN_TEXT_BYTES
+    };
+    let level = water_level(&sizes, need, floor).unwrap_or(floor);
     for (&(m, u), &size) in candidates.iter().zip(&sizes) {
         if size <= level {
             continue;
         }
-        let shrunk = shrink_text(&t.session.units[u].text.text(), level as usize);
-        let to = shrunk.len() as u64;
+        let text = t.session.units[u].text.text();
+        let (shrunk, to) = if t.measure.in_tokens() {
+            shrink_to_tokens(&t.measure, &text, size, level)
+        } else {
+            let shrunk = shrink_text(&text, level as usize);
+            let to = shrunk.len() as u64;
+            (shrunk, to)
+        };
+        if to >= size {
+            continue;
+        }
         let part = t.session.units[u].part;
         let truncation = Truncation {
             index: physical(t, m),
@@ -117,7 +132,10 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         let (bytes, change) = if mode == OnImageOverflow::Drop && others_left {
             (0, Change::Removed)
         } else {
-            (placeholder.len() as u64, Change::Placeholder(placeholder))
+            (
+                t.measure.text(&placeholder),
+                Change::Placeholder(placeholder),
+            )
         };
         if bytes >= unit.bytes {
             continue;
@@ -157,7 +175,8 @@ fn drop_attachments(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         }
         let unit = &t.session.units[u];
         let stub = attachment_stub(&unit.text.text());
-        if stub.len() as u64 >= unit.bytes {
+        let stub_cost = t.measure.text(&stub);
+        if stub_cost >= unit.bytes {
             continue;
         }
         let dropped = DroppedAttachment {
@@ -166,7 +185,7 @@ fn drop_attachments(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
             bytes: unit.bytes,
         };
         t.report.dropped_attachments.push(dropped);
-        set_unit(t, u, stub.len() as u64, Change::Text(stub));
+        set_unit(t, u, stub_cost, Change::Text(stub));
     }
     Ok(())
 }
@@ -192,6 +211,33 @@ fn drop_soft_groups(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
 
 /// No text is shrunk below this many bytes.
 pub const MIN_TEXT_BYTES: u64 = 128;
+/// The same floor when costs are tokens.
+pub const MIN_TEXT_TOKENS: u64 = 32;
+
+/// Shrinks `text` (which costs `size`) to at most `target` tokens of `measure`: a byte target
+/// in proportion, corrected by the count of what it gave until it fits. Returns the text and
+/// its cost.
+pub fn shrink_to_tokens(measure: &Measure, text: &str, size: u64, target: u64) -> (String, u64) {
+    let bytes = text.len() as u64;
+    let mut goal = (u128::from(bytes) * u128::from(target) / u128::from(size.max(1))) as u64;
+    let mut best: Option<(String, u64)> = None;
+    for _ in 0..12 {
+        let shrunk = shrink_text(text, goal as usize);
+        let cost = measure.text(&shrunk);
+        let fits = cost <= target;
+        if best.as_ref().is_none_or(|(_, c)| cost < *c) {
+            best = Some((shrunk, cost));
+        }
+        if fits || goal == 0 {
+            break;
+        }
+        // Over by `cost − target` tokens: ask for proportionally fewer bytes, and at least a
+        // few fewer so that the loop always moves.
+        let next = u128::from(goal) * u128::from(target) / u128::from(cost);
+        goal = (next as u64).min(goal.saturating_sub(8));
+    }
+    best.unwrap_or_else(|| (text.to_owned(), size))
+}
 
 fn marker(cut: usize) -> String {
     format!("\n[... {cut} bytes omitted to fit the context budget ...]\n")

@@ -26,6 +26,8 @@ use serde_json::{Map, Value};
 pub const EARLIER_ANCHORS: usize = 2;
 /// The combined size limit of the earlier anchors.
 pub const ANCHOR_BYTES: u64 = 4096;
+/// The same limit when costs are tokens.
+pub const ANCHOR_TOKENS: u64 = 1024;
 
 /// The exact message of `context_budget_exceeded`.
 pub const BUDGET_EXCEEDED_MESSAGE: &str =
@@ -49,7 +51,7 @@ pub fn plan_trim<'a>(
 ) -> Result<Plan<'a>, Error> {
     let budget = options.history_budget()?;
     let session = split(doc, messages, system, options)?;
-    let mut trimmer = Trimmer::new(session, options, budget);
+    let mut trimmer = Trimmer::new(doc, session, options, budget);
     trimmer.select();
     if let Some(budget) = budget {
         trimmer.shed(budget)?;
@@ -69,7 +71,7 @@ pub fn plan_sanitize<'a>(
         ..TrimOptions::default()
     };
     let session = split(doc, messages, None, &options)?;
-    let mut trimmer = Trimmer::new(session, &options, None);
+    let mut trimmer = Trimmer::new(doc, session, &options, None);
     trimmer.kept.iter_mut().for_each(|k| *k = true);
     Ok(trimmer.finish(doc))
 }
@@ -82,7 +84,12 @@ fn split<'a>(
 ) -> Result<Session<'a>, Error> {
     let pricing = Pricing {
         profile: options.image_profile,
-        bytes_per_token: options.bytes_per_token,
+        // In token mode an image costs its tokens.
+        bytes_per_token: if options.measure.in_tokens() {
+            1
+        } else {
+            options.bytes_per_token
+        },
         image_sizes: &options.image_sizes,
     };
     options
@@ -105,13 +112,20 @@ impl<'a> Trimmer<'a, '_> {
             self.tags[r] = Tag::Request;
             let mut anchored = 0;
             let mut used = 0u128;
+            let limit = if self.measure.in_tokens() {
+                ANCHOR_TOKENS
+            } else {
+                ANCHOR_BYTES
+            };
             for g in (0..r).rev() {
                 if anchored == EARLIER_ANCHORS {
                     break;
                 }
-                let cost = self.group_cost(g);
-                if self.first_role(g) == Some(Role::User) && used + cost <= u128::from(ANCHOR_BYTES)
-                {
+                if self.first_role(g) != Some(Role::User) {
+                    continue;
+                }
+                let room = u128::from(limit) - used;
+                if let Some(cost) = self.group_cost_within(g, Some(room)) {
                     self.tags[g] = Tag::Anchor;
                     used += cost;
                     anchored += 1;
@@ -129,7 +143,7 @@ impl<'a> Trimmer<'a, '_> {
         for g in 0..n {
             if self.tags[g] != Tag::Optional {
                 self.kept[g] = true;
-                self.total += self.group_cost(g);
+                self.total += self.group_cost_within(g, None).unwrap_or(0);
                 count += self.repaired.groups[g].len;
             }
         }
@@ -137,14 +151,16 @@ impl<'a> Trimmer<'a, '_> {
             if self.tags[g] != Tag::Optional {
                 continue;
             }
-            let cost = self.group_cost(g);
             let len = self.repaired.groups[g].len;
-            let over_budget = self
-                .budget
-                .is_some_and(|b| self.total + cost > u128::from(b));
-            if count + len > self.options.max_messages || over_budget {
+            if count + len > self.options.max_messages {
                 break;
             }
+            let room = self
+                .budget
+                .map(|b| u128::from(b).saturating_sub(self.total));
+            let Some(cost) = self.group_cost_within(g, room) else {
+                break;
+            };
             self.kept[g] = true;
             self.total += cost;
             count += len;
@@ -179,9 +195,14 @@ impl<'a> Trimmer<'a, '_> {
             Value::Object(map) => map,
             _ => Map::new(),
         };
-        breakdown.insert("system_bytes".into(), cost_of(Tag::Pinned).into());
-        breakdown.insert("request_bytes".into(), cost_of(Tag::Request).into());
-        breakdown.insert("required_bytes".into(), saturate(self.total).into());
+        let unit = if self.measure.in_tokens() {
+            "tokens"
+        } else {
+            "bytes"
+        };
+        breakdown.insert(format!("system_{unit}"), cost_of(Tag::Pinned).into());
+        breakdown.insert(format!("request_{unit}"), cost_of(Tag::Request).into());
+        breakdown.insert(format!("required_{unit}"), saturate(self.total).into());
         let mut details = Map::new();
         details.insert("breakdown".into(), Value::Object(breakdown));
         Error::new(ErrorCode::ContextBudgetExceeded, BUDGET_EXCEEDED_MESSAGE).with_details(details)

@@ -2,10 +2,15 @@
 //! ([`crate::shed`]): the repaired session in groups, each group's tag and whether it is kept,
 //! and the running total of what is kept.
 
-use crate::model::{Role, Session};
+use crate::model::{Change, Role, Session, UnitKind};
+use crate::raw::Doc;
 use crate::repair::{self, Repaired};
 use crate::report::Report;
 use crate::request::TrimOptions;
+use crate::tokens::Measure;
+
+/// Tokens of a message's framing (its start and end markers), as OpenAI counts them.
+pub const FRAMING_TOKENS: u64 = 3;
 
 /// Why a group is kept whatever the budget, or that it is optional.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +24,7 @@ pub(crate) enum Tag {
 
 /// One trim in progress.
 pub(crate) struct Trimmer<'a, 'o> {
+    pub doc: &'o Doc<'a>,
     pub session: Session<'a>,
     pub repaired: Repaired<'a>,
     pub options: &'o TrimOptions,
@@ -29,10 +35,17 @@ pub(crate) struct Trimmer<'a, 'o> {
     /// budget bytes (tokens × bytes_per_token, saturated), and sums of such must not wrap.
     pub total: u128,
     pub report: Report<'a>,
+    /// How text is counted. In token mode the adapters' byte costs are replaced by tokens
+    /// message by message, when a step first needs a message's cost (only what may be kept
+    /// is counted): `counted[m]` says whether logical message `m` is in tokens yet. Empty in
+    /// bytes mode, where every cost is final from the start.
+    pub measure: Measure,
+    counted: Vec<bool>,
 }
 
 impl<'a, 'o> Trimmer<'a, 'o> {
     pub(crate) fn new(
+        doc: &'o Doc<'a>,
         mut session: Session<'a>,
         options: &'o TrimOptions,
         budget: Option<u64>,
@@ -43,10 +56,17 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             format: options.format,
             budget_bytes: budget,
             bytes_per_token: options.bytes_per_token,
+            measure: options.measure,
             input_messages: session.inputs.len(),
             ..Report::default()
         };
+        let counted = if options.measure.in_tokens() {
+            vec![false; session.messages.len()]
+        } else {
+            Vec::new()
+        };
         Trimmer {
+            doc,
             session,
             repaired,
             options,
@@ -55,7 +75,78 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             kept: vec![false; groups],
             total: 0,
             report,
+            measure: options.measure,
+            counted,
         }
+    }
+
+    /// The cost of group `g` if it is at most `limit`, counting its messages in tokens first
+    /// when they are not yet (within the limit: a text past it is not counted to its end).
+    pub fn group_cost_within(&mut self, g: usize, limit: Option<u128>) -> Option<u128> {
+        let group = self.repaired.groups[g];
+        let mut cost = 0u128;
+        for k in group.start..group.start + group.len {
+            let m = self.repaired.order[k];
+            let room = limit.map(|l| l.saturating_sub(cost));
+            cost += self.count_message(m, room)?;
+        }
+        limit.is_none_or(|l| cost <= l).then_some(cost)
+    }
+
+    /// Message `m`'s cost, counted in tokens now if it is not yet; `None` when it is over
+    /// `limit` (its costs then stay as they were).
+    fn count_message(&mut self, m: usize, limit: Option<u128>) -> Option<u128> {
+        if self.counted.get(m).is_none_or(|&c| c) {
+            let cost = self.session.cost(m);
+            return limit.is_none_or(|l| cost <= l).then_some(cost);
+        }
+        let limit = limit.map_or(u64::MAX, |l| u64::try_from(l).unwrap_or(u64::MAX));
+        let measure = self.measure;
+        let adapter = self.options.format.adapter();
+        let (meta, meta_without_calls) = adapter.meta_cost(self.doc, &self.session, m, &measure);
+        let (meta, meta_without_calls) =
+            (meta + FRAMING_TOKENS, meta_without_calls + FRAMING_TOKENS);
+        let msg = &self.session.messages[m];
+        let mut used = if msg.remove_tool_calls {
+            meta_without_calls
+        } else {
+            meta
+        };
+        used += msg.note.as_deref().map_or(0, |n| measure.text(n));
+        let range = msg.unit_range();
+        let mut costs = Vec::with_capacity(range.len());
+        for unit in &self.session.units[range.clone()] {
+            let room = limit.checked_sub(used)?;
+            let cost = match (&unit.change, unit.kind) {
+                (Change::Removed, _) => 0,
+                (Change::Text(t) | Change::Placeholder(t), _) => measure.text_within(t, room)?,
+                (Change::Keep, UnitKind::Text | UnitKind::Attachment) => {
+                    measure.text_within(&unit.text.text(), room)?
+                }
+                // Images are priced in tokens already; an opaque part costs its bytes, an
+                // upper bound (no token is shorter than a byte).
+                (Change::Keep, UnitKind::Image(_) | UnitKind::Other) => unit.bytes,
+            };
+            used = used.checked_add(cost).filter(|&u| u <= limit)?;
+            costs.push(cost);
+        }
+        for (unit, cost) in self.session.units[range].iter_mut().zip(costs) {
+            unit.bytes = cost;
+        }
+        let note_bytes = self.session.messages[m]
+            .note
+            .as_ref()
+            .map_or(0, |n| n.len() as u64);
+        let note_tokens = self.session.messages[m]
+            .note
+            .as_deref()
+            .map_or(0, |n| measure.text(n));
+        let msg = &mut self.session.messages[m];
+        // `Session::cost` adds the note's bytes: its tokens go into the meta instead.
+        msg.meta_bytes = (meta + note_tokens).saturating_sub(note_bytes);
+        msg.meta_without_calls = (meta_without_calls + note_tokens).saturating_sub(note_bytes);
+        self.counted[m] = true;
+        Some(self.session.cost(m))
     }
 
     /// The logical messages of group `g`.

@@ -20,7 +20,10 @@
 //! body goes last, leaving a text block that names it.
 
 use super::openai::{string_unit, text_unit};
-use super::{message_path, reply_fields, role_token, Adapter, Merge, Out, Pricing, Rebuilt, Words};
+use super::{
+    fields_cost, message_path, reply_fields, role_token, Adapter, Merge, Out, Pricing, Rebuilt,
+    Words,
+};
 use crate::error::Error;
 use crate::json::{compact_len, write_str};
 use crate::model::{
@@ -32,6 +35,7 @@ use crate::raw::{
     self, canonical_len, get, kind, object_len_without, str_len, string_len_as_json, Doc, Fields,
     Kind, MetaLen, Raw,
 };
+use crate::tokens::Measure;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -110,6 +114,44 @@ impl Adapter for Anthropic {
             removed.push(m);
         }
         removed
+    }
+
+    /// A message's fields but `content`; its `tool_use` blocks (ids, names, inputs as
+    /// written) as its tool calls; a `tool_result`'s fields but its content, as its reply's.
+    fn meta_cost(
+        &self,
+        doc: &Doc<'_>,
+        session: &Session<'_>,
+        m: usize,
+        measure: &Measure,
+    ) -> (u64, u64) {
+        let msg = &session.messages[m];
+        let Some(p) = msg.physical else {
+            return (0, 0); // the top-level system: only its text
+        };
+        match msg.origin {
+            // A few short fields (the id): their bytes, an upper bound, without reading the
+            // message's blocks again for each of its tool results.
+            Origin::ToolResult { .. } => (msg.meta_bytes, msg.meta_without_calls),
+            Origin::Blocks => {
+                let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
+                let (base, _) = fields_cost(&fields, &["content"], "", measure);
+                let blocks = get(&fields, "content").and_then(|c| doc.items(c));
+                let calls: u64 = blocks
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|&b| doc.fields(b))
+                    .filter(|f| get(f, "type").and_then(raw::string).as_deref() == Some("tool_use"))
+                    .map(|f| fields_cost(&f, &[], "", measure).0)
+                    .sum();
+                (base + calls, base)
+            }
+            Origin::Whole | Origin::System => {
+                let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
+                let (base, _) = fields_cost(&fields, &["content"], "", measure);
+                (base, base)
+            }
+        }
     }
 
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {

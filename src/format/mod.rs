@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::model::{Session, UnitKind};
 use crate::pricing::{price_image_url_with_size, price_probe, ImagePrice, ImageProfile};
 use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
+use crate::tokens::Measure;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -138,6 +139,21 @@ pub trait Adapter: Sync {
         Vec::new()
     }
 
+    /// In token mode: the cost of logical message `m`'s fields other than its content units, with
+    /// and without its tool calls, counted with `measure` (the message's framing is added by the
+    /// caller). The default is the adapter's byte costs, an upper bound (no token is shorter
+    /// than a byte); adapters count the fields' text instead.
+    fn meta_cost(
+        &self,
+        _doc: &Doc<'_>,
+        session: &Session<'_>,
+        m: usize,
+        _measure: &Measure,
+    ) -> (u64, u64) {
+        let msg = &session.messages[m];
+        (msg.meta_bytes, msg.meta_without_calls)
+    }
+
     /// The returned messages, built from the plan: the caller's message where nothing changed;
     /// and the messages merged into others, for formats that merge adjacent turns.
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt;
@@ -193,6 +209,37 @@ pub enum NewPart {
     /// Input part `from` with its `text` replaced; or, when `from` is `None`, a new
     /// `{"type": "text", "text": ...}` part (an image placeholder or a repair note).
     Text { from: Option<usize>, text: String },
+}
+
+/// The cost of an object's fields but those in `skip`: each key and each value's text as
+/// written (a string's characters; other values' JSON), counted with `measure`. Also returns
+/// the cost of the field `split` alone, when present.
+pub(crate) fn fields_cost(
+    fields: &[(Cow<'_, str>, Raw<'_>)],
+    skip: &[&str],
+    split: &str,
+    measure: &Measure,
+) -> (u64, u64) {
+    let (mut all, mut part) = (0, 0);
+    for (key, value) in fields {
+        if skip.contains(&key.as_ref()) {
+            continue;
+        }
+        let cost = measure.text(key) + value_cost(value, measure);
+        all += cost;
+        if key == split {
+            part += cost;
+        }
+    }
+    (all, part)
+}
+
+/// A JSON value's cost: a string's characters, or other values' JSON as written.
+pub(crate) fn value_cost(value: Raw<'_>, measure: &Measure) -> u64 {
+    match raw::string(value) {
+        Some(s) => measure.text(&s),
+        None => measure.text(value),
+    }
 }
 
 /// The JSON path `messages[i]` followed by `rest`.

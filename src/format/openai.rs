@@ -1,8 +1,8 @@
 //! OpenAI Chat Completions messages (DESIGN §4): one logical message per message.
 
 use super::{
-    message_path, reply_fields, role_token, Adapter, Edit, NewContent, NewPart, Out, Pricing,
-    Rebuilt, Words,
+    fields_cost, message_path, reply_fields, role_token, Adapter, Edit, NewContent, NewPart, Out,
+    Pricing, Rebuilt, Words,
 };
 use crate::error::Error;
 use crate::model::{
@@ -10,6 +10,7 @@ use crate::model::{
     UnitKind, ATTACHMENT_PREFIX,
 };
 use crate::raw::{self, canonical_len, get, kind, str_len, Doc, Fields, Kind, MetaLen, Raw};
+use crate::tokens::Measure;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -53,6 +54,24 @@ impl Adapter for OpenAi {
             }
         }
         Ok(session)
+    }
+
+    /// Every field but `content`: role, name, `tool_calls` (ids, names and arguments as
+    /// written), `tool_call_id`, refusal, unknown fields.
+    fn meta_cost(
+        &self,
+        doc: &Doc<'_>,
+        session: &Session<'_>,
+        m: usize,
+        measure: &Measure,
+    ) -> (u64, u64) {
+        let msg = &session.messages[m];
+        let fields = msg
+            .physical
+            .and_then(|p| doc.fields(session.inputs[p as usize]))
+            .unwrap_or_default();
+        let (all, calls) = fields_cost(&fields, &["content"], "tool_calls", measure);
+        (all, all - calls)
     }
 
     fn rebuild<'a>(&self, _doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {

@@ -1,0 +1,267 @@
+//! The unit text is measured in (DESIGN §2, docs/design.md "Tokens"): UTF-8 bytes, the
+//! default, or the model's own tokens when its tokenizer is public (`o200k_base`,
+//! `cl100k_base`, from the `bpe-openai` crate: linear in the worst case, vocabularies built into
+//! the library). For models whose tokenizer is not public (Claude, Gemini) text is counted with
+//! `o200k_base` and multiplied by a per-family safety factor: an estimate, and the report says so.
+
+use bpe_openai::Tokenizer as Bpe;
+
+/// What text is counted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tokenizer {
+    /// UTF-8 bytes; the budget is `context_tokens × bytes_per_token`.
+    #[default]
+    Bytes,
+    /// GPT-4o, GPT-4.1, GPT-4.5, GPT-5.x, o1/o3/o4.
+    O200kBase,
+    /// GPT-4, GPT-3.5.
+    Cl100kBase,
+}
+
+impl Tokenizer {
+    pub const NAMES: &'static [&'static str] = &["bytes", "o200k_base", "cl100k_base"];
+
+    pub fn from_name(name: &str) -> Option<Tokenizer> {
+        Some(match name {
+            "bytes" => Tokenizer::Bytes,
+            "o200k_base" => Tokenizer::O200kBase,
+            "cl100k_base" => Tokenizer::Cl100kBase,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tokenizer::Bytes => "bytes",
+            Tokenizer::O200kBase => "o200k_base",
+            Tokenizer::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    fn bpe(self) -> Option<&'static Bpe> {
+        match self {
+            Tokenizer::Bytes => None,
+            Tokenizer::O200kBase => Some(bpe_openai::o200k_base()),
+            Tokenizer::Cl100kBase => Some(bpe_openai::cl100k_base()),
+        }
+    }
+}
+
+/// Safety factor for Claude 3 and later, counted with `o200k_base`: the same texts measured on
+/// both tokenizers came out 16% (English prose), 21% (math) and 30% (Python code) higher on
+/// Claude 3.5 Sonnet than on GPT-4o (VentureBeat, "Hidden costs in AI deployment", May 2025),
+/// and Anthropic documents that the tokenizer of its newer models produces up to 35% more
+/// tokens for the same text than the one before. 1.35 covers both.
+pub const CLAUDE_FACTOR: f64 = 1.35;
+
+/// Safety factor for Gemini, counted with `o200k_base`. Google documents about 4 characters per
+/// token for its models; `o200k_base` measures 4.0–4.5 bytes per token on English prose and JSON
+/// and ~3.6 on code, and Gemini's SentencePiece vocabulary splits code and non-Latin scripts at
+/// least as finely. No side-by-side public measurement is as solid as Claude's: 1.25 is a
+/// margin, not a measurement; `token_factor` overrides it.
+pub const GEMINI_FACTOR: f64 = 1.25;
+
+/// The tokenizer a model name selects, and the factor when the count is an estimate.
+pub fn for_model(model: &str) -> Option<(Tokenizer, Option<f64>)> {
+    let m = model.to_ascii_lowercase();
+    let m = m.rsplit('/').next().unwrap_or(&m);
+    let starts = |p: &str| m.starts_with(p);
+    if starts("gpt-4o")
+        || starts("gpt-4.1")
+        || starts("gpt-4.5")
+        || starts("gpt-5")
+        || starts("chatgpt-4o")
+        || starts("o1")
+        || starts("o3")
+        || starts("o4")
+        || starts("gpt-oss")
+    {
+        Some((Tokenizer::O200kBase, None))
+    } else if starts("gpt-4") || starts("gpt-3.5") {
+        Some((Tokenizer::Cl100kBase, None))
+    } else if starts("claude") {
+        Some((Tokenizer::O200kBase, Some(CLAUDE_FACTOR)))
+    } else if starts("gemini") {
+        Some((Tokenizer::O200kBase, Some(GEMINI_FACTOR)))
+    } else {
+        None
+    }
+}
+
+/// How one call measures text: bytes, or tokens of a tokenizer times a factor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measure {
+    pub tokenizer: Tokenizer,
+    /// Multiplies token counts (rounded up); 1 unless they estimate another tokenizer.
+    pub factor: f64,
+    /// The counts estimate a tokenizer that is not public (Claude, Gemini).
+    pub estimate: bool,
+}
+
+impl Default for Measure {
+    fn default() -> Self {
+        Measure::BYTES
+    }
+}
+
+impl Measure {
+    pub const BYTES: Measure = Measure {
+        tokenizer: Tokenizer::Bytes,
+        factor: 1.0,
+        estimate: false,
+    };
+
+    /// Exact counts of `tokenizer`.
+    pub const fn exact(tokenizer: Tokenizer) -> Measure {
+        Measure {
+            tokenizer,
+            factor: 1.0,
+            estimate: false,
+        }
+    }
+
+    /// Whether costs are tokens (otherwise bytes).
+    pub fn in_tokens(&self) -> bool {
+        self.tokenizer != Tokenizer::Bytes
+    }
+
+    /// `"exact"`, `"estimate"`, or `"bytes"` for the byte rule.
+    pub fn accuracy(&self) -> &'static str {
+        match (self.tokenizer, self.estimate) {
+            (Tokenizer::Bytes, _) => "bytes",
+            (_, false) => "exact",
+            (_, true) => "estimate",
+        }
+    }
+
+    fn scale(&self, count: usize) -> u64 {
+        if self.factor == 1.0 {
+            count as u64
+        } else {
+            (count as f64 * self.factor).ceil() as u64
+        }
+    }
+
+    /// The cost of `text`: its UTF-8 length, or its tokens.
+    pub fn text(&self, text: &str) -> u64 {
+        match self.tokenizer.bpe() {
+            None => text.len() as u64,
+            Some(bpe) => self.scale(bpe.count(text)),
+        }
+    }
+
+    /// The cost of `text` when it is at most `limit`; `None` otherwise, found without counting
+    /// past the limit (the work is bounded by the limit, not by the text).
+    pub fn text_within(&self, text: &str, limit: u64) -> Option<u64> {
+        let Some(bpe) = self.tokenizer.bpe() else {
+            return (text.len() as u64 <= limit).then_some(text.len() as u64);
+        };
+        // Every token is at least one byte: a text no longer than the limit fits whatever it
+        // counts, and is counted in full.
+        let raw_limit = if self.factor == 1.0 {
+            limit
+        } else {
+            (limit as f64 / self.factor).floor() as u64
+        };
+        let raw_limit = usize::try_from(raw_limit).unwrap_or(usize::MAX);
+        let text = bpe.normalize(text);
+        let count = bpe.count_till_limit(&text, raw_limit)?;
+        let cost = self.scale(count);
+        (cost <= limit).then_some(cost)
+    }
+
+    /// The longest prefix of `text` (cut at a character boundary) that costs at most `limit`,
+    /// found by halving: each probe is counted within the limit.
+    pub fn prefix_within<'t>(&self, text: &'t str, limit: u64) -> &'t str {
+        if !self.in_tokens() {
+            let mut end = (limit as usize).min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            return &text[..end];
+        }
+        let (mut lo, mut hi) = (0usize, text.len());
+        if self.text_within(text, limit).is_some() {
+            return text;
+        }
+        // Invariant: text[..lo] fits, text[..hi] does not.
+        while hi - lo > 1 {
+            let mut mid = lo + (hi - lo) / 2;
+            while !text.is_char_boundary(mid) {
+                mid += 1;
+            }
+            if mid >= hi {
+                break;
+            }
+            if self.text_within(&text[..mid], limit).is_some() {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        &text[..lo]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const O200K: Measure = Measure::exact(Tokenizer::O200kBase);
+
+    #[test]
+    fn models_select_their_tokenizer() {
+        assert_eq!(for_model("gpt-4o-mini"), Some((Tokenizer::O200kBase, None)));
+        assert_eq!(
+            for_model("openai/gpt-5.1"),
+            Some((Tokenizer::O200kBase, None))
+        );
+        assert_eq!(for_model("o3-mini"), Some((Tokenizer::O200kBase, None)));
+        assert_eq!(
+            for_model("gpt-4-turbo"),
+            Some((Tokenizer::Cl100kBase, None))
+        );
+        assert_eq!(
+            for_model("gpt-3.5-turbo"),
+            Some((Tokenizer::Cl100kBase, None))
+        );
+        assert_eq!(
+            for_model("claude-sonnet-4-5"),
+            Some((Tokenizer::O200kBase, Some(CLAUDE_FACTOR)))
+        );
+        assert_eq!(
+            for_model("gemini-2.5-flash"),
+            Some((Tokenizer::O200kBase, Some(GEMINI_FACTOR)))
+        );
+        assert_eq!(for_model("llama-3"), None);
+    }
+
+    #[test]
+    fn within_agrees_with_the_full_count() {
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(40);
+        let n = O200K.text(&text);
+        assert_eq!(O200K.text_within(&text, n), Some(n));
+        assert_eq!(O200K.text_within(&text, n - 1), None);
+        let estimate = Measure {
+            factor: 1.35,
+            estimate: true,
+            ..O200K
+        };
+        let e = estimate.text(&text);
+        assert_eq!(e, (n as f64 * 1.35).ceil() as u64);
+        assert_eq!(estimate.text_within(&text, e), Some(e));
+        assert_eq!(estimate.text_within(&text, e - 1), None);
+    }
+
+    #[test]
+    fn prefix_fits_and_is_long() {
+        let text = "Grüße, 世界! fn main() { println!(\"hi\"); } ".repeat(30);
+        for limit in [0u64, 1, 7, 50, 200] {
+            let p = O200K.prefix_within(&text, limit);
+            assert!(O200K.text(p) <= limit, "{limit}");
+            // Within a few tokens of the limit (a prefix's count is not strictly monotone).
+            assert!(O200K.text(p) + 4 >= limit.min(O200K.text(&text)), "{limit}");
+        }
+        assert_eq!(Measure::BYTES.prefix_within("héllo", 2), "h");
+    }
+}
