@@ -24,7 +24,7 @@ use crate::probe;
 use crate::raw::{get, kind, Doc, Kind, Raw};
 use crate::report::{Bytes, Counter, Report};
 use crate::request::{format_of, TrimOptions};
-use crate::trim::{plan_sanitize, plan_trim, Plan};
+use crate::trim::{plan_count, plan_sanitize, plan_trim, Plan};
 use serde_json::{json, Map, Value};
 
 /// Trims a request given as JSON text; always answers JSON text (success or error).
@@ -41,6 +41,49 @@ pub fn sanitize_json(messages: &str) -> String {
         Ok(answer) => answer.into_string(),
         Err(error) => error.to_response().to_string(),
     }
+}
+
+/// Counts a request's messages (`{"messages": [...], "model"? | "tokenizer"?, "format"?,
+/// "system"?, ...}`) the way trim prices them: `{"ok": true, "unit", "tokenizer", "exact",
+/// "total", "messages": [cost of each], "system"?}`. Always answers JSON text.
+///
+/// ```
+/// let answer = ankita::api::count_json(
+///     r#"{"messages": [{"role": "user", "content": "Hello, world"}], "model": "gpt-4o"}"#,
+/// );
+/// let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+/// assert_eq!((v["unit"].as_str(), v["exact"].as_bool()), (Some("tokens"), Some(true)));
+/// // 3 framing tokens + "user" 1 + "Hello, world" 3
+/// assert_eq!(v["total"], 7);
+/// ```
+pub fn count_json(request: &str) -> String {
+    match count_value(request) {
+        Ok(value) => value.to_string(),
+        Err(error) => error.to_response().to_string(),
+    }
+}
+
+pub fn count_value(text: &str) -> Result<Value, Error> {
+    let request = Request::parse(text)?;
+    let count = plan_count(
+        &request.doc,
+        request.messages,
+        request.system,
+        &request.options,
+    )?;
+    let measure = count.measure;
+    let mut answer = json!({
+        "ok": true,
+        "unit": if measure.in_tokens() { "tokens" } else { "bytes" },
+        "tokenizer": measure.tokenizer.name(),
+        "exact": measure.in_tokens() && !measure.estimate,
+        "total": count.total(),
+        "messages": count.messages,
+    });
+    if let Some(system) = count.system {
+        answer["system"] = system.into();
+    }
+    Ok(answer)
 }
 
 /// A trim request read in place: the validated text, the caller's messages (and the format's

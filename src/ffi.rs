@@ -184,6 +184,48 @@ pub unsafe extern "C" fn ankita_trim_n(request_json: *const c_char, len: usize) 
     })
 }
 
+/// Counts a chat history the way `ankita_trim` prices it: in the model's tokens when its
+/// tokenizer is known (`"model"` or `"tokenizer"`), else in bytes.
+///
+/// `request_json` is `{"messages": [...], "model"? | "tokenizer"?, "token_factor"?, "format"?,
+/// "system"?, "image_profile"?}`. The answer is `{"ok": true, "unit": "tokens" | "bytes",
+/// "tokenizer", "exact", "total", "messages": [cost of each message], "system"?}` or an error
+/// JSON as for `ankita_trim`.
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `request_json` is NULL or a NUL-terminated string valid for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_count_tokens(request_json: *const c_char) -> *mut c_char {
+    boundary(|| {
+        // SAFETY: forwarded from this function's contract.
+        let request = unsafe { str_arg(request_json, "request_json") }?;
+        crate::api::count_value(request)
+    })
+}
+
+/// `ankita_count_tokens` for a request of `len` bytes (no NUL needed).
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `request_json` is NULL or points to `len` readable bytes valid for the duration of the
+/// call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_count_tokens_n(
+    request_json: *const c_char,
+    len: usize,
+) -> *mut c_char {
+    boundary(|| {
+        // SAFETY: forwarded from this function's contract.
+        let request = unsafe { bytes_arg(request_json, len, "request_json") }?;
+        crate::api::count_value(request)
+    })
+}
+
 /// Repairs a restored session: orphan tool messages, broken or unanswered tool calls, unknown
 /// roles and empty messages (DESIGN §5).
 ///

@@ -76,6 +76,56 @@ pub fn plan_sanitize<'a>(
     Ok(trimmer.finish(doc))
 }
 
+/// What [`plan_count`] counted: the cost of each of the caller's messages as it stands (no
+/// repair, no trimming), of the format's outside system prompt, and how it was counted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Count {
+    pub messages: Vec<u64>,
+    pub system: Option<u64>,
+    pub measure: crate::tokens::Measure,
+}
+
+impl Count {
+    pub fn total(&self) -> u64 {
+        self.messages
+            .iter()
+            .chain(&self.system)
+            .fold(0u64, |sum, &c| sum.saturating_add(c))
+    }
+}
+
+/// Counts the caller's messages in the request's unit (tokens when a tokenizer is named or
+/// selected by the model; bytes otherwise), each as trim would price it.
+pub fn plan_count<'a>(
+    doc: &Doc<'a>,
+    messages: Raw<'a>,
+    system: Option<Raw<'a>>,
+    options: &TrimOptions,
+) -> Result<Count, Error> {
+    let mut session = split(doc, messages, system, options)?;
+    let adapter = options.format.adapter();
+    let mut count = Count {
+        messages: vec![0; session.inputs.len()],
+        system: None,
+        measure: options.measure,
+    };
+    for m in 0..session.messages.len() {
+        let cost = if options.measure.in_tokens() {
+            crate::trimmer::count_message(doc, &mut session, m, &options.measure, adapter, None)
+                .unwrap_or(u128::MAX)
+        } else {
+            session.cost(m)
+        };
+        let cost = saturate(cost);
+        let slot = match session.messages[m].physical {
+            Some(p) => &mut count.messages[p as usize],
+            None => count.system.get_or_insert(0),
+        };
+        *slot = slot.saturating_add(cost);
+    }
+    Ok(count)
+}
+
 fn split<'a>(
     doc: &Doc<'a>,
     messages: Raw<'a>,

@@ -2,6 +2,7 @@
 //! ([`crate::shed`]): the repaired session in groups, each group's tag and whether it is kept,
 //! and the running total of what is kept.
 
+use crate::format::Adapter;
 use crate::model::{Change, Role, Session, UnitKind};
 use crate::raw::Doc;
 use crate::repair::{self, Repaired};
@@ -100,53 +101,17 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             let cost = self.session.cost(m);
             return limit.is_none_or(|l| cost <= l).then_some(cost);
         }
-        let limit = limit.map_or(u64::MAX, |l| u64::try_from(l).unwrap_or(u64::MAX));
-        let measure = self.measure;
         let adapter = self.options.format.adapter();
-        let (meta, meta_without_calls) = adapter.meta_cost(self.doc, &self.session, m, &measure);
-        let (meta, meta_without_calls) =
-            (meta + FRAMING_TOKENS, meta_without_calls + FRAMING_TOKENS);
-        let msg = &self.session.messages[m];
-        let mut used = if msg.remove_tool_calls {
-            meta_without_calls
-        } else {
-            meta
-        };
-        used += msg.note.as_deref().map_or(0, |n| measure.text(n));
-        let range = msg.unit_range();
-        let mut costs = Vec::with_capacity(range.len());
-        for unit in &self.session.units[range.clone()] {
-            let room = limit.checked_sub(used)?;
-            let cost = match (&unit.change, unit.kind) {
-                (Change::Removed, _) => 0,
-                (Change::Text(t) | Change::Placeholder(t), _) => measure.text_within(t, room)?,
-                (Change::Keep, UnitKind::Text | UnitKind::Attachment) => {
-                    measure.text_within(&unit.text.text(), room)?
-                }
-                // Images are priced in tokens already; an opaque part costs its bytes, an
-                // upper bound (no token is shorter than a byte).
-                (Change::Keep, UnitKind::Image(_) | UnitKind::Other) => unit.bytes,
-            };
-            used = used.checked_add(cost).filter(|&u| u <= limit)?;
-            costs.push(cost);
-        }
-        for (unit, cost) in self.session.units[range].iter_mut().zip(costs) {
-            unit.bytes = cost;
-        }
-        let note_bytes = self.session.messages[m]
-            .note
-            .as_ref()
-            .map_or(0, |n| n.len() as u64);
-        let note_tokens = self.session.messages[m]
-            .note
-            .as_deref()
-            .map_or(0, |n| measure.text(n));
-        let msg = &mut self.session.messages[m];
-        // `Session::cost` adds the note's bytes: its tokens go into the meta instead.
-        msg.meta_bytes = (meta + note_tokens).saturating_sub(note_bytes);
-        msg.meta_without_calls = (meta_without_calls + note_tokens).saturating_sub(note_bytes);
+        let cost = count_message(
+            self.doc,
+            &mut self.session,
+            m,
+            &self.measure,
+            adapter,
+            limit,
+        )?;
         self.counted[m] = true;
-        Some(self.session.cost(m))
+        Some(cost)
     }
 
     /// The logical messages of group `g`.
@@ -165,6 +130,64 @@ impl<'a, 'o> Trimmer<'a, 'o> {
     pub(crate) fn first_role(&self, g: usize) -> Option<Role> {
         self.session.messages[self.group_msgs(g)[0]].role
     }
+}
+
+/// Prices logical message `m` in `measure`'s tokens: its framing, its fields but the content
+/// (the adapter counts them), its note, and each unit (texts counted, images already in tokens,
+/// opaque parts at their bytes, an upper bound). Writes the costs into the session and returns
+/// the message's cost; `None`, leaving the session as it was, when it is over `limit` (found
+/// without counting a text past the limit).
+pub(crate) fn count_message(
+    doc: &Doc<'_>,
+    session: &mut Session<'_>,
+    m: usize,
+    measure: &Measure,
+    adapter: &dyn Adapter,
+    limit: Option<u128>,
+) -> Option<u128> {
+    let limit = limit.map_or(u64::MAX, |l| u64::try_from(l).unwrap_or(u64::MAX));
+    let (meta, meta_without_calls) = adapter.meta_cost(doc, session, m, measure);
+    let (meta, meta_without_calls) = (meta + FRAMING_TOKENS, meta_without_calls + FRAMING_TOKENS);
+    let msg = &session.messages[m];
+    let mut used = if msg.remove_tool_calls {
+        meta_without_calls
+    } else {
+        meta
+    };
+    used += msg.note.as_deref().map_or(0, |n| measure.text(n));
+    let range = msg.unit_range();
+    let mut costs = Vec::with_capacity(range.len());
+    for unit in &session.units[range.clone()] {
+        let room = limit.checked_sub(used)?;
+        let cost = match (&unit.change, unit.kind) {
+            (Change::Removed, _) => 0,
+            (Change::Text(t) | Change::Placeholder(t), _) => measure.text_within(t, room)?,
+            (Change::Keep, UnitKind::Text | UnitKind::Attachment) => {
+                measure.text_within(&unit.text.text(), room)?
+            }
+            // Images are priced in tokens already; an opaque part costs its bytes, an
+            // upper bound (no token is shorter than a byte).
+            (Change::Keep, UnitKind::Image(_) | UnitKind::Other) => unit.bytes,
+        };
+        used = used.checked_add(cost).filter(|&u| u <= limit)?;
+        costs.push(cost);
+    }
+    for (unit, cost) in session.units[range].iter_mut().zip(costs) {
+        unit.bytes = cost;
+    }
+    let note_bytes = session.messages[m]
+        .note
+        .as_ref()
+        .map_or(0, |n| n.len() as u64);
+    let note_tokens = session.messages[m]
+        .note
+        .as_deref()
+        .map_or(0, |n| measure.text(n));
+    let msg = &mut session.messages[m];
+    // `Session::cost` adds the note's bytes: its tokens go into the meta instead.
+    msg.meta_bytes = (meta + note_tokens).saturating_sub(note_bytes);
+    msg.meta_without_calls = (meta_without_calls + note_tokens).saturating_sub(note_bytes);
+    Some(session.cost(m))
 }
 
 /// A cost for the report: costs past u64::MAX (over any budget) read as u64::MAX.

@@ -211,8 +211,8 @@ pub enum NewPart {
     Text { from: Option<usize>, text: String },
 }
 
-/// The cost of an object's fields but those in `skip`: each key and each value's text as
-/// written (a string's characters; other values' JSON), counted with `measure`. Also returns
+/// The cost of an object's fields but those in `skip`: each key (but `role`'s) and each
+/// value's text as written (a string's characters; other values' JSON), counted with `measure`. Also returns
 /// the cost of the field `split` alone, when present.
 pub(crate) fn fields_cost(
     fields: &[(Cow<'_, str>, Raw<'_>)],
@@ -225,7 +225,9 @@ pub(crate) fn fields_cost(
         if skip.contains(&key.as_ref()) {
             continue;
         }
-        let cost = measure.text(key) + value_cost(value, measure);
+        // The role is rendered as itself, without its key.
+        let key_cost = if key == "role" { 0 } else { measure.text(key) };
+        let cost = key_cost + value_cost(value, measure);
         all += cost;
         if key == split {
             part += cost;
