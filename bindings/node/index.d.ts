@@ -89,8 +89,17 @@ export interface TrimOptions {
   memory?: string | string[];
   /** Bytes reserved for the request's framing (default 1,024). */
   overhead_bytes?: number;
-  /** Bytes per token (default 4). */
+  /** Bytes per token (default 4), when costs are bytes. */
   bytes_per_token?: number;
+  /**
+   * Count in tokens: `o200k_base` (GPT-4o, 4.1, 5.x, o-series), `cl100k_base` (GPT-4, 3.5),
+   * or `bytes`. Default: the tokenizer of `model` when known, else bytes.
+   */
+  tokenizer?: Tokenizer;
+  /** Multiplies token counts (default 1; 1.35 for Claude, 1.25 for Gemini models). */
+  token_factor?: number;
+  /** Tokens reserved for the request's framing when costs are tokens (default 256). */
+  overhead_tokens?: number;
   /** At most this many messages, tool exchanges kept whole (default 40). */
   max_messages?: number;
   /** Image pricing profile (default `ankita`); give this or `model`, not both. */
@@ -112,6 +121,35 @@ export interface TrimOptions {
    * `format: "anthropic"`.
    */
   system?: System;
+}
+
+/** What text is counted in: bytes, or a public tokenizer's tokens. */
+export type Tokenizer = "bytes" | "o200k_base" | "cl100k_base";
+
+/** Options of `countTokens`. */
+export interface CountOptions {
+  /** The target model: selects the tokenizer (and, for images, the pricing). */
+  model?: string;
+  /** The tokenizer, when the model does not say it. */
+  tokenizer?: Tokenizer;
+  /** Multiplies token counts (an estimate for a tokenizer that is not public). */
+  token_factor?: number;
+  image_profile?: ImageProfile;
+  format?: MessageFormat;
+  system?: System;
+}
+
+/** What `countTokens` answers. */
+export interface TokenCount {
+  unit: "tokens" | "bytes";
+  tokenizer: Tokenizer;
+  exact: boolean;
+  /** The cost of every message (and of the top-level `system`). */
+  total: number;
+  /** Each message's cost, in the input's order. */
+  messages: number[];
+  /** The Anthropic format's top-level `system`. */
+  system?: number;
 }
 
 /** The message formats the core reads. */
@@ -140,8 +178,12 @@ export interface Truncation {
   index: number;
   /** Index of the part in that message's content array; null for string content. */
   part: number | null;
-  from_bytes: number;
-  to_bytes: number;
+  /** The text's cost before and after, in bytes (`report.unit` is `bytes`)… */
+  from_bytes?: number;
+  to_bytes?: number;
+  /** …or in tokens (`report.unit` is `tokens`). */
+  from_tokens?: number;
+  to_tokens?: number;
 }
 
 /** An image left out; `format`, `width`, `height`, `tokens` are null when not decodable. */
@@ -152,14 +194,17 @@ export interface DroppedImage {
   width: number | null;
   height: number | null;
   tokens: number | null;
-  budget_bytes: number;
+  /** Null when costs are tokens. */
+  budget_bytes: number | null;
 }
 
 /** An attachment body dropped as a last resort. */
 export interface DroppedAttachment {
   index: number;
   part: number;
-  bytes: number;
+  /** The body's cost, in bytes or in tokens, as `report.unit` says. */
+  bytes?: number;
+  tokens?: number;
 }
 
 /** A repair of the restored session (DESIGN §5). */
@@ -198,12 +243,19 @@ export interface DroppedBlock {
 export interface TrimReport {
   /** The format the messages were read in. */
   format: MessageFormat;
-  /** The history budget; null when only `max_messages` applies. */
+  /** What costs are counted in: the model's tokens (`model` or `tokenizer`) or bytes. */
+  unit: "tokens" | "bytes";
+  /** The tokenizer that counted (`bytes` for the byte rule). */
+  tokenizer: Tokenizer;
+  /** True when the counts are the model's own tokens; false for bytes and for estimates
+   * (Claude and Gemini models, counted with `o200k_base` times a safety factor). */
+  exact: boolean;
+  /** The history budget in bytes; null when only `max_messages` applies or in tokens. */
   budget_bytes: number | null;
-  /** `budget_bytes` in tokens (rounded up); null with `budget_bytes`. */
+  /** The history budget in tokens (in bytes mode, `budget_bytes` in tokens, rounded up). */
   budget_tokens: number | null;
-  /** Cost of the returned messages. */
-  cost_bytes: number;
+  /** Cost of the returned messages in bytes; null in tokens. */
+  cost_bytes: number | null;
   cost_tokens: number;
   input_messages: number;
   output_messages: number;
@@ -344,6 +396,15 @@ export function sanitize<M extends object = Message>(
 ): SanitizeResult<M>;
 
 /** Like {@link sanitize}, with the native work on a worker thread. */
+/**
+ * Counts a history the way `trim` prices it: in the model's tokens when its tokenizer is known,
+ * else in bytes.
+ */
+export function countTokens<M extends object = Message>(
+  messages: readonly M[],
+  options?: CountOptions,
+): TokenCount;
+
 export function sanitizeAsync<M extends object = Message>(
   messages: readonly M[],
   options?: SanitizeOptions,

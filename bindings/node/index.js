@@ -84,6 +84,28 @@ export async function sanitizeAsync(messages, options) {
 }
 
 /**
+ * Counts a chat history the way {@link trim} prices it: in the model's own tokens when its
+ * tokenizer is known (`model` such as `gpt-4o`, or `tokenizer`: `o200k_base`, `cl100k_base`;
+ * an estimate with a safety factor for Claude and Gemini models), else in bytes.
+ *
+ * @param {import("./index.js").Message[]} messages
+ * @param {import("./index.js").CountOptions} [options] `model`, `tokenizer`, `token_factor`,
+ *   `format`, `system`, `image_profile`
+ * @returns {import("./index.js").TokenCount} `total`, `messages` (each message's cost),
+ *   `unit`, `tokenizer`, `exact`
+ * @throws {AnkitaError}
+ *
+ * @example
+ * countTokens([{ role: "user", content: "Hello, world" }], { model: "gpt-4o" }).total; // 7
+ */
+export function countTokens(messages, options) {
+  const request = trimRequest(messages, options);
+  const { ok, ...count } = answer(native().countTokens(request.text), request);
+  void ok;
+  return count;
+}
+
+/**
  * Reads an image's format and pixel size from its header alone, and prices it.
  *
  * @param {string | Uint8Array | ArrayBuffer} image a data URL or bare base64 text, or the

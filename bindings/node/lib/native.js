@@ -120,7 +120,7 @@ export const stringStats = { released: 0 };
  *
  * @returns {{
  *   path: string,
- *   trim: Function, sanitize: Function, probeImage: Function, probeImageWith: Function,
+ *   trim: Function, sanitize: Function, countTokens: Function, probeImage: Function, probeImageWith: Function,
  *   estimateImageTokens: Function, standInLen: Function, standInLenWith: Function,
  *   version: () => string,
  * }}
@@ -159,6 +159,7 @@ export function native() {
     path: found.path,
     trim: declare("ankita_trim", AnkitaString, ["const char *"]),
     sanitize: declare("ankita_sanitize", AnkitaString, ["const char *"]),
+    countTokens: declare("ankita_count_tokens", AnkitaString, ["const char *"]),
     probeImage: declare("ankita_probe_image", AnkitaString, ["const char *"]),
     probeImageWith: declare("ankita_probe_image_with", AnkitaString, [
       "const char *",
