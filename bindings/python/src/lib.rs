@@ -1,7 +1,7 @@
 //! Python bindings of ankita: the native module `ankita._ankita`, re-exported by the Python
 //! package `ankita`. This file only registers things; each binding file follows a core module:
 //!
-//! - `trim.rs`    — `trim`, `sanitize`, `TrimResult` (core `trim`);
+//! - `trim.rs`    — `trim`, `sanitize`, `count_tokens`, `TrimResult` (core `trim`);
 //! - `probe.rs`   — `probe_image`, `ImageInfo` (core `probe`, `pricing`);
 //! - `api.rs`     — `trim_json`, `sanitize_json`, `estimate_image_tokens` (core `api`);
 //! - `error.rs`   — the exception classes (core `error`);
@@ -29,6 +29,7 @@ fn _ankita(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<probe::ImageInfo>()?;
     m.add_function(wrap_pyfunction!(trim::trim, m)?)?;
     m.add_function(wrap_pyfunction!(trim::sanitize, m)?)?;
+    m.add_function(wrap_pyfunction!(trim::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(trim::sanitize_with_report, m)?)?;
     m.add_function(wrap_pyfunction!(probe::probe_image, m)?)?;
     m.add_function(wrap_pyfunction!(api::estimate_image_tokens, m)?)?;

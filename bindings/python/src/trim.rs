@@ -98,6 +98,9 @@ impl TrimResult {
     memory = None,
     overhead_bytes = None,
     bytes_per_token = None,
+    tokenizer = None,
+    token_factor = None,
+    overhead_tokens = None,
     max_messages = None,
     image_profile = None,
     on_image_overflow = None,
@@ -107,7 +110,8 @@ impl TrimResult {
     system = None,
     **unknown
 ), text_signature = "(messages, *, max_bytes=None, context_tokens=None, max_output_tokens=0, \
-    tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, max_messages=40, \
+    tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, tokenizer=None, \
+    token_factor=None, overhead_tokens=None, max_messages=40, \
     image_profile='ankita', on_image_overflow='placeholder', model=None, image_sizes=None, \
     format='openai', system=None)")]
 #[allow(clippy::too_many_arguments)]
@@ -121,6 +125,9 @@ pub fn trim<'py>(
     memory: Option<&Bound<'py, PyAny>>,
     overhead_bytes: Option<&Bound<'py, PyAny>>,
     bytes_per_token: Option<&Bound<'py, PyAny>>,
+    tokenizer: Option<&Bound<'py, PyAny>>,
+    token_factor: Option<&Bound<'py, PyAny>>,
+    overhead_tokens: Option<&Bound<'py, PyAny>>,
     max_messages: Option<&Bound<'py, PyAny>>,
     image_profile: Option<&Bound<'py, PyAny>>,
     on_image_overflow: Option<&Bound<'py, PyAny>>,
@@ -138,6 +145,9 @@ pub fn trim<'py>(
         ("memory", memory),
         ("overhead_bytes", overhead_bytes),
         ("bytes_per_token", bytes_per_token),
+        ("tokenizer", tokenizer),
+        ("token_factor", token_factor),
+        ("overhead_tokens", overhead_tokens),
         ("max_messages", max_messages),
         ("image_profile", image_profile),
         ("on_image_overflow", on_image_overflow),
@@ -175,6 +185,66 @@ pub fn trim<'py>(
         report: report_dict(py, &plan.report.to_json_string())?.unbind(),
         system,
     })
+}
+
+/// Counts `messages` the way `trim` prices them: in the model's tokens when its tokenizer is
+/// known (`model`, or `tokenizer`: "o200k_base", "cl100k_base"; Claude and Gemini models are
+/// estimates, counted with o200k_base times a safety factor, `token_factor` overriding it),
+/// else in bytes. Returns `{"unit", "tokenizer", "exact", "total", "messages": [each message's
+/// cost], "system"?}`. Raises `InvalidRequest`.
+#[pyfunction]
+#[pyo3(signature = (
+    messages,
+    *,
+    model = None,
+    tokenizer = None,
+    token_factor = None,
+    format = None,
+    system = None,
+    image_profile = None,
+    **unknown
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn count_tokens<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyAny>,
+    model: Option<&Bound<'py, PyAny>>,
+    tokenizer: Option<&Bound<'py, PyAny>>,
+    token_factor: Option<&Bound<'py, PyAny>>,
+    format: Option<&Bound<'py, PyAny>>,
+    system: Option<&Bound<'py, PyAny>>,
+    image_profile: Option<&Bound<'py, PyAny>>,
+    unknown: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let given = [
+        ("model", model),
+        ("tokenizer", tokenizer),
+        ("token_factor", token_factor),
+        ("format", format),
+        ("system", system),
+        ("image_profile", image_profile),
+    ];
+    let run = || -> Result<String, Error> {
+        let originals = items(messages, "messages")?;
+        let values = message_values(&originals, true)?;
+        let mut request = Map::new();
+        request.insert("messages".into(), Value::Array(values));
+        for (key, value) in given {
+            if let Some(value) = value.filter(|v| !v.is_none()) {
+                request.insert(key.to_owned(), to_value(value, Path::Root(key))?);
+            }
+        }
+        for (key, value) in unknown.iter().flat_map(|d| d.iter()) {
+            let key = key.str().map(|k| k.to_string()).unwrap_or_default();
+            let value = to_value(&value, Path::Root(&key))?;
+            request.insert(key, value);
+        }
+        Ok(to_json_string(&Value::Object(request)))
+    };
+    let text = run().map_err(|e| to_py_err(py, &e))?;
+    let count =
+        without_gil(py, || ankita::api::count_value(&text)).map_err(|e| to_py_err(py, &e))?;
+    to_py(py, &count)?.cast_into::<PyDict>().map_err(Into::into)
 }
 
 fn report_dict<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>> {

@@ -5,6 +5,7 @@ chat model (no network)."""
 from __future__ import annotations
 
 import base64
+import functools
 from typing import Any
 
 import ankita
@@ -224,3 +225,30 @@ def test_count_tokens_prices_pieces_of_a_history() -> None:
     )
     assert count_tokens(kept) <= 3500 < whole
     assert [messages.index(m) for m in kept] == [0, 3, 4, 5]
+
+
+LS_LA = "".join(
+    f"-rwxr-xr-x 1 root root {1000 + 37 * i} Nov 30 23:{i:02d} tool{i}\n" for i in range(12)
+)
+
+
+def test_count_tokens_in_a_models_tokens_as_token_counter() -> None:
+    """With a model, the counter speaks the model's own tokens (o200k_base for gpt-4o): the
+    reversed, piecewise calls of LangChain's trim_messages add up to the whole."""
+    messages: list[BaseMessage] = [
+        SystemMessage("Be brief."),
+        HumanMessage("list the files"),
+        AIMessage("", tool_calls=[{"id": "call_1", "name": "ls", "args": {"path": "."}}]),
+        ToolMessage("README.md\nsrc\nCargo.toml", tool_call_id="call_1"),
+        *[HumanMessage(f"why is this {i}?\n" + LS_LA) for i in range(10)],
+    ]
+    counter = functools.partial(count_tokens, model="gpt-4o")
+    whole = counter(messages)
+    assert whole == sum(counter([m]) for m in reversed(messages))
+    # `ls -la` output runs fewer bytes per token than 4: the model's count is above the byte
+    # rule's.
+    assert whole > count_tokens(messages)
+    kept = langchain_trim_messages(
+        messages, max_tokens=500, token_counter=counter, strategy="last", include_system=True
+    )
+    assert kept[0] is messages[0] and counter(kept) <= 500 < whole

@@ -119,7 +119,8 @@ def test_openai_sdk_shaped_messages() -> None:
     assert result.report["dropped_messages"] == []
     assert result.report["repaired"] == []
     # The screenshot is priced by pixels, not by its data URL's length.
-    assert result.report["cost_bytes"] < len(json.dumps(messages))
+    cost = result.report["cost_bytes"]
+    assert cost is not None and cost < len(json.dumps(messages))
 
     # Tight: the old exchange goes whole; the request, its screenshot and the system stay.
     tight = ankita.trim(messages, max_bytes=3500)

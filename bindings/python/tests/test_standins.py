@@ -98,7 +98,9 @@ def test_images_are_priced_as_the_probe_prices_them() -> None:
     for name, url in IMAGES_OF_EVERY_KIND.items():
         info = ankita.probe_image(url)
         result = ankita.trim([user(image(url))], max_bytes=10_000_000)
-        content_bytes = result.report["cost_bytes"] - len('{"role":"user"}') - len("look")
+        cost = result.report["cost_bytes"]
+        assert cost is not None
+        content_bytes = cost - len('{"role":"user"}') - len("look")
         if name == "undecodable":
             assert info is None
             assert content_bytes == len(url)

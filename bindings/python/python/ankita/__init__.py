@@ -19,7 +19,7 @@ from ._ankita import (
     sanitize_json,
     trim_json,
 )
-from ._messages import sanitize, sanitize_with_report, trim
+from ._messages import count_tokens, sanitize, sanitize_with_report, trim
 from ._types import (
     DroppedAttachment,
     DroppedBlock,
@@ -30,6 +30,8 @@ from ._types import (
     OnImageOverflow,
     Repair,
     SanitizeReport,
+    TokenCount,
+    Tokenizer,
     TrimReport,
     Truncation,
 )
@@ -50,10 +52,13 @@ __all__ = [
     "OnImageOverflow",
     "Repair",
     "SanitizeReport",
+    "TokenCount",
+    "Tokenizer",
     "TrimReport",
     "TrimResult",
     "Truncation",
     "__version__",
+    "count_tokens",
     "estimate_image_tokens",
     "probe_image",
     "sanitize",

@@ -3,7 +3,15 @@
 from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar, final
 
-from ._types import ImageFormat, MessageFormat, OnImageOverflow, SanitizeReport, TrimReport
+from ._types import (
+    ImageFormat,
+    MessageFormat,
+    OnImageOverflow,
+    SanitizeReport,
+    TokenCount,
+    Tokenizer,
+    TrimReport,
+)
 
 __version__: str
 __all__ = [
@@ -15,6 +23,7 @@ __all__ = [
     "InvalidRequest",
     "TrimResult",
     "__version__",
+    "count_tokens",
     "estimate_image_tokens",
     "probe_image",
     "sanitize",
@@ -124,6 +133,9 @@ def trim(
     memory: str | Sequence[str] | None = None,
     overhead_bytes: int | None = 1024,
     bytes_per_token: int | None = 4,
+    tokenizer: Tokenizer | None = None,
+    token_factor: float | None = None,
+    overhead_tokens: int | None = None,
     max_messages: int | None = 40,
     image_profile: str | None = "ankita",
     on_image_overflow: OnImageOverflow | None = "placeholder",
@@ -163,6 +175,19 @@ def trim(
     ImageOverflow; all are AnkitaError, a ValueError. The GIL is released while the plan is
     computed, so threads can trim at the same time.
     """
+
+def count_tokens(
+    messages: Sequence[Any],
+    *,
+    model: str | None = None,
+    tokenizer: Tokenizer | None = None,
+    token_factor: float | None = None,
+    format: MessageFormat | None = None,
+    system: str | Sequence[Any] | None = None,
+    image_profile: str | None = None,
+) -> TokenCount:
+    """Counts ``messages`` the way ``trim`` prices them: in the model's tokens when its
+    tokenizer is known, else in bytes. Raises InvalidRequest."""
 
 def sanitize(messages: Sequence[_M], *, format: MessageFormat | None = None) -> list[_M]:
     """Repairs a restored session without trimming: orphan tool replies, malformed or

@@ -16,7 +16,7 @@ from typing import Any, TypeVar, overload
 
 from . import _ankita
 from ._ankita import TrimResult
-from ._types import MessageFormat, OnImageOverflow, SanitizeReport
+from ._types import MessageFormat, OnImageOverflow, SanitizeReport, TokenCount, Tokenizer
 
 _M = TypeVar("_M", bound=Mapping[str, Any])
 _O = TypeVar("_O")
@@ -117,6 +117,9 @@ def trim(
     memory: str | Sequence[str] | None = None,
     overhead_bytes: int | None = 1024,
     bytes_per_token: int | None = 4,
+    tokenizer: Tokenizer | None = None,
+    token_factor: float | None = None,
+    overhead_tokens: int | None = None,
     max_messages: int | None = 40,
     image_profile: str | None = "ankita",
     on_image_overflow: OnImageOverflow | None = "placeholder",
@@ -138,6 +141,9 @@ def trim(
     memory: str | Sequence[str] | None = None,
     overhead_bytes: int | None = 1024,
     bytes_per_token: int | None = 4,
+    tokenizer: Tokenizer | None = None,
+    token_factor: float | None = None,
+    overhead_tokens: int | None = None,
     max_messages: int | None = 40,
     image_profile: str | None = "ankita",
     on_image_overflow: OnImageOverflow | None = "placeholder",
@@ -162,6 +168,11 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
       elsewhere in the prompt) and ``overhead_bytes`` to derive it; when both are given the
       smaller wins; with neither only ``max_messages`` applies;
     - ``bytes_per_token``, ``max_messages``;
+    - ``tokenizer`` ("o200k_base", "cl100k_base" or "bytes"), or a ``model`` whose tokenizer is
+      known (GPT-4o, 4.1, 5.x, o-series, GPT-4, 3.5): costs are then the model's tokens and the
+      budget is ``context_tokens - max_output_tokens - overhead_tokens`` minus the tokens of
+      ``tools`` and ``memory``; Claude and Gemini models are estimated (o200k_base times a
+      safety factor, ``token_factor`` overriding it);
     - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
       ``{url: (width, height)}`` for remote images whose size the caller knows;
     - ``on_image_overflow``: "placeholder", "drop" or "error";
@@ -235,3 +246,33 @@ def sanitize_with_report(
     repaired, report = _ankita.sanitize_with_report(sent, format=format)
     _restored(repaired, originals)
     return repaired, report
+
+
+def count_tokens(
+    messages: Sequence[Any],
+    *,
+    model: str | None = None,
+    tokenizer: Tokenizer | None = None,
+    token_factor: float | None = None,
+    format: MessageFormat | None = None,
+    system: str | Sequence[Any] | None = None,
+    image_profile: str | None = None,
+) -> TokenCount:
+    """Counts ``messages`` (dicts or SDK objects, as ``trim`` takes them) the way ``trim``
+    prices them: each message's framing, fields, texts and images, in the model's tokens when
+    its tokenizer is known (``model`` or ``tokenizer``), else in bytes. Nothing is repaired:
+    each message is priced as it stands.
+
+    >>> count_tokens([{"role": "user", "content": "Hello, world"}], model="gpt-4o")["total"]
+    7
+    """
+    sent, _ = _prepared(messages)
+    return _ankita.count_tokens(
+        sent,
+        model=model,
+        tokenizer=tokenizer,
+        token_factor=token_factor,
+        format=format,
+        system=system,
+        image_profile=image_profile,
+    )

@@ -7,15 +7,23 @@ from typing import Literal, Optional, TypedDict
 ImageFormat = Literal["png", "jpeg", "gif", "webp"]
 OnImageOverflow = Literal["placeholder", "drop", "error"]
 MessageFormat = Literal["openai", "anthropic"]
+Tokenizer = Literal["bytes", "o200k_base", "cl100k_base"]
 
 
-class Truncation(TypedDict):
-    """A text that was shrunk: its head and tail kept around a marker."""
-
+class _TruncationFields(TypedDict):
     index: int
     part: Optional[int]
+
+
+class Truncation(_TruncationFields, total=False):
+    """A text that was shrunk: its head and tail kept around a marker. Its cost before and
+    after is ``from_bytes``/``to_bytes``, or ``from_tokens``/``to_tokens`` when the report's
+    ``unit`` is "tokens"."""
+
     from_bytes: int
     to_bytes: int
+    from_tokens: int
+    to_tokens: int
 
 
 class DroppedImage(TypedDict):
@@ -28,15 +36,20 @@ class DroppedImage(TypedDict):
     width: Optional[int]
     height: Optional[int]
     tokens: Optional[int]
-    budget_bytes: int
+    budget_bytes: Optional[int]
 
 
-class DroppedAttachment(TypedDict):
-    """An attachment body (a text part starting with "Attached file:") that was dropped."""
-
+class _DroppedAttachmentFields(TypedDict):
     index: int
     part: int
+
+
+class DroppedAttachment(_DroppedAttachmentFields, total=False):
+    """An attachment body (a text part starting with "Attached file:") that was dropped: its
+    cost in ``bytes``, or in ``tokens`` when the report's ``unit`` is "tokens"."""
+
     bytes: int
+    tokens: int
 
 
 class _RepairFields(TypedDict):
@@ -71,9 +84,12 @@ class DroppedBlock(TypedDict):
 
 class _TrimReportFields(TypedDict):
     format: MessageFormat
+    unit: Literal["tokens", "bytes"]
+    tokenizer: Tokenizer
+    exact: bool
     budget_bytes: Optional[int]
     budget_tokens: Optional[int]
-    cost_bytes: int
+    cost_bytes: Optional[int]
     cost_tokens: int
     input_messages: int
     output_messages: int
@@ -103,3 +119,19 @@ class SanitizeReport(_SanitizeReportFields, total=False):
 
     format: MessageFormat
     merged: list[Merge]
+
+
+class _TokenCountFields(TypedDict):
+    unit: Literal["tokens", "bytes"]
+    tokenizer: Tokenizer
+    exact: bool
+    total: int
+    messages: list[int]
+
+
+class TokenCount(_TokenCountFields, total=False):
+    """What ``count_tokens`` answers: each message's cost as ``trim`` prices it, their
+    ``total``, and how they were counted (``exact`` is False for bytes and for the estimates of
+    Claude and Gemini models). ``system`` is the Anthropic format's top-level system's cost."""
+
+    system: int

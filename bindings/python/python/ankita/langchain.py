@@ -25,6 +25,7 @@ from langchain_core.messages import (
 )
 
 from ._adapters import kept_indices
+from ._messages import count_tokens as _count
 from ._messages import trim as _trim
 from ._types import OnImageOverflow, TrimReport
 
@@ -235,16 +236,20 @@ def _priced_alone(message: BaseMessage) -> dict[str, Any]:
     return value
 
 
-def count_tokens(messages: Sequence[BaseMessage]) -> int:
-    """The tokens of ``messages`` as ankita prices them (images by their pixels, 4 bytes a
-    token): the ``cost_tokens`` of a trim without a budget or a message limit. Usable as the
-    ``token_counter`` of ``langchain_core.messages.trim_messages``.
+def count_tokens(messages: Sequence[BaseMessage], *, model: str | None = None) -> int:
+    """The tokens of ``messages`` as ankita prices them (images by their pixels): in ``model``'s
+    own tokens when its tokenizer is known (``"gpt-4o"``: exact o200k_base counts; Claude and
+    Gemini models: estimates), else at 4 bytes a token. Usable as the ``token_counter`` of
+    ``langchain_core.messages.trim_messages``, with ``functools.partial(count_tokens,
+    model=...)`` for a model.
 
     Each message is priced as it stands: a list that is only a piece of a history (LangChain's
     ``trim_messages`` passes its candidates newest first, a tool reply before its call) costs
-    the sum of its messages, without the repairs ``trim_messages`` of this module makes.
+    the sum of its messages, without repairs.
     """
     if not messages:
         return 0
-    result = _trim([_priced_alone(m) for m in messages], max_messages=len(messages))
-    return result.report["cost_tokens"]
+    if model is None:
+        result = _trim([_priced_alone(m) for m in messages], max_messages=len(messages))
+        return result.report["cost_tokens"]
+    return _count([to_openai(m) for m in messages], model=model)["total"]
