@@ -9,7 +9,8 @@ CLI := $(RELEASE)/ankita
 C_TEST := target/c/test_ankita
 C_DRIVER := target/c/case_driver
 CFLAGS_TEST := -std=c99 -Wall -Wextra -Werror -Iinclude
-VALGRIND := valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
+VALGRIND := valgrind -q --suppressions=tests/c/valgrind.supp --leak-check=full \
+	--show-leak-kinds=definite,indirect,possible \
 	--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1
 
 .PHONY: all build demo test test-rust test-c test-python test-node lint tools clean fuzz-smoke miri \

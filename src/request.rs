@@ -419,6 +419,8 @@ pub fn measure_of(request: &Map<String, Value>) -> Result<Measure, Error> {
             ));
         }
         measure.factor = factor;
+        // Scaled counts are no tokenizer's own.
+        measure.estimate |= factor != 1.0;
     }
     Ok(measure)
 }

@@ -96,6 +96,8 @@ fn help_for_every_command_exits_0_on_stdout() {
         (&["trim", "-h"], "--jsonl"),
         (&["help", "trim"], "--overhead-bytes"),
         (&["sanitize", "--help"], "ankita sanitize"),
+        (&["count", "--help"], "--token-factor"),
+        (&["help", "count"], "--tokenizer"),
         (&["sanitize", "-h"], "--format"),
         (&["probe", "--help"], "--detail"),
         (&["probe", "-h"], "--bytes-per-token"),
@@ -348,6 +350,27 @@ fn every_flag_reaches_the_request() {
             &["--on-image-overflow", "drop"],
             "on_image_overflow",
             json!("drop"),
+            &[],
+        ),
+        flag(
+            "agent_side_budget",
+            &["--tokenizer", "o200k_base"],
+            "tokenizer",
+            json!("o200k_base"),
+            &[],
+        ),
+        flag(
+            "image_priced_by_pixels",
+            &["--model", "gpt-4o", "--token-factor=1.5"],
+            "token_factor",
+            json!(1.5),
+            &[],
+        ),
+        flag(
+            "tokens_cl100k_tools_and_memory",
+            &["--overhead-tokens", "10"],
+            "overhead_tokens",
+            json!(10),
             &[],
         ),
         flag(
@@ -709,4 +732,43 @@ fn batch_answers_a_line_before_the_next_one_is_sent() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
     reader.join().unwrap();
+}
+
+#[test]
+fn count_answers_as_the_json_contract_and_reads_token_flags() {
+    let messages = json!([
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "2026-11-30 12:00:07 status installed libfoo:amd64 1.2"},
+    ]);
+    let dir = scratch("count");
+    let file = write(&dir, "history.json", &messages.to_string());
+    for (flags, request) in [
+        (
+            vec!["--model", "gpt-4o"],
+            json!({"messages": messages, "model": "gpt-4o"}),
+        ),
+        (
+            vec!["--tokenizer", "cl100k_base", "--token-factor", "1.5"],
+            json!({"messages": messages, "tokenizer": "cl100k_base", "token_factor": 1.5}),
+        ),
+        (vec![], json!({"messages": messages})),
+    ] {
+        let mut args = vec!["count", file.as_str()];
+        args.extend(&flags);
+        let out = run(&args);
+        assert_eq!(out.code, 0, "{flags:?}: {}", out.stderr);
+        let expected = ankita::api::count_json(&request.to_string());
+        assert_eq!(parse(&out.stdout), parse(&expected), "{flags:?}");
+    }
+    let estimate = parse(&run(["count", file.as_str(), "--model", "claude-opus-4-1"]).stdout);
+    assert_eq!(
+        (&estimate["unit"], &estimate["exact"]),
+        (&json!("tokens"), &json!(false))
+    );
+    let bad = run(["count", file.as_str(), "--tokenizer", "p50k_base"]);
+    assert_eq!(bad.code, 3);
+    assert_eq!(parse(&bad.stdout)["error"]["path"], "tokenizer");
+    let bad = run(["count", file.as_str(), "--token-factor", "x"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("--token-factor"), "{}", bad.stderr);
 }

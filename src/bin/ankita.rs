@@ -1,5 +1,5 @@
-//! The `ankita` command line: `trim` (one request, or one per line with `--jsonl`), `sanitize`
-//! and `probe`. Arguments are `OsString`s parsed with `lexopt`; every option is described once,
+//! The `ankita` command line: `trim` (one request, or one per line with `--jsonl`), `count`,
+//! `sanitize` and `probe`. Arguments are `OsString`s parsed with `lexopt`; every option is described once,
 //! with its docs, in [`flags`]. Requests are built as JSON and answered by the core's JSON
 //! contract ([`ankita::api`]), so the command line and every binding give the same answers.
 //!
@@ -33,6 +33,7 @@ const USAGE: &str = "\
 usage:
   ankita trim [OPTIONS] [FILE|-]           trim one request (object or bare messages array)
   ankita trim --jsonl [OPTIONS] [FILE|-]   trim one request per line, on every core
+  ankita count [OPTIONS] [FILE|-]          count a history's tokens as trim prices them
   ankita sanitize [--format F] [FILE|-]    repair a restored session (orphan tool messages,
                                            broken calls)
   ankita probe [OPTIONS] FILE|DATA_URL...  format, pixel size and price of images
@@ -61,6 +62,18 @@ exit codes: 0 success; 1 the budget cannot be met (context_budget_exceeded,
 history_budget_too_small, image_overflow; the error JSON is still printed); 2 usage error;
 3 invalid input (unreadable file, invalid JSON or request). With --jsonl: 0 when every line
 succeeded, else 3 when some line was invalid, else 1.
+";
+
+const COUNT_HELP: &str = "\
+ankita count: count a chat history the way trim prices it
+
+usage: ankita count [OPTIONS] [FILE|-]
+
+FILE holds a request object ({\"messages\": [...], ...}) or a bare messages array; without FILE,
+or with -, it is read from stdin. The answer is {\"ok\": true, \"unit\", \"tokenizer\", \"exact\",
+\"total\", \"messages\": [each message's cost]}: the model's tokens when --model names a model
+whose tokenizer is known (or --tokenizer is given), else bytes. Nothing is repaired or trimmed.
+Exit code 3 for invalid input.
 ";
 
 const SANITIZE_HELP: &str = "\
@@ -162,6 +175,7 @@ fn run(parser: &mut lexopt::Parser) -> Result<u8, Failure> {
         Some(Arg::Short(c)) => Err(Failure::Usage(format!("unknown option -{c}"))),
         Some(Arg::Value(command)) => match command.to_str() {
             Some("trim") => trim_command(flags::parse(parser, flags::TRIM)?),
+            Some("count") => count_command(flags::parse(parser, flags::COUNT)?),
             Some("sanitize") => sanitize_command(flags::parse(parser, flags::SANITIZE)?),
             Some("probe") => probe_command(flags::parse(parser, flags::PROBE)?),
             Some("help") => help_command(parser),
@@ -179,6 +193,7 @@ fn help_command(parser: &mut lexopt::Parser) -> Result<u8, Failure> {
     match topic.as_ref().map(|t| t.to_str()) {
         None => out!("{USAGE}"),
         Some(Some("trim")) => out!("{}", help(TRIM_HELP, flags::TRIM)),
+        Some(Some("count")) => out!("{}", help(COUNT_HELP, flags::COUNT)),
         Some(Some("sanitize")) => out!("{}", help(SANITIZE_HELP, flags::SANITIZE)),
         Some(Some("probe")) => out!("{}", help(PROBE_HELP, flags::PROBE)),
         Some(_) => {
@@ -386,23 +401,7 @@ fn trim_command(parsed: Parsed) -> Result<u8, Failure> {
         return Err(Failure::Usage("--threads applies to --jsonl only".into()));
     }
     let flags = load_keys(&parsed)?;
-    let label = path
-        .as_ref()
-        .map_or("stdin".into(), |p| p.display().to_string());
-    let request = match parse_json(&read_input(path.as_deref())?, &label)? {
-        Value::Object(request) => request,
-        Value::Array(messages) => {
-            let mut request = Map::new();
-            request.insert("messages".into(), Value::Array(messages));
-            request
-        }
-        _ => {
-            return Err(Failure::Input(format!(
-                "{label}: the input must be a request object or a messages array"
-            )))
-        }
-    };
-    let request = merge_flags(request, &flags, true);
+    let request = merge_flags(read_request(path.as_deref())?, &flags, true);
     let response = api::trim_json(&serde_json::to_string(&request).unwrap_or_default());
     let code = deliver(&response);
     if summary && code == EXIT_OK {
@@ -411,6 +410,36 @@ fn trim_command(parsed: Parsed) -> Result<u8, Failure> {
         eprint!("{}", summary::render(&response["report"], &images));
     }
     Ok(code)
+}
+
+fn count_command(parsed: Parsed) -> Result<u8, Failure> {
+    if parsed.has(Setting::Help) {
+        out!("{}", help(COUNT_HELP, flags::COUNT));
+        return Ok(EXIT_OK);
+    }
+    let path = input_path(&parsed, "count")?;
+    let flags = load_keys(&parsed)?;
+    let request = read_request(path.as_deref())?;
+    let request = merge_flags(request, &flags, true);
+    Ok(deliver(&api::count_json(
+        &serde_json::to_string(&request).unwrap_or_default(),
+    )))
+}
+
+/// A request object, or a bare messages array as one, read from a file or stdin.
+fn read_request(path: Option<&Path>) -> Result<Map<String, Value>, Failure> {
+    let label = path.map_or("stdin".into(), |p| p.display().to_string());
+    match parse_json(&read_input(path)?, &label)? {
+        Value::Object(request) => Ok(request),
+        Value::Array(messages) => {
+            let mut request = Map::new();
+            request.insert("messages".into(), Value::Array(messages));
+            Ok(request)
+        }
+        _ => Err(Failure::Input(format!(
+            "{label}: the input must be a request object or a messages array"
+        ))),
+    }
 }
 
 fn sanitize_command(parsed: Parsed) -> Result<u8, Failure> {

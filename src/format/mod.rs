@@ -212,7 +212,7 @@ pub enum NewPart {
 }
 
 /// The cost of an object's fields but those in `skip`: each key (but `role`'s) and each
-/// value's text as written (a string's characters; other values' JSON), counted with `measure`. Also returns
+/// value's text (a string's characters; other values' JSON), counted with `measure`. Also returns
 /// the cost of the field `split` alone, when present.
 pub(crate) fn fields_cost(
     fields: &[(Cow<'_, str>, Raw<'_>)],
@@ -236,11 +236,21 @@ pub(crate) fn fields_cost(
     (all, part)
 }
 
-/// A JSON value's cost: a string's characters, or other values' JSON as written.
+/// A JSON value's cost: a string's characters, or other values' compact JSON (as serde_json
+/// writes it, whatever the caller's white space and escapes, so that every front end counts
+/// the same).
 pub(crate) fn value_cost(value: Raw<'_>, measure: &Measure) -> u64 {
-    match raw::string(value) {
-        Some(s) => measure.text(&s),
-        None => measure.text(value),
+    if let Some(s) = raw::string(value) {
+        return measure.text(&s);
+    }
+    if raw::canonical_len(value) == value.len() as u64 {
+        // Compact already (the common case): canonical text is never longer than the caller's,
+        // so equal lengths mean equal text.
+        return measure.text(value);
+    }
+    match serde_json::from_str::<serde_json::Value>(value) {
+        Ok(v) => measure.text(&v.to_string()),
+        Err(_) => measure.text(value),
     }
 }
 

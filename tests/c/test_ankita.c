@@ -118,13 +118,32 @@ static void test_trim_and_sanitize(void) {
                   "{\"messages\":[{\"role\":\"tool\",\"tool_call_id\":\"x\",\"content\":\"o\"},"
                   "{\"role\":\"user\",\"content\":\"hi\"}],\"max_bytes\":4096}",
                   "{\"ok\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
-                  "\"report\":{\"format\":\"openai\",\"budget_bytes\":4096,\"budget_tokens\":1024,\"cost_bytes\":17,"
+                  "\"report\":{\"format\":\"openai\",\"unit\":\"bytes\",\"tokenizer\":\"bytes\","
+                  "\"exact\":false,\"budget_bytes\":4096,\"budget_tokens\":1024,\"cost_bytes\":17,"
                   "\"cost_tokens\":5,\"input_messages\":2,\"output_messages\":1,"
                   "\"dropped_messages\":[],\"truncated\":[],\"dropped_images\":[],"
                   "\"dropped_attachments\":[],\"repaired\":[{\"index\":0,"
                   "\"action\":\"orphan_tool_removed\",\"reason\":\"tool message does not answer "
                   "a tool call of the assistant message right before it\"}]}}",
                   "orphan removed");
+}
+
+static void test_count_tokens(void) {
+    /* 3 framing tokens + "user" (1) + "Hello, world" (3) in o200k_base. */
+    expect_answer(ankita_count_tokens,
+                  "{\"messages\":[{\"role\":\"user\",\"content\":\"Hello, world\"}],"
+                  "\"model\":\"gpt-4o\"}",
+                  "{\"ok\":true,\"unit\":\"tokens\",\"tokenizer\":\"o200k_base\",\"exact\":true,"
+                  "\"total\":7,\"messages\":[7]}",
+                  "count in gpt-4o tokens");
+    const char request[] = "{\"messages\":[],\"tokenizer\":\"p50k_base\"}";
+    char *r = ankita_count_tokens_n(request, sizeof request - 1);
+    CHECK(r && strstr(r, "\"path\":\"tokenizer\"") != NULL, "%s", r);
+    ankita_string_free(r);
+    expect_answer(ankita_count_tokens, NULL,
+                  "{\"ok\":false,\"error\":{\"code\":\"invalid_argument\","
+                  "\"message\":\"request_json is NULL\"}}",
+                  "NULL count request");
 }
 
 static void test_estimate(void) {
@@ -172,6 +191,7 @@ int main(void) {
     test_probe();
     test_bad_arguments();
     test_trim_and_sanitize();
+    test_count_tokens();
     test_estimate();
     test_probe_with_profile();
     if (failures) {

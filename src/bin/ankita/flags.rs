@@ -29,6 +29,8 @@ pub struct Flag {
 pub enum Sets {
     /// A request key holding a non-negative integer.
     Integer(&'static str),
+    /// A request key holding a number.
+    Number(&'static str),
     /// A request key holding the option's text.
     Text(&'static str),
     /// A request key holding the text of a file.
@@ -43,9 +45,11 @@ impl Sets {
     /// The request key the option sets, if it sets one.
     pub fn request_key(self) -> Option<&'static str> {
         match self {
-            Sets::Integer(key) | Sets::Text(key) | Sets::FileText(key) | Sets::FileJson(key) => {
-                Some(key)
-            }
+            Sets::Integer(key)
+            | Sets::Number(key)
+            | Sets::Text(key)
+            | Sets::FileText(key)
+            | Sets::FileJson(key) => Some(key),
             Sets::Setting(_) => None,
         }
     }
@@ -97,9 +101,30 @@ const MODEL: Flag = Flag {
     alias: None,
     short: None,
     value: Some("MODEL"),
-    doc: "price images as this model does (gpt-4o, claude-sonnet-4, gemini-2.5-flash, …); \
-          give --profile or --model, not both",
+    doc: "the target model (gpt-4o, claude-sonnet-4, gemini-2.5-flash, …): its images are \
+          priced as it bills them, and its text counted in its tokens when its tokenizer is \
+          known (an estimate for Claude and Gemini); give --profile or --model, not both",
     sets: Sets::Text("model"),
+};
+
+const TOKENIZER: Flag = Flag {
+    long: "tokenizer",
+    alias: None,
+    short: None,
+    value: Some("NAME"),
+    doc: "count text in tokens of o200k_base (GPT-4o, 4.1, 5.x, o-series) or cl100k_base \
+          (GPT-4, 3.5), or in bytes; default: the tokenizer of --model when known, else bytes",
+    sets: Sets::Text("tokenizer"),
+};
+
+const TOKEN_FACTOR: Flag = Flag {
+    long: "token-factor",
+    alias: None,
+    short: None,
+    value: Some("X"),
+    doc: "multiply token counts by X (default 1; 1.35 for Claude and 1.25 for Gemini models, \
+          counted with o200k_base)",
+    sets: Sets::Number("token_factor"),
 };
 
 const BYTES_PER_TOKEN: Flag = Flag {
@@ -147,7 +172,17 @@ pub const TRIM: &[Flag] = &[
         doc: "request framing not listed elsewhere (default 1024)",
         sets: Sets::Integer("overhead_bytes"),
     },
+    Flag {
+        long: "overhead-tokens",
+        alias: None,
+        short: None,
+        value: Some("N"),
+        doc: "request framing not listed elsewhere when counting in tokens (default 256)",
+        sets: Sets::Integer("overhead_tokens"),
+    },
     BYTES_PER_TOKEN,
+    TOKENIZER,
+    TOKEN_FACTOR,
     Flag {
         long: "max-messages",
         alias: None,
@@ -228,6 +263,24 @@ pub const TRIM: &[Flag] = &[
         value: Some("N"),
         doc: "batch mode: trim on N threads (default: every core)",
         sets: Sets::Setting(Setting::Threads),
+    },
+    HELP,
+];
+
+/// The options of `ankita count`.
+pub const COUNT: &[Flag] = &[
+    MODEL,
+    TOKENIZER,
+    TOKEN_FACTOR,
+    PROFILE,
+    FORMAT,
+    Flag {
+        long: "system",
+        alias: None,
+        short: None,
+        value: Some("FILE"),
+        doc: "the top-level system prompt of --format anthropic, the file's text as is",
+        sets: Sets::FileText("system"),
     },
     HELP,
 ];
@@ -345,6 +398,17 @@ pub fn parse(parser: &mut Parser, flags: &[Flag]) -> Result<Parsed, Failure> {
                 })?;
                 parsed.keys.push((key, KeyValue::Value(n.into())));
             }
+            Sets::Number(key) => {
+                let text = text(value)?;
+                let n = text
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                    .ok_or_else(|| {
+                        Failure::Usage(format!("{name} takes a number, not {text:?}"))
+                    })?;
+                parsed.keys.push((key, KeyValue::Value(Value::Number(n))));
+            }
             Sets::Text(key) => parsed
                 .keys
                 .push((key, KeyValue::Value(text(value)?.into()))),
@@ -458,7 +522,7 @@ mod tests {
 
     #[test]
     fn every_flag_has_a_documented_line() {
-        for table in [TRIM, SANITIZE, PROBE] {
+        for table in [TRIM, COUNT, SANITIZE, PROBE] {
             let help = render(table);
             for flag in table {
                 assert!(help.contains(&format!("--{}", flag.long)));

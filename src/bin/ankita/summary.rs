@@ -123,16 +123,39 @@ pub fn index_list(indices: &[Value]) -> String {
 pub fn render(report: &Value, images: &[Image]) -> String {
     let list = |key: &str| -> &[Value] { report[key].as_array().map_or(&[], Vec::as_slice) };
     let mut out = String::new();
-    let budget = match report["budget_bytes"].as_u64() {
-        Some(b) => format!("{b} bytes (~{} tokens)", report["budget_tokens"]),
-        None => "none (max_messages only)".into(),
+    let in_tokens = report["unit"] == "tokens";
+    // In tokens: "16000 o200k_base tokens"; an estimate says so.
+    let tokens = if in_tokens {
+        let estimate = if report["exact"] == true { "" } else { "~" };
+        format!(
+            "{estimate}{{}} {} tokens",
+            report["tokenizer"].as_str().unwrap_or("")
+        )
+    } else {
+        String::new()
     };
+    let in_unit = |v: &Value| tokens.replace("{}", &v.to_string());
+    let (budget, cost) = if in_tokens {
+        let budget = match report["budget_tokens"].as_u64() {
+            Some(_) => in_unit(&report["budget_tokens"]),
+            None => "none (max_messages only)".into(),
+        };
+        (budget, in_unit(&report["cost_tokens"]))
+    } else {
+        let budget = match report["budget_bytes"].as_u64() {
+            Some(b) => format!("{b} bytes (~{} tokens)", report["budget_tokens"]),
+            None => "none (max_messages only)".into(),
+        };
+        let cost = format!(
+            "{} bytes (~{} tokens)",
+            report["cost_bytes"], report["cost_tokens"]
+        );
+        (budget, cost)
+    };
+    let unit = if in_tokens { "tokens" } else { "bytes" };
     out += &format!(
-        "ankita: kept {} of {} messages; cost {} bytes (~{} tokens); budget {budget}\n",
-        report["output_messages"],
-        report["input_messages"],
-        report["cost_bytes"],
-        report["cost_tokens"]
+        "ankita: kept {} of {} messages; cost {cost}; budget {budget}\n",
+        report["output_messages"], report["input_messages"],
     );
     let dropped = list("dropped_messages");
     if !dropped.is_empty() {
@@ -144,17 +167,17 @@ pub fn render(report: &Value, images: &[Image]) -> String {
     }
     for t in list("truncated") {
         out += &format!(
-            "  shrunk messages[{}]{}: {} → {} bytes\n",
+            "  shrunk messages[{}]{}: {} → {} {unit}\n",
             t["index"],
             part_suffix(&t["part"]),
-            t["from_bytes"],
-            t["to_bytes"]
+            t[format!("from_{unit}").as_str()],
+            t[format!("to_{unit}").as_str()]
         );
     }
     for a in list("dropped_attachments") {
         out += &format!(
-            "  dropped attachment body messages[{}].content[{}]: {} bytes\n",
-            a["index"], a["part"], a["bytes"]
+            "  dropped attachment body messages[{}].content[{}]: {} {unit}\n",
+            a["index"], a["part"], a[unit]
         );
     }
     for r in list("repaired") {
@@ -179,10 +202,17 @@ pub fn render(report: &Value, images: &[Image]) -> String {
             }
             _ => "",
         };
+        let price = if in_tokens {
+            describe_image(&image.price)
+        } else {
+            format!(
+                "{} = {} budget bytes",
+                describe_image(&image.price),
+                image.price.budget_bytes
+            )
+        };
         out += &format!(
-            "  image messages[{i}].content[{p}]: {} = {} budget bytes (encoded {} bytes) — {}{as_text}\n",
-            describe_image(&image.price),
-            image.price.budget_bytes,
+            "  image messages[{i}].content[{p}]: {price} (encoded {} bytes) — {}{as_text}\n",
             image.encoded_bytes,
             if was_dropped { "dropped" } else { "kept" }
         );
