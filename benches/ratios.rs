@@ -184,6 +184,32 @@ fn main() {
         trim_ms[5].as_secs_f64() / trim_ms[1].as_secs_f64()
     );
 
+    // Token mode: the same calls counting in o200k_base tokens, against the byte rule's.
+    let in_tokens = |extra: &Value| {
+        let mut e = extra.clone();
+        e["tokenizer"] = json!("o200k_base");
+        e
+    };
+    let token_cases = [
+        ("screenshot session, tight", &shots, &tight, 2usize, 1.3),
+        ("20,000-message text session, loose", &chat, &loose, 1, 2.0),
+        ("20,000-message text session, tight", &chat, &tight, 0, 0.0),
+    ];
+    for (name, messages, extra, bytes_row, target) in token_cases {
+        let text = request(messages.clone(), in_tokens(extra));
+        let (_, trim) = measure(&text, rounds);
+        let target = if target > 0.0 {
+            format!(" (target ≤{target})")
+        } else {
+            String::new()
+        };
+        println!(
+            "tokens / bytes, {name}: {:.2}{target} ({:.2} ms in o200k_base tokens)",
+            trim.as_secs_f64() / trim_ms[bytes_row].as_secs_f64(),
+            ms(trim)
+        );
+    }
+
     // Scaling: 10k vs 100k messages, loose budget.
     let small = request(workload::chat(10_000), loose.clone());
     let big = request(workload::chat(100_000), loose.clone());
