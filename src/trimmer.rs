@@ -3,7 +3,7 @@
 //! and the running total of what is kept.
 
 use crate::model::{Role, Session};
-use crate::repair::{self, Repaired};
+use crate::repair::Repaired;
 use crate::report::Report;
 use crate::request::TrimOptions;
 
@@ -37,7 +37,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
         options: &'o TrimOptions,
         budget: Option<u64>,
     ) -> Self {
-        let repaired = repair::repair(&mut session);
+        let repaired = options.format.adapter().repair(&mut session);
         let groups = repaired.groups.len();
         let report = Report {
             format: options.format,
