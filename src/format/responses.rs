@@ -627,7 +627,10 @@ fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
 /// A message of its own: removed when its role is unknown or it says nothing.
 fn turn<'a>(session: &Session<'a>, m: usize, alive: &mut [bool], out: &mut Repaired<'a>) {
     let msg = &session.messages[m];
-    let removal = if msg.role.is_none() {
+    // The pinned instructions are the caller's request key, not an item: never removed.
+    let removal = if msg.physical.is_none() {
+        None
+    } else if msg.role.is_none() {
         Some((
             RepairAction::UnknownRoleRemoved,
             RepairReason::UnknownRole(msg.role_raw),

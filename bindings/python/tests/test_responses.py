@@ -4,11 +4,14 @@ that an agent appends as they come; unchanged items come back as the caller's ow
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ankita
 import pytest
 from helpers import SCREENSHOT
+
+if TYPE_CHECKING:
+    from openai.types.responses import ResponseInputItemParam
 
 
 def step(k: int, output: Any) -> list[dict[str, Any]]:
@@ -92,7 +95,7 @@ def test_openai_sdk_params_and_output_objects() -> None:
     responses = pytest.importorskip("openai.types.responses")
     reasoning_item = pytest.importorskip("openai.types.responses.response_reasoning_item")
     # ResponseInputItemParam dicts, as a type checker sees them.
-    items: list[responses.ResponseInputItemParam] = [
+    items: list[ResponseInputItemParam] = [
         {"role": "developer", "content": "Answer from the files."},
         {
             "type": "message",
@@ -119,7 +122,7 @@ def test_openai_sdk_params_and_output_objects() -> None:
             status="completed",
         ),
     ]
-    answer: responses.ResponseInputItemParam = {
+    answer: ResponseInputItemParam = {
         "type": "function_call_output",
         "call_id": "call_1",
         "output": "alpha " * 100,
