@@ -73,6 +73,15 @@ fn anthropic_request(messages: &[Value], extra: Value) -> String {
     r.to_string()
 }
 
+fn responses_request(messages: &[Value], extra: Value) -> String {
+    let (instructions, items) = workload::to_responses(messages);
+    let mut r = json!({"format": "responses", "system": instructions, "messages": items});
+    r.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    r.to_string()
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -154,6 +163,21 @@ fn main() {
             anthropic_request(&chat, loose.clone()),
             0.0,
         ),
+        (
+            "the text session as Responses items, tight",
+            responses_request(&chat, tight.clone()),
+            0.0,
+        ),
+        (
+            "the text session as Responses items, loose",
+            responses_request(&chat, loose.clone()),
+            0.0,
+        ),
+        (
+            "the screenshot session as Responses items, tight",
+            responses_request(&shots, tight.clone()),
+            0.0,
+        ),
     ];
     println!(
         "{:<52} {:>8} {:>10} {:>10} {:>7} {:>7}",
@@ -182,6 +206,13 @@ fn main() {
         "Anthropic / OpenAI on the same session: tight {:.2}, loose {:.2} (target ≤1.3)",
         trim_ms[4].as_secs_f64() / trim_ms[0].as_secs_f64(),
         trim_ms[5].as_secs_f64() / trim_ms[1].as_secs_f64()
+    );
+    println!(
+        "Responses / OpenAI on the same session: text tight {:.2}, text loose {:.2}, \
+         screenshots tight {:.2}",
+        trim_ms[6].as_secs_f64() / trim_ms[0].as_secs_f64(),
+        trim_ms[7].as_secs_f64() / trim_ms[1].as_secs_f64(),
+        trim_ms[8].as_secs_f64() / trim_ms[2].as_secs_f64()
     );
 
     // Token mode: the same calls counting in o200k_base tokens, against the byte rule's.

@@ -170,3 +170,47 @@ pub fn to_anthropic(messages: &[Value]) -> (Value, Vec<Value>) {
     }
     (system, out)
 }
+
+/// The same session as OpenAI Responses input items: the system prompt as the instructions, a
+/// tool call as a `function_call` item (after the assistant's words, when it has any), a tool
+/// reply as a `function_call_output` item, text parts as `input_text`/`output_text`, images as
+/// `input_image` parts.
+pub fn to_responses(messages: &[Value]) -> (Value, Vec<Value>) {
+    let mut instructions = Value::Null;
+    let mut out: Vec<Value> = Vec::new();
+    for m in messages {
+        let role = m["role"].as_str().unwrap_or("user");
+        let text_type = if role == "assistant" {
+            "output_text"
+        } else {
+            "input_text"
+        };
+        let part = |part: &Value| -> Value {
+            match part["type"].as_str() {
+                Some("image_url") => {
+                    json!({"type": "input_image", "image_url": part["image_url"]["url"], "detail": "auto"})
+                }
+                Some("text") => json!({"type": text_type, "text": part["text"]}),
+                _ => part.clone(),
+            }
+        };
+        let content = match &m["content"] {
+            Value::Array(parts) => Value::Array(parts.iter().map(part).collect()),
+            other => other.clone(),
+        };
+        match role {
+            "system" => instructions = content,
+            "tool" => out.push(json!({"type": "function_call_output", "call_id": m["tool_call_id"], "output": content})),
+            _ => {
+                if !content.is_null() {
+                    out.push(json!({"type": "message", "role": role, "content": content}));
+                }
+                for call in m["tool_calls"].as_array().into_iter().flatten() {
+                    out.push(json!({"type": "function_call", "call_id": call["id"],
+                        "name": call["function"]["name"], "arguments": call["function"]["arguments"]}));
+                }
+            }
+        }
+    }
+    (instructions, out)
+}

@@ -172,6 +172,25 @@ pub enum Origin {
     Blocks,
     /// One `tool_result` block (Anthropic).
     ToolResult { block: u32 },
+    /// A whole item of a list that mixes messages with other items (Responses input items):
+    /// what it is to its step.
+    Item(ItemKind),
+}
+
+/// What a non-message item is to the step it belongs to (Responses input items).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemKind {
+    /// Travels with the item(s) after it in its step; never kept without them (a reasoning
+    /// item).
+    Reasoning,
+    /// A call of family `family`; its id is in `tool_calls`.
+    Call { family: u8 },
+    /// The output of a call of family `family`; the call's id is in `tool_call_id`.
+    Output { family: u8 },
+    /// A reference to an item kept elsewhere (it may be the call of an output of its step).
+    Reference,
+    /// Kept as written, priced as JSON, never split from its step.
+    Opaque,
 }
 
 impl Message<'_> {

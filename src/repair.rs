@@ -20,6 +20,8 @@ pub enum RepairAction {
     EmptyToolCallsRemoved,
     EmptyMessageRemoved,
     UnknownRoleRemoved,
+    /// A reasoning item with no item of its step left after it.
+    OrphanReasoningRemoved,
 }
 
 /// Why: data, worded by the format when the report is written.
@@ -40,6 +42,16 @@ pub enum RepairReason<'a> {
     },
     EmptyToolCalls,
     NoContent,
+    /// An output whose id names no call of its step.
+    NoCall(Cow<'a, str>),
+    /// An output without a call id.
+    NoCallId,
+    /// A reasoning item with nothing after it in its step.
+    NothingFollows,
+    /// A reasoning item whose following item (logical message `message`) repair removed.
+    FollowerRemoved {
+        message: usize,
+    },
 }
 
 /// One repair of logical message `message`.
@@ -69,6 +81,16 @@ pub struct Repaired<'a> {
 }
 
 impl Repaired<'_> {
+    /// Appends a group made of the logical messages `msgs`, in order.
+    pub fn push_group(&mut self, msgs: &[usize], exchange: bool) {
+        self.groups.push(Group {
+            start: self.order.len(),
+            len: msgs.len(),
+            exchange,
+        });
+        self.order.extend_from_slice(msgs);
+    }
+
     fn push_single(&mut self, m: usize) {
         self.groups.push(Group {
             start: self.order.len(),

@@ -93,7 +93,8 @@ pub struct RepairEntry<'a> {
     pub index: usize,
     pub action: RepairAction,
     pub reason: RepairReason<'a>,
-    /// The caller's index of the assistant message, for the reply of an incomplete exchange.
+    /// The caller's index of the assistant message, for the reply of an incomplete exchange
+    /// (of the removed item, for a reasoning item that followed it out).
     pub assistant: Option<usize>,
     /// The JSON path of the defect, when there is one value to point at.
     pub path: Option<String>,
@@ -166,7 +167,8 @@ impl<'a> Report<'a> {
                 let index = msg.physical.unwrap_or(0) as usize;
                 let path = r.path.or_else(|| default_path(r.action, msg.origin, index));
                 let assistant = match r.reason {
-                    RepairReason::ReplyOfIncomplete { assistant } => {
+                    RepairReason::ReplyOfIncomplete { assistant }
+                    | RepairReason::FollowerRemoved { message: assistant } => {
                         Some(session.messages[assistant].physical.unwrap_or(0) as usize)
                     }
                     _ => None,
@@ -378,6 +380,7 @@ pub fn action_name(action: RepairAction, words: &Words) -> &'static str {
         RepairAction::EmptyToolCallsRemoved => "empty_tool_calls_removed",
         RepairAction::EmptyMessageRemoved => "empty_message_removed",
         RepairAction::UnknownRoleRemoved => "unknown_role_removed",
+        RepairAction::OrphanReasoningRemoved => "orphan_reasoning_removed",
     }
 }
 
@@ -410,6 +413,15 @@ pub fn reason_text(entry: &RepairEntry<'_>, words: &Words) -> String {
         ),
         RepairReason::EmptyToolCalls => "tool_calls is an empty array".into(),
         RepairReason::NoContent => "message has no content".into(),
+        RepairReason::NoCall(id) => format!("no {call} of its step has id {id:?}"),
+        RepairReason::NoCallId => format!("{} has no call id", words.reply),
+        RepairReason::NothingFollows => {
+            "a reasoning item must be followed by an item of its step".into()
+        }
+        RepairReason::FollowerRemoved { .. } => format!(
+            "the item it must be followed by, messages[{}], was removed",
+            entry.assistant.unwrap_or(0)
+        ),
     }
 }
 

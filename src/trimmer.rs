@@ -5,7 +5,7 @@
 use crate::format::Adapter;
 use crate::model::{Change, Role, Session, UnitKind};
 use crate::raw::Doc;
-use crate::repair::{self, Repaired};
+use crate::repair::Repaired;
 use crate::report::Report;
 use crate::request::TrimOptions;
 use crate::tokens::Measure;
@@ -51,7 +51,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
         options: &'o TrimOptions,
         budget: Option<u64>,
     ) -> Self {
-        let repaired = repair::repair(&mut session);
+        let repaired = options.format.adapter().repair(&mut session);
         let groups = repaired.groups.len();
         let report = Report {
             format: options.format,

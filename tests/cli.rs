@@ -381,6 +381,20 @@ fn every_flag_reaches_the_request() {
             &["format"],
         ),
         flag(
+            "responses_repair",
+            &["--format", "responses"],
+            "format",
+            json!("responses"),
+            &["format"],
+        ),
+        flag(
+            "responses_tool_loop_reasoning_dropped_whole",
+            &["--system", &system_file],
+            "system",
+            json!("You are terse. Answer in one line."),
+            &[],
+        ),
+        flag(
             "anthropic_tool_exchange_kept",
             &["--system", &system_file],
             "system",

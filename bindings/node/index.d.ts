@@ -111,14 +111,16 @@ export interface TrimOptions {
   /** Default `placeholder`. */
   on_image_overflow?: OnImageOverflow;
   /**
-   * The messages' format: `openai` (Chat Completions, the default) or `anthropic` (Anthropic
-   * Messages: `tool_use`/`tool_result` blocks; adjacent turns of one role are merged).
+   * The messages' format: `openai` (Chat Completions, the default), `anthropic` (Anthropic
+   * Messages: `tool_use`/`tool_result` blocks; adjacent turns of one role are merged) or
+   * `responses` (OpenAI Responses input items, {@link ResponseItem}: a reasoning item, the calls
+   * it led to and their outputs are kept or dropped together).
    */
   format?: MessageFormat;
   /**
-   * The Anthropic format's top-level `system` (a string or text blocks): pinned, never
-   * trimmed, its bytes counted; answered back as `TrimResult.system`. Only with
-   * `format: "anthropic"`.
+   * The Anthropic format's top-level `system` (a string or text blocks), or the Responses
+   * format's `instructions` (a string): pinned, never trimmed, its bytes counted; answered back
+   * as `TrimResult.system`. Only with `format: "anthropic"` or `format: "responses"`.
    */
   system?: System;
 }
@@ -153,7 +155,86 @@ export interface TokenCount {
 }
 
 /** The message formats the core reads. */
-export type MessageFormat = "openai" | "anthropic";
+export type MessageFormat = "openai" | "anthropic" | "responses";
+
+/**
+ * A content part of a Responses message item or of an output's `output` (other keys and part
+ * types pass through; an `input_file` with `file_data` is an attachment, shed last).
+ */
+export type ResponsePart =
+  | { type: "input_text" | "output_text"; text: string; [key: string]: unknown }
+  | { type: "refusal"; refusal: string; [key: string]: unknown }
+  | {
+      type: "input_image";
+      image_url?: string | null;
+      file_id?: string | null;
+      detail?: "low" | "high" | "auto" | (string & {});
+      [key: string]: unknown;
+    }
+  | {
+      type: "input_file";
+      file_data?: string;
+      filename?: string;
+      file_id?: string | null;
+      [key: string]: unknown;
+    };
+
+/** A message item of the Responses format (`type` may be left out). */
+export interface ResponseMessageItem {
+  type?: "message";
+  role: "user" | "assistant" | "system" | "developer";
+  content: string | readonly ResponsePart[] | readonly { type: string; [key: string]: unknown }[];
+  [key: string]: unknown;
+}
+
+/** A call the Responses format pairs with its output by `call_id`. */
+export interface ResponseCallItem {
+  type:
+    | "function_call"
+    | "custom_tool_call"
+    | "computer_call"
+    | "local_shell_call"
+    | "shell_call"
+    | "apply_patch_call";
+  call_id: string;
+  [key: string]: unknown;
+}
+
+/** The output of a call (`output`: text, parts, or a computer screenshot). */
+export interface ResponseOutputItem {
+  type:
+    | "function_call_output"
+    | "custom_tool_call_output"
+    | "computer_call_output"
+    | "local_shell_call_output"
+    | "shell_call_output"
+    | "apply_patch_call_output";
+  call_id?: string;
+  output?: unknown;
+  [key: string]: unknown;
+}
+
+/** A reasoning item: travels with the item after it, never edited. */
+export interface ResponseReasoningItem {
+  type: "reasoning";
+  id?: string;
+  summary?: readonly unknown[];
+  encrypted_content?: string | null;
+  [key: string]: unknown;
+}
+
+/**
+ * An item of a Responses request's `input`, as the core reads it. Other item types
+ * (`mcp_call`, `mcp_approval_request`/`mcp_approval_response`, `compaction`,
+ * `item_reference`, hosted tool calls, …) pass through. openai-node's `ResponseInputItem` is
+ * accepted as it is: `trim` is generic in the item type.
+ */
+export type ResponseItem =
+  | ResponseMessageItem
+  | ResponseCallItem
+  | ResponseOutputItem
+  | ResponseReasoningItem
+  | { type: string; [key: string]: unknown };
 
 /** A block of the Anthropic format's top-level `system` (other keys pass through). */
 export interface SystemBlock {
@@ -281,7 +362,10 @@ export interface TrimResult<M extends object = Message, S extends System = Syste
   /** The messages to send, in order (new objects, parsed from the core's answer). */
   messages: M[];
   report: TrimReport;
-  /** The Anthropic format's top-level `system`, as given; absent for the OpenAI format. */
+  /**
+   * The Anthropic format's top-level `system` (the Responses format's instructions), as
+   * given; absent for the OpenAI format.
+   */
   system?: S;
 }
 
@@ -375,8 +459,9 @@ export class AnkitaError extends Error {
  * Trims a chat history to its budget (DESIGN §6). Throws an {@link AnkitaError}.
  *
  * Generic in the message type: an array of the openai SDK's `ChatCompletionMessageParam` (or,
- * with `format: "anthropic"`, of `@anthropic-ai/sdk`'s `MessageParam`) passes without a cast,
- * and the result's messages have that type again.
+ * with `format: "anthropic"`, of `@anthropic-ai/sdk`'s `MessageParam`; with
+ * `format: "responses"`, of the openai SDK's `ResponseInputItem`) passes without a cast, and
+ * the result's messages have that type again.
  */
 export function trim<M extends object = Message, S extends System = System>(
   messages: readonly M[],

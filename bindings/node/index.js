@@ -17,9 +17,10 @@ const MAX_U32 = 0xffff_ffff;
  *
  * `options` are the request keys of the JSON contract, in its snake_case: `max_bytes`,
  * `context_tokens`, `max_output_tokens`, `tools`, `memory`, `overhead_bytes`,
- * `bytes_per_token`, `max_messages`, `image_profile`, `on_image_overflow`, `format` (`openai`
- * or `anthropic`), `system` (the Anthropic format's top-level system, answered back as
- * `result.system`), …; they are passed through unchanged, so an unknown key is an
+ * `bytes_per_token`, `max_messages`, `image_profile`, `on_image_overflow`, `format` (`openai`,
+ * `anthropic` or `responses`), `system` (the Anthropic format's top-level system or the
+ * Responses format's instructions, answered back as `result.system`), …; they are passed
+ * through unchanged, so an unknown key is an
  * `invalid_request` error, not a silent default.
  *
  * @param {import("./index.js").Message[]} messages the history, oldest first
@@ -57,7 +58,9 @@ export async function trimAsync(messages, options) {
  *
  * @param {import("./index.js").Message[]} messages
  * @param {import("./index.js").SanitizeOptions} [options] `format`: `openai` (default) or
- *   `anthropic` (Anthropic Messages: `tool_use`/`tool_result` blocks, adjacent turns merged)
+ *   `anthropic` (Anthropic Messages: `tool_use`/`tool_result` blocks, adjacent turns merged) or
+ *   `responses` (OpenAI Responses input items: orphan outputs, calls without outputs and their
+ *   reasoning items, reasoning items with nothing after them)
  * @returns {import("./index.js").SanitizeResult}
  * @throws {AnkitaError}
  *
@@ -256,7 +259,8 @@ function pricingOptions(options) {
   return Object.keys(request).length === 0 ? null : serialise(request, "options");
 }
 
-// `system` is there when the core answers it (the Anthropic format's top-level system).
+// `system` is there when the core answers it (the Anthropic format's top-level system, the
+// Responses format's instructions).
 function result(response, originals) {
   const out = {
     messages: restoreOriginals(response.messages, originals),

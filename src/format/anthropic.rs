@@ -146,7 +146,7 @@ impl Adapter for Anthropic {
                     .sum();
                 (base + calls, base)
             }
-            Origin::Whole | Origin::System => {
+            Origin::Whole | Origin::System | Origin::Item(_) => {
                 let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
                 let (base, _) = fields_cost(&fields, &["content"], "", measure);
                 (base, base)

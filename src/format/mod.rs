@@ -8,25 +8,31 @@
 
 pub mod anthropic;
 pub mod openai;
+pub mod responses;
 
 use crate::error::Error;
 use crate::model::{Session, UnitKind};
 use crate::pricing::{price_image_url_with_size, price_probe, ImagePrice, ImageProfile};
 use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
+use crate::repair::Repaired;
 use crate::tokens::Measure;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
 /// Every format the library speaks; the first is the default.
-pub static FORMATS: &[&dyn Adapter] = &[&openai::OpenAi, &anthropic::Anthropic];
+pub static FORMATS: &[&dyn Adapter] = &[
+    &openai::OpenAi,
+    &anthropic::Anthropic,
+    &responses::Responses,
+];
 
 /// A wire format: a handle on its adapter.
 #[derive(Clone, Copy)]
 pub struct Format(&'static dyn Adapter);
 
 impl Format {
-    /// The format named `name` (`"openai"`, `"anthropic"`).
+    /// The format named `name` (`"openai"`, `"anthropic"`, `"responses"`).
     pub fn from_name(name: &str) -> Option<Format> {
         FORMATS
             .iter()
@@ -132,6 +138,12 @@ pub trait Adapter: Sync {
         system: Option<Raw<'a>>,
         pricing: &Pricing<'_>,
     ) -> Result<Session<'a>, Error>;
+
+    /// Repair (DESIGN §5) and the cut into groups, on the logical messages. Formats whose
+    /// tool calls are not answered by the messages right after them repair in their own way.
+    fn repair<'a>(&self, session: &mut Session<'a>) -> Repaired<'a> {
+        crate::repair::repair(session)
+    }
 
     /// After planning: drops kept logical messages the provider would refuse (say, a first
     /// message that is not the user's). Returns the logical indices it dropped, ascending.
@@ -314,6 +326,20 @@ impl Pricing<'_> {
             detail,
             self.bytes_per_token,
         ))
+    }
+
+    /// An image known by a name the library cannot read (a file id): priced like a remote
+    /// image, at the size the caller gives in `image_sizes` under that name, or the typical one.
+    pub fn remote(&self, name: &str, detail: Option<&str>) -> UnitKind {
+        let tokens = match self.image_sizes.get(name) {
+            Some(&(w, h)) if w > 0 && h > 0 => self.profile.tokens(w, h, detail),
+            _ => self.profile.remote_image_tokens(detail),
+        };
+        UnitKind::Image(ImagePrice {
+            probe: Err(crate::probe::ProbeError::NotDataUrl),
+            tokens: Some(tokens),
+            budget_bytes: tokens.saturating_mul(self.bytes_per_token),
+        })
     }
 
     /// An image given as bare base64; `fallback_bytes` is what it costs when unreadable.

@@ -9,6 +9,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
+import type { ResponseInputItem } from "openai/resources/responses/responses";
 
 import { sanitize, sanitizeAsync, trim, trimAsync, type TrimReport } from "ankita";
 
@@ -76,6 +77,42 @@ export async function anthropicLoop(client: Anthropic): Promise<void> {
   const same: MessageParam[] = repaired;
   const fromAsync: MessageParam[] = (await trimAsync(history, { format: "anthropic" })).messages;
   console.log(kept, pinned, merged, blocks, same, repairs.merged, fromAsync);
+}
+
+export async function responsesLoop(client: OpenAI): Promise<void> {
+  const instructions = "You are a coding agent.";
+  const history: ResponseInputItem[] = [
+    {
+      role: "user",
+      content: [
+        { type: "input_text", text: "Why does this screen show an error?" },
+        { type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo", detail: "auto" },
+      ],
+    },
+  ];
+  for (let turn = 0; turn < 8; turn++) {
+    const { messages, system } = trim(history, {
+      format: "responses",
+      system: instructions,
+      context_tokens: 400_000,
+      max_output_tokens: 16_000,
+      model: "gpt-5",
+    });
+    const input: ResponseInputItem[] = messages;
+    const response = await client.responses.create({ model: "gpt-5", instructions: system, input });
+    let called = false;
+    for (const item of response.output) {
+      if (item.type === "reasoning" || item.type === "message") history.push(item);
+      if (item.type === "function_call") {
+        called = true;
+        history.push(item, { type: "function_call_output", call_id: item.call_id, output: "ok" });
+      }
+    }
+    if (!called) break;
+  }
+  const repaired: ResponseInputItem[] = sanitize(history, { format: "responses" }).messages;
+  const later: ResponseInputItem[] = (await trimAsync(history, { format: "responses" })).messages;
+  console.log(repaired, later);
 }
 
 export function everyReportKey(report: TrimReport): unknown[] {

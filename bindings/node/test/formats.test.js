@@ -143,3 +143,67 @@ test("a dropped tool exchange leaves its tool_result block's message, and says s
   assert.ok(!JSON.stringify(kept).includes("tool_result"), JSON.stringify(kept));
   assert.deepEqual(report.dropped_blocks, [{ index: 2, part: 0 }]);
 });
+
+// The Responses format: items of a Responses request's `input`, its instructions as `system`.
+const responsesSession = () => [
+  { role: "user", content: "Read a.txt." },
+  { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "read it" }] },
+  { type: "function_call", call_id: "call_1", name: "read", arguments: '{"path":"a.txt"}' },
+  { type: "function_call_output", call_id: "call_1", output: "alpha ".repeat(500) },
+  {
+    type: "message",
+    role: "assistant",
+    content: [{ type: "output_text", text: "It says alpha.", annotations: [] }],
+  },
+  { type: "reasoning", id: "rs_2", summary: [] },
+  { role: "user", content: "Thanks." },
+];
+
+test("trim reads Responses items with {format: 'responses'}, instructions answered back", async () => {
+  const items = responsesSession();
+  const result = trim(items, { format: "responses", system: "Be brief.", max_bytes: 100_000 });
+  assert.equal(result.system, "Be brief.");
+  assert.equal(result.report.format, "responses");
+  assert.deepEqual(Object.keys(result.report).sort(), [...REPORT_KEYS].sort());
+  // The reasoning item with nothing after it in its step goes.
+  assert.deepEqual(result.report.repaired, [
+    {
+      index: 5,
+      action: "orphan_reasoning_removed",
+      reason: "a reasoning item must be followed by an item of its step",
+    },
+  ]);
+  assert.deepEqual(result.messages, [...items.slice(0, 5), items[6]]);
+  assert.deepEqual(
+    await trimAsync(items, { format: "responses", system: "Be brief.", max_bytes: 100_000 }),
+    result,
+  );
+  // Tight: the step (reasoning, call, output, the answer after it) goes whole.
+  const tight = trim(items, { format: "responses", max_bytes: 600 });
+  assert.deepEqual(tight.report.dropped_messages, [1, 2, 3, 4]);
+  assert.deepEqual(tight.messages, [items[0], items[6]]);
+});
+
+test("sanitize repairs Responses items with {format: 'responses'}", async () => {
+  const items = [
+    { role: "user", content: "Run it." },
+    { type: "reasoning", id: "rs_1", summary: [] },
+    { type: "function_call", call_id: "c1", name: "run", arguments: "{}" },
+    { type: "function_call_output", call_id: "c9", output: "stale" },
+    { role: "user", content: "Status?" },
+  ];
+  const { messages, report } = sanitize(items, { format: "responses" });
+  assert.deepEqual(messages, [items[0], items[4]]);
+  assert.deepEqual(
+    report.repaired.map((r) => r.action),
+    ["orphan_reasoning_removed", "incomplete_call_removed", "orphan_call_output_removed"],
+  );
+  assert.deepEqual(await sanitizeAsync(items, { format: "responses" }), { messages, report });
+  assert.throws(
+    () =>
+      trim([{ role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] }], {
+        format: "responses",
+      }),
+    (e) => e instanceof AnkitaError && e.path === "messages[0].content[0].type",
+  );
+});

@@ -32,7 +32,8 @@ pub struct TrimResult {
     /// What was removed or changed, by input index (a dict shaped like the JSON report).
     #[pyo3(get)]
     report: Py<PyDict>,
-    /// The Anthropic format's top-level `system`, as given (the caller's own object), or None.
+    /// The Anthropic format's top-level `system` (the Responses format's instructions), as
+    /// given (the caller's own object), or None.
     #[pyo3(get)]
     system: Py<PyAny>,
 }
@@ -72,7 +73,8 @@ impl TrimResult {
 /// - `on_image_overflow`: "placeholder" (default), "drop" or "error";
 /// - `format`: "openai" (default) or "anthropic" for Anthropic Messages, whose top-level
 ///   `system` (a string or text blocks) is then given as `system` and returned as
-///   `TrimResult.system`.
+///   `TrimResult.system`; or "responses" for OpenAI Responses input items, whose
+///   `instructions` string is given as `system`.
 ///
 /// `None` means "not given". An unknown keyword raises `InvalidRequest`, like an unknown
 /// request key.
@@ -80,8 +82,8 @@ impl TrimResult {
 /// Returns a `TrimResult`. Its messages share the caller's objects: an unchanged message is the
 /// same dict object that was passed in, a changed one a shallow copy (`dict.copy()`) with
 /// `content` replaced and/or `tool_calls` removed, whose unchanged parts are again the caller's
-/// objects. (Anthropic messages that changed or were merged come back as new dicts.)
-/// The caller's list and dicts are never mutated.
+/// objects. (Anthropic messages that changed or were merged, and Responses items that
+/// changed, come back as new dicts.) The caller's list and dicts are never mutated.
 ///
 /// Raises `InvalidRequest` (a malformed message, an unknown or invalid option, a value that is
 /// not JSON, with `path` saying where), `ContextBudgetExceeded`, `HistoryBudgetTooSmall` or
@@ -255,7 +257,8 @@ fn report_dict<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>>
 /// Repairs a restored session (DESIGN §5) without trimming: orphan tool replies, malformed or
 /// unanswered tool calls, unknown roles and empty messages go. Returns the messages; unchanged
 /// ones are the caller's own dict objects (see `trim`). `format="anthropic"` repairs Anthropic
-/// Messages (those changed or merged come back as new dicts). Raises `InvalidRequest`.
+/// Messages (those changed or merged come back as new dicts), `format="responses"` Responses
+/// input items. Raises `InvalidRequest`.
 #[pyfunction]
 #[pyo3(signature = (messages, *, format = None))]
 pub fn sanitize<'py>(

@@ -80,8 +80,8 @@ const FORMAT: Flag = Flag {
     alias: None,
     short: None,
     value: Some("FORMAT"),
-    doc: "the shape of the messages: openai (Chat Completions, the default) or anthropic \
-          (Messages API)",
+    doc: "the shape of the messages: openai (Chat Completions, the default), anthropic \
+          (Messages API) or responses (Responses API input items)",
     sets: Sets::Text("format"),
 };
 
@@ -214,7 +214,8 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("FILE"),
-        doc: "the top-level system prompt of --format anthropic, the file's text as is",
+        doc: "the top-level system prompt of --format anthropic (system) or --format \
+              responses (instructions), the file's text as is",
         sets: Sets::FileText("system"),
     },
     Flag {

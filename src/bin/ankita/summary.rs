@@ -14,6 +14,8 @@ const FULL_LIST_MAX: usize = 20;
 pub struct Image {
     pub index: usize,
     pub part: usize,
+    /// Where it is in its message: `.content[1]`, `.output[0]`, `.output` (a screenshot).
+    pub at: String,
     pub price: ImagePrice,
     pub encoded_bytes: usize,
 }
@@ -31,12 +33,28 @@ pub fn image_inventory(request: &Map<String, Value>) -> Vec<Image> {
     let mut images = Vec::new();
     let messages = request.get("messages").and_then(Value::as_array);
     for (index, message) in messages.into_iter().flatten().enumerate() {
-        let parts = message.get("content").and_then(Value::as_array);
+        // Responses items: a computer_call_output's screenshot (listed as part 0).
+        if let Some(url) = message["output"]["image_url"].as_str() {
+            let detail = message["output"]["detail"].as_str();
+            images.push(Image {
+                index,
+                part: 0,
+                at: ".output".to_owned(),
+                price: price(url, detail),
+                encoded_bytes: url.len(),
+            });
+        }
+        // Responses output items carry their parts in `output`.
+        let (key, parts) = match message.get("content").and_then(Value::as_array) {
+            Some(parts) => ("content", Some(parts)),
+            None => ("output", message.get("output").and_then(Value::as_array)),
+        };
         for (part, block) in parts.into_iter().flatten().enumerate() {
             let mut push = |url: &str, detail, encoded_bytes| {
                 images.push(Image {
                     index,
                     part,
+                    at: format!(".{key}[{part}]"),
                     price: price(url, detail),
                     encoded_bytes,
                 })
@@ -45,6 +63,12 @@ pub fn image_inventory(request: &Map<String, Value>) -> Vec<Image> {
                 Some("image_url") => {
                     if let Some((url, detail)) = block.as_object().and_then(image_url_of_value) {
                         push(url, detail, url.len());
+                    }
+                }
+                // Responses image parts: a data URL or remote URL (a file id is not listed).
+                Some("input_image") => {
+                    if let Some(url) = block["image_url"].as_str() {
+                        push(url, block["detail"].as_str(), url.len());
                     }
                 }
                 // Anthropic image blocks, also inside a tool result (listed under its block).
@@ -212,7 +236,8 @@ pub fn render(report: &Value, images: &[Image]) -> String {
             )
         };
         out += &format!(
-            "  image messages[{i}].content[{p}]: {price} (encoded {} bytes) — {}{as_text}\n",
+            "  image messages[{i}]{}: {price} (encoded {} bytes) — {}{as_text}\n",
+            image.at,
             image.encoded_bytes,
             if was_dropped { "dropped" } else { "kept" }
         );

@@ -56,7 +56,8 @@ class TrimResult(Generic[_T]):
 
     @property
     def system(self) -> Any:
-        """The Anthropic format's top-level ``system``, as given (your own object), or None."""
+        """The Anthropic format's top-level ``system`` (the Responses format's instructions), as
+        given (your own object), or None."""
 
 @final
 class ImageInfo:
@@ -160,7 +161,8 @@ def trim(
     - ``on_image_overflow``: "placeholder", "drop" or "error";
     - ``format``: "openai" or "anthropic" for Anthropic Messages, whose top-level ``system``
       (a string or text blocks) is then given as ``system`` and returned as
-      ``TrimResult.system``.
+      ``TrimResult.system``; or "responses" for OpenAI Responses input items (the openai SDK's
+      ``ResponseInputItemParam`` dicts), whose ``instructions`` string is given as ``system``.
 
     None means "not given". An unknown keyword raises InvalidRequest at run time, like an
     unknown request key.
@@ -168,8 +170,8 @@ def trim(
     The result's messages share the caller's objects: an unchanged message is the same dict
     object that was passed in, a changed one a shallow copy (``dict.copy()``) with ``content``
     replaced and/or ``tool_calls`` removed, whose unchanged parts are again the caller's
-    objects. (Anthropic messages that changed or were merged come back as new dicts.)
-    The caller's list and dicts are never mutated.
+    objects. (Anthropic messages that changed or were merged, and Responses items that
+    changed, come back as new dicts.) The caller's list and dicts are never mutated.
 
     Raises InvalidRequest (with ``path``), ContextBudgetExceeded, HistoryBudgetTooSmall or
     ImageOverflow; all are AnkitaError, a ValueError. The GIL is released while the plan is
@@ -193,7 +195,8 @@ def sanitize(messages: Sequence[_M], *, format: MessageFormat | None = None) -> 
     """Repairs a restored session without trimming: orphan tool replies, malformed or
     unanswered tool calls, unknown roles and empty messages go. Unchanged messages are the
     caller's own dict objects (see ``trim``). ``format="anthropic"`` repairs Anthropic Messages
-    (those changed or merged come back as new dicts). Raises InvalidRequest."""
+    (those changed or merged come back as new dicts), ``format="responses"`` Responses input
+    items. Raises InvalidRequest."""
 
 def sanitize_with_report(
     messages: Sequence[_M], *, format: MessageFormat | None = None

@@ -18,6 +18,10 @@ from . import _ankita
 from ._ankita import TrimResult
 from ._types import MessageFormat, OnImageOverflow, SanitizeReport, TokenCount, Tokenizer
 
+# Formats whose changed messages the core rebuilds whole (new dicts): the native functions
+# take SDK objects as they are and return them for unchanged messages.
+_REBUILT_FORMATS = ("anthropic", "responses")
+
 _M = TypeVar("_M", bound=Mapping[str, Any])
 _O = TypeVar("_O")
 
@@ -178,7 +182,9 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
     - ``on_image_overflow``: "placeholder", "drop" or "error";
     - ``format``: "openai" or "anthropic" for Anthropic Messages (the anthropic SDK's blocks
       are fine too), whose top-level ``system`` (a string or text blocks) is then given as
-      ``system`` and returned as ``TrimResult.system``.
+      ``system`` and returned as ``TrimResult.system``; or "responses" for OpenAI Responses
+      input items (the openai SDK's ``ResponseInputItemParam`` dicts, or the items of
+      ``response.output``), whose ``instructions`` string is then given as ``system``.
 
     None means "not given". An unknown keyword raises InvalidRequest, like an unknown request
     key.
@@ -187,13 +193,14 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
     that was passed in (a dict or an SDK object), a changed one a new dict (a shallow copy of
     the dict, or of the object's dict form) with ``content`` replaced and/or ``tool_calls``
     removed, whose unchanged parts are again the caller's objects. (Anthropic messages that
-    changed or were merged come back as new dicts.) Nothing passed in is mutated.
+    changed or were merged, and Responses items that changed, come back as new dicts.) Nothing
+    passed in is mutated.
 
     Raises InvalidRequest (with ``path``), ContextBudgetExceeded, HistoryBudgetTooSmall or
     ImageOverflow; all are AnkitaError, a ValueError. The GIL is released while the plan is
     computed, so threads can trim at the same time.
     """
-    if options.get("format") == "anthropic":
+    if options.get("format") in _REBUILT_FORMATS:
         return _ankita.trim(messages, **options)
     sent, originals = _prepared(messages)
     result: TrimResult[Any] = _ankita.trim(sent, **options)
@@ -219,7 +226,9 @@ def sanitize(messages: Sequence[Any], *, format: MessageFormat | None = None) ->
     """Repairs a restored session without trimming: orphan tool replies, malformed or
     unanswered tool calls, unknown roles and empty messages go. Unchanged messages are the
     caller's own objects, dicts or SDK objects (see ``trim``). ``format="anthropic"`` repairs
-    Anthropic Messages (those changed or merged come back as new dicts). Raises
+    Anthropic Messages (those changed or merged come back as new dicts), ``format="responses"``
+    Responses input items (orphan outputs, calls without outputs and their reasoning, reasoning
+    items with nothing after them). Raises
     InvalidRequest."""
     return sanitize_with_report(messages, format=format)[0]
 
@@ -240,7 +249,7 @@ def sanitize_with_report(
     messages: Sequence[Any], *, format: MessageFormat | None = None
 ) -> tuple[list[Any], SanitizeReport]:
     """Like ``sanitize``, but also returns the report: ``(messages, {"repaired": [...]})``."""
-    if format == "anthropic":
+    if format in _REBUILT_FORMATS:
         return _ankita.sanitize_with_report(messages, format=format)
     sent, originals = _prepared(messages)
     repaired, report = _ankita.sanitize_with_report(sent, format=format)

@@ -1,0 +1,929 @@
+//! OpenAI Responses API input items (`format: "responses"`).
+//!
+//! The `input` list of a Responses request mixes messages with other items: the model's
+//! `reasoning`, its calls (`function_call`, `custom_tool_call`, `computer_call`,
+//! `local_shell_call`, `shell_call`, `apply_patch_call`, `mcp_approval_request`), their outputs
+//! (`…_output`, `mcp_approval_response`), and items kept as written (`mcp_call`, hosted tool
+//! calls, `compaction`, `item_reference`, unknown types). Each item is one logical message
+//! (a message item keeps its role; the other items of the model's side are assistant messages,
+//! outputs are tool replies), so every report entry is the caller's item index.
+//!
+//! What an item is to its *step* is the unit of atomicity: a step is a run of the model's items
+//! (its reasoning, an assistant message, calls, hosted items) with the outputs of its calls,
+//! up to the next user, system or developer message. After an output, the model's next item
+//! starts a new step, unless the step has a reasoning item and the new item is not one (the
+//! items one reasoning item led to stay together, even when a caller interleaves outputs). A
+//! step is kept or dropped whole, so a reasoning item never loses the item after it and a call
+//! never loses its output.
+//!
+//! Repair (this adapter's, [`Adapter::repair`]): an output that answers no call of its step is
+//! removed; a call without an output is removed; then a reasoning item with nothing left after
+//! it in its step is removed (named with the removed item that followed it, if any).
+//!
+//! Costs: a message item costs the compact JSON of its fields but `content` plus its content
+//! (text parts their text, images their price, an `input_file` with `file_data` is an
+//! attachment `Attached file: {filename}\n{file_data}`, other parts their JSON); an output item
+//! the JSON of its fields but `output` plus its output (a string, parts as above, or a
+//! computer screenshot's price); every other item its compact JSON. `instructions` (request key
+//! `system`) costs `{"role":"system"}` plus its text.
+
+use super::openai::{string_unit, text_unit};
+use super::{fields_cost, message_path, role_token, Adapter, Out, Pricing, Rebuilt, Words};
+use crate::error::Error;
+use crate::json::write_str;
+use crate::model::{
+    Change, ContentShape, ItemKind, Malformed, Message, Origin, Role, Session, TextSource,
+    ToolCalls, Unit, UnitKind,
+};
+use crate::raw::Raw;
+use crate::raw::{self, canonical_len, get, kind, object_len_without, str_len, Doc, Fields, Kind};
+use crate::repair::{Repair, RepairAction, RepairReason, Repaired};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+pub struct Responses;
+
+static WORDS: Words = Words {
+    call: "call",
+    reply: "call output",
+    orphan_removed: "orphan_call_output_removed",
+    incomplete_calls_removed: "incomplete_call_removed",
+    incomplete_reply_removed: "incomplete_call_output_removed",
+    reply_of_incomplete: "output of the incomplete call",
+};
+
+/// `{"role":"system"}`: the fields of the pinned instructions besides their text.
+const SYSTEM_META: u64 = 17;
+
+/// Call item types, each answered by the output type of the same index in [`OUTPUTS`].
+const CALLS: &[&str] = &[
+    "function_call",
+    "custom_tool_call",
+    "computer_call",
+    "local_shell_call",
+    "shell_call",
+    "apply_patch_call",
+    "mcp_approval_request",
+];
+
+const OUTPUTS: &[&str] = &[
+    "function_call_output",
+    "custom_tool_call_output",
+    "computer_call_output",
+    "local_shell_call_output",
+    "shell_call_output",
+    "apply_patch_call_output",
+    "mcp_approval_response",
+];
+
+/// The family of a call's output whose `output` is a computer screenshot.
+const COMPUTER: u8 = 2;
+
+impl Adapter for Responses {
+    fn name(&self) -> &'static str {
+        "responses"
+    }
+
+    /// A message item's fields but its content, an output's but its output, and every other
+    /// item whole (a call, a reasoning item: never edited, they cost what they say).
+    fn meta_cost(
+        &self,
+        doc: &Doc<'_>,
+        session: &Session<'_>,
+        m: usize,
+        measure: &crate::tokens::Measure,
+    ) -> (u64, u64) {
+        let msg = &session.messages[m];
+        let Some(p) = msg.physical else {
+            return (0, 0); // the instructions: only their text
+        };
+        let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
+        let skip: &[&str] = match msg.origin {
+            Origin::Item(ItemKind::Output { .. }) => &["output"],
+            Origin::Item(_) => &[],
+            _ => &["content"],
+        };
+        let (all, _) = fields_cost(&fields, skip, "", measure);
+        (all, all)
+    }
+
+    fn takes_system(&self) -> bool {
+        true
+    }
+
+    fn words(&self) -> &'static Words {
+        &WORDS
+    }
+
+    fn split<'a>(
+        &self,
+        doc: &Doc<'a>,
+        messages: Raw<'a>,
+        system: Option<Raw<'a>>,
+        pricing: &Pricing<'_>,
+    ) -> Result<Session<'a>, Error> {
+        let mut s = Session::with_capacity(doc.len_hint(messages));
+        if let Some(system) = system {
+            split_instructions(system, &mut s)?;
+        }
+        let mut scratch = Scratch::default();
+        if let Some(mut items) = doc.object_items(messages) {
+            let mut i = 0;
+            while let Some((item, object)) = items.next_into(&mut scratch.item) {
+                s.inputs.push(item);
+                split_item(doc, i, item, object, pricing, &mut scratch, &mut s)?;
+                i += 1;
+            }
+        }
+        Ok(s)
+    }
+
+    fn repair<'a>(&self, session: &mut Session<'a>) -> Repaired<'a> {
+        repair(session)
+    }
+
+    fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
+        let messages = (0..session.messages.len())
+            .filter(|&m| kept[m])
+            .filter_map(|m| rebuild_item(doc, session, m))
+            .collect();
+        Rebuilt {
+            messages,
+            merged: Vec::new(),
+        }
+    }
+}
+
+/// Buffers for the fields of an item and of the parts inside it, reused from item to item.
+#[derive(Default)]
+struct Scratch<'a> {
+    item: Fields<'a>,
+    part: Fields<'a>,
+}
+
+fn split_instructions<'a>(system: Raw<'a>, s: &mut Session<'a>) -> Result<(), Error> {
+    let start = s.units.len() as u32;
+    match kind(system) {
+        Kind::Null => return Ok(()),
+        Kind::String => s.units.push(string_unit(None, system)),
+        _ => {
+            return Err(Error::invalid_request(
+                "system (the Responses instructions) must be a string",
+                "system",
+            ))
+        }
+    }
+    s.messages.push(Message {
+        physical: None,
+        origin: Origin::System,
+        role: Some(Role::System),
+        role_raw: "\"system\"",
+        shape: ContentShape::Text,
+        units: (start, s.units.len() as u32),
+        meta_bytes: SYSTEM_META,
+        meta_without_calls: SYSTEM_META,
+        tool_calls: ToolCalls::None,
+        tool_call_id: None,
+        has_refusal: false,
+        note: None,
+        remove_tool_calls: false,
+    });
+    Ok(())
+}
+
+/// A logical message for item `i` with no content units yet.
+fn item_message<'a>(
+    i: usize,
+    origin: Origin,
+    role: Option<Role>,
+    role_raw: &'a str,
+) -> Message<'a> {
+    Message {
+        physical: Some(i as u32),
+        origin,
+        role,
+        role_raw,
+        shape: ContentShape::Absent,
+        units: (0, 0),
+        meta_bytes: 0,
+        meta_without_calls: 0,
+        tool_calls: ToolCalls::None,
+        tool_call_id: None,
+        has_refusal: false,
+        note: None,
+        remove_tool_calls: false,
+    }
+}
+
+fn split_item<'a>(
+    doc: &Doc<'a>,
+    i: usize,
+    item: Raw<'a>,
+    object: bool,
+    pricing: &Pricing<'_>,
+    scratch: &mut Scratch<'a>,
+    s: &mut Session<'a>,
+) -> Result<(), Error> {
+    if !object {
+        return Err(Error::invalid_request(
+            "each input item must be a JSON object",
+            message_path(i, ""),
+        ));
+    }
+    let fields = &scratch.item;
+    let item_type = match get(fields, "type") {
+        None => None,
+        Some(t) if kind(t) == Kind::String => Some(raw::decode(t)),
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "type must be a string",
+                message_path(i, ".type"),
+            ))
+        }
+    };
+    let item_type = match item_type.as_deref() {
+        // A bare `{"role", "content"}` is a message.
+        None if get(fields, "role").is_some() => "message",
+        None => {
+            return Err(Error::invalid_request(
+                "an input item needs a type (only a message may leave it out)",
+                message_path(i, ".type"),
+            ))
+        }
+        Some(t) => t,
+    };
+    if item_type == "message" {
+        return split_message(doc, i, pricing, scratch, s);
+    }
+    let (kind_, id_key) = if let Some(f) = CALLS.iter().position(|&c| c == item_type) {
+        let id_key = if item_type == "mcp_approval_request" {
+            "id"
+        } else {
+            "call_id"
+        };
+        (ItemKind::Call { family: f as u8 }, id_key)
+    } else if let Some(f) = OUTPUTS.iter().position(|&c| c == item_type) {
+        return split_output(doc, i, f as u8, pricing, scratch, s);
+    } else if item_type == "reasoning" {
+        (ItemKind::Reasoning, "")
+    } else if item_type == "item_reference" {
+        (ItemKind::Reference, "")
+    } else {
+        (ItemKind::Opaque, "")
+    };
+    let mut msg = item_message(
+        i,
+        Origin::Item(kind_),
+        Some(Role::Assistant),
+        "\"assistant\"",
+    );
+    let start = s.units.len() as u32;
+    msg.units = (start, start);
+    // Never edited: the whole item is what it costs.
+    msg.meta_bytes = canonical_len(item);
+    msg.meta_without_calls = msg.meta_bytes;
+    if let ItemKind::Call { .. } = kind_ {
+        msg.tool_calls = match get(fields, id_key).and_then(raw::string) {
+            Some(id) if !id.is_empty() => ToolCalls::Valid(vec![id]),
+            _ => ToolCalls::Malformed {
+                why: Malformed::IdMissing,
+                path: message_path(i, &format!(".{id_key}")),
+            },
+        };
+    }
+    s.messages.push(msg);
+    Ok(())
+}
+
+fn split_message<'a>(
+    doc: &Doc<'a>,
+    i: usize,
+    pricing: &Pricing<'_>,
+    scratch: &mut Scratch<'a>,
+    s: &mut Session<'a>,
+) -> Result<(), Error> {
+    let fields = &scratch.item;
+    let role_raw = role_token(fields, i)?;
+    let role = match raw::decode(role_raw).as_ref() {
+        "user" => Some(Role::User),
+        "assistant" => Some(Role::Assistant),
+        "system" => Some(Role::System),
+        "developer" => Some(Role::Developer),
+        "tool" => {
+            return Err(Error::invalid_request(
+                "in the Responses format a tool's answer is an output item \
+                 (function_call_output, …), not a message with role \"tool\"",
+                message_path(i, ".role"),
+            ))
+        }
+        _ => None,
+    };
+    if get(fields, "tool_calls").is_some() {
+        return Err(Error::invalid_request(
+            "tool_calls is not part of the Responses format: calls are function_call items",
+            message_path(i, ".tool_calls"),
+        ));
+    }
+    let mut msg = item_message(i, Origin::Whole, role, role_raw);
+    msg.meta_bytes = object_len_without(fields, &["content"]);
+    msg.meta_without_calls = msg.meta_bytes;
+    let start = s.units.len() as u32;
+    let content = get(fields, "content");
+    msg.shape = match content.map(|c| (kind(c), c)) {
+        None => ContentShape::Absent,
+        Some((Kind::Null, _)) => ContentShape::Null,
+        Some((Kind::String, c)) => {
+            s.units.push(string_unit(None, c));
+            ContentShape::Text
+        }
+        Some((Kind::Array, c)) => {
+            split_parts(doc, i, "content", c, true, pricing, &mut scratch.part, s)?;
+            ContentShape::Parts
+        }
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "content must be a string or an array of content parts",
+                message_path(i, ".content"),
+            ))
+        }
+    };
+    msg.units = (start, s.units.len() as u32);
+    s.messages.push(msg);
+    Ok(())
+}
+
+/// An output item: a tool reply tied to its call by id, its `output` priced as content.
+fn split_output<'a>(
+    doc: &Doc<'a>,
+    i: usize,
+    family: u8,
+    pricing: &Pricing<'_>,
+    scratch: &mut Scratch<'a>,
+    s: &mut Session<'a>,
+) -> Result<(), Error> {
+    let fields = &scratch.item;
+    let id_key = match OUTPUTS[family as usize] {
+        "mcp_approval_response" => "approval_request_id",
+        // The SDK types name the call's id `id` here; the API's examples `call_id`.
+        "local_shell_call_output" if get(fields, "call_id").is_none() => "id",
+        _ => "call_id",
+    };
+    let id = raw::optional_string(get(fields, id_key)).map_err(|()| {
+        Error::invalid_request(
+            format!("{id_key} must be a string"),
+            message_path(i, &format!(".{id_key}")),
+        )
+    })?;
+    let mut msg = item_message(
+        i,
+        Origin::Item(ItemKind::Output { family }),
+        Some(Role::Tool),
+        "\"tool\"",
+    );
+    msg.tool_call_id = id;
+    msg.meta_bytes = object_len_without(fields, &["output"]);
+    msg.meta_without_calls = msg.meta_bytes;
+    let start = s.units.len() as u32;
+    let output = get(fields, "output");
+    msg.shape = match output.map(|o| (kind(o), o)) {
+        None => ContentShape::Absent,
+        Some((Kind::Null, _)) => ContentShape::Null,
+        Some((Kind::String, o)) => {
+            s.units.push(string_unit(None, o));
+            ContentShape::Text
+        }
+        Some((Kind::Array, o)) => {
+            split_parts(doc, i, "output", o, false, pricing, &mut scratch.part, s)?;
+            ContentShape::Parts
+        }
+        Some((_, o)) => {
+            // A computer screenshot cannot become text: priced by its pixels, it goes only
+            // with its step.
+            let bytes = if family == COMPUTER {
+                let screenshot = doc.fields(o).unwrap_or_default();
+                let price = image_of(&screenshot, pricing)
+                    .and_then(|k| super::image_price(&k))
+                    .map(|p| p.budget_bytes);
+                price.unwrap_or_else(|| canonical_len(o))
+            } else {
+                canonical_len(o)
+            };
+            s.units.push(Unit {
+                part: None,
+                sub: None,
+                kind: UnitKind::Other,
+                text: TextSource::None,
+                bytes,
+                change: Change::Keep,
+            });
+            ContentShape::Text
+        }
+    };
+    msg.units = (start, s.units.len() as u32);
+    s.messages.push(msg);
+    Ok(())
+}
+
+/// The image an `input_image` part or a computer screenshot shows: `image_url` (a data URL
+/// priced by its header, an http(s) URL like a remote image) or `file_id` (like a remote
+/// image, or at its size in `image_sizes`).
+fn image_of(fields: &Fields<'_>, pricing: &Pricing<'_>) -> Option<UnitKind> {
+    let detail = get(fields, "detail").and_then(raw::string);
+    if let Some(url) = get(fields, "image_url").and_then(raw::string) {
+        return Some(pricing.url(&url, detail.as_deref()));
+    }
+    let file_id = get(fields, "file_id").and_then(raw::string)?;
+    Some(pricing.remote(&file_id, detail.as_deref()))
+}
+
+/// Part types of the other formats: a Responses item holding one was meant for that format.
+fn other_format(part_type: &str) -> Option<&'static str> {
+    Some(match part_type {
+        "image_url" => "openai",
+        "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document" | "image" => {
+            "anthropic"
+        }
+        _ => return None,
+    })
+}
+
+/// The parts of `content` (a message) or `output` (an output item) as units. `strict`: a part
+/// must say its type (message content); in an output a part without one is opaque.
+#[allow(clippy::too_many_arguments)]
+fn split_parts<'a>(
+    doc: &Doc<'a>,
+    i: usize,
+    key: &str,
+    parts: Raw<'a>,
+    strict: bool,
+    pricing: &Pricing<'_>,
+    fields: &mut Fields<'a>,
+    s: &mut Session<'a>,
+) -> Result<(), Error> {
+    let Some(mut items) = doc.object_items(parts) else {
+        return Ok(());
+    };
+    let mut p = 0;
+    while let Some((part, object)) = items.next_into(fields) {
+        let here = |rest: &str| message_path(i, &format!(".{key}[{p}]{rest}"));
+        if !object {
+            return Err(Error::invalid_request(
+                "each content part must be a JSON object",
+                here(""),
+            ));
+        }
+        let part_index = Some(p as u32);
+        let opaque = |part: Raw<'a>| Unit {
+            part: part_index,
+            sub: None,
+            kind: UnitKind::Other,
+            text: TextSource::None,
+            bytes: canonical_len(part),
+            change: Change::Keep,
+        };
+        let part_type = match get(fields, "type") {
+            Some(t) if kind(t) == Kind::String => raw::decode(t),
+            Some(_) => {
+                return Err(Error::invalid_request(
+                    "type must be a string",
+                    here(".type"),
+                ))
+            }
+            None if strict => return Err(Error::invalid_request("type is missing", here(".type"))),
+            None => {
+                s.units.push(opaque(part));
+                p += 1;
+                continue;
+            }
+        };
+        let string_at = |key: &str| -> Result<Raw<'a>, Error> {
+            get(fields, key)
+                .filter(|v| kind(v) == Kind::String)
+                .ok_or_else(|| {
+                    Error::invalid_request(
+                        format!("a {part_type} part needs a string {key}"),
+                        here(&format!(".{key}")),
+                    )
+                })
+        };
+        let unit = match part_type.as_ref() {
+            "input_text" | "output_text" => text_unit(part_index, string_at("text")?),
+            "refusal" => string_unit(part_index, string_at("refusal")?),
+            "input_image" => {
+                let kind = image_of(fields, pricing).ok_or_else(|| {
+                    Error::invalid_request(
+                        "an input_image part needs a string image_url or file_id",
+                        here(".image_url"),
+                    )
+                })?;
+                let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
+                Unit {
+                    part: part_index,
+                    sub: None,
+                    kind,
+                    text: TextSource::None,
+                    bytes,
+                    change: Change::Keep,
+                }
+            }
+            "input_file" => match get(fields, "file_data").filter(|v| kind(v) == Kind::String) {
+                Some(body) => {
+                    let title = get(fields, "filename")
+                        .and_then(raw::string)
+                        .unwrap_or(Cow::Borrowed("file"));
+                    let bytes = (crate::model::ATTACHMENT_PREFIX.len() + 1 + title.len() + 1)
+                        as u64
+                        + str_len(body);
+                    Unit {
+                        part: part_index,
+                        sub: None,
+                        kind: UnitKind::Attachment,
+                        text: TextSource::Document { title, body },
+                        bytes,
+                        change: Change::Keep,
+                    }
+                }
+                // A file known by id or URL: what the provider reads is not here.
+                None => opaque(part),
+            },
+            other => {
+                if let Some(format) = other_format(other) {
+                    return Err(Error::invalid_request(
+                        format!(
+                            "a {other:?} part belongs to the {format:?} format, not to Responses \
+                             input items: pass format={format:?} (Responses parts are \
+                             input_text, input_image, input_file, output_text, …)"
+                        ),
+                        here(".type"),
+                    ));
+                }
+                if other == "text" {
+                    return Err(Error::invalid_request(
+                        "a \"text\" part belongs to the chat formats (\"openai\", \"anthropic\"); \
+                         Responses text parts are input_text or output_text",
+                        here(".type"),
+                    ));
+                }
+                opaque(part)
+            }
+        };
+        s.units.push(unit);
+        p += 1;
+    }
+    Ok(())
+}
+
+/// What a logical message is to its step.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// A user, system or developer message (or one of unknown role), the pinned instructions:
+    /// a group of its own that ends a step.
+    Turn,
+    /// An assistant message item.
+    Said,
+    Reasoning,
+    Call(u8),
+    Output(u8),
+    Reference,
+    Opaque,
+}
+
+fn class(msg: &Message<'_>) -> Class {
+    match msg.origin {
+        Origin::Item(ItemKind::Reasoning) => Class::Reasoning,
+        Origin::Item(ItemKind::Call { family }) => Class::Call(family),
+        Origin::Item(ItemKind::Output { family }) => Class::Output(family),
+        Origin::Item(ItemKind::Reference) => Class::Reference,
+        Origin::Item(ItemKind::Opaque) => Class::Opaque,
+        _ if msg.role == Some(Role::Assistant) => Class::Said,
+        _ => Class::Turn,
+    }
+}
+
+/// Repairs the items and cuts them into groups: each turn message alone, each step whole.
+fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
+    let n = session.messages.len();
+    let mut out = Repaired {
+        order: Vec::with_capacity(n),
+        ..Repaired::default()
+    };
+    let mut alive = vec![true; n];
+    let mut m = 0;
+    while m < n {
+        let c = class(&session.messages[m]);
+        if c == Class::Turn {
+            turn(session, m, &mut alive, &mut out);
+            m += 1;
+            continue;
+        }
+        if let Class::Output(_) = c {
+            // An output before any call of a step.
+            let reason = match &session.messages[m].tool_call_id {
+                Some(id) => RepairReason::NoCall(id.clone()),
+                None => RepairReason::NoCallId,
+            };
+            alive[m] = false;
+            out.repairs.push(orphan_output(session, m, reason));
+            m += 1;
+            continue;
+        }
+        // A step: the model's items and the outputs of its calls.
+        let start = m;
+        let (mut has_reasoning, mut has_output) = (false, false);
+        while m < n {
+            match class(&session.messages[m]) {
+                Class::Turn => break,
+                Class::Output(_) => has_output = true,
+                Class::Reasoning if has_output => break,
+                _ if has_output && !has_reasoning => break,
+                Class::Reasoning => has_reasoning = true,
+                _ => {}
+            }
+            m += 1;
+        }
+        step(session, start..m, &mut alive, &mut out);
+    }
+    out.repairs.sort_by_key(|r| r.message);
+    out
+}
+
+/// A message of its own: removed when its role is unknown or it says nothing.
+fn turn<'a>(session: &Session<'a>, m: usize, alive: &mut [bool], out: &mut Repaired<'a>) {
+    let msg = &session.messages[m];
+    // The pinned instructions are the caller's request key, not an item: never removed.
+    let removal = if msg.physical.is_none() {
+        None
+    } else if msg.role.is_none() {
+        Some((
+            RepairAction::UnknownRoleRemoved,
+            RepairReason::UnknownRole(msg.role_raw),
+        ))
+    } else if !session.has_content(m) {
+        Some((RepairAction::EmptyMessageRemoved, RepairReason::NoContent))
+    } else {
+        None
+    };
+    match removal {
+        Some((action, reason)) => {
+            alive[m] = false;
+            out.repairs.push(Repair {
+                message: m,
+                action,
+                reason,
+                path: None,
+            });
+        }
+        None => out.push_group(&[m], false),
+    }
+}
+
+fn orphan_output<'a>(session: &Session<'a>, m: usize, reason: RepairReason<'a>) -> Repair<'a> {
+    let i = session.messages[m].physical.unwrap_or(0) as usize;
+    Repair {
+        message: m,
+        action: RepairAction::OrphanToolRemoved,
+        reason,
+        path: Some(message_path(i, "")),
+    }
+}
+
+/// Repairs one step and makes what is left of it one group.
+fn step<'a>(
+    session: &Session<'a>,
+    range: std::ops::Range<usize>,
+    alive: &mut [bool],
+    out: &mut Repaired<'a>,
+) {
+    let mut calls = Calls::default();
+    let has_reference = range
+        .clone()
+        .any(|m| class(&session.messages[m]) == Class::Reference);
+    for m in range.clone() {
+        let msg = &session.messages[m];
+        let i = msg.physical.unwrap_or(0) as usize;
+        match class(msg) {
+            Class::Said if !session.has_content(m) => {
+                alive[m] = false;
+                out.repairs.push(Repair {
+                    message: m,
+                    action: RepairAction::EmptyMessageRemoved,
+                    reason: RepairReason::NoContent,
+                    path: None,
+                });
+            }
+            Class::Call(family) => match &msg.tool_calls {
+                ToolCalls::Valid(ids) => {
+                    let id = ids[0].as_ref();
+                    if !calls.insert(family, id, m) {
+                        alive[m] = false;
+                        out.repairs.push(Repair {
+                            message: m,
+                            action: RepairAction::IncompleteToolCallsRemoved,
+                            reason: RepairReason::Malformed(Malformed::DuplicateId),
+                            path: Some(message_path(i, "")),
+                        });
+                    }
+                }
+                ToolCalls::Malformed { why, path } => {
+                    alive[m] = false;
+                    out.repairs.push(Repair {
+                        message: m,
+                        action: RepairAction::IncompleteToolCallsRemoved,
+                        reason: RepairReason::Malformed(*why),
+                        path: Some(path.clone()),
+                    });
+                }
+                _ => {}
+            },
+            Class::Output(family) => {
+                let Some(id) = &msg.tool_call_id else {
+                    alive[m] = false;
+                    out.repairs
+                        .push(orphan_output(session, m, RepairReason::NoCallId));
+                    continue;
+                };
+                match calls.find(family, id.as_ref()) {
+                    Some(k) if !calls.list[k].3 => calls.list[k].3 = true,
+                    Some(_) => {
+                        alive[m] = false;
+                        let reason = RepairReason::AnsweredTwice(id.clone());
+                        out.repairs.push(orphan_output(session, m, reason));
+                    }
+                    // Its call may be the item a reference of the step stands for.
+                    None if has_reference => {}
+                    None => {
+                        alive[m] = false;
+                        let reason = RepairReason::NoCall(id.clone());
+                        out.repairs.push(orphan_output(session, m, reason));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for &(_, id, m, answered) in &calls.list {
+        if !answered {
+            alive[m] = false;
+            let i = session.messages[m].physical.unwrap_or(0) as usize;
+            out.repairs.push(Repair {
+                message: m,
+                action: RepairAction::IncompleteToolCallsRemoved,
+                reason: RepairReason::NoReply(Cow::Owned(id.to_owned())),
+                path: Some(message_path(i, "")),
+            });
+        }
+    }
+    // A reasoning item needs an item of the model's after it; seen from the end, a chain of
+    // them goes at once.
+    let mut followed = false;
+    for m in range.clone().rev() {
+        let c = class(&session.messages[m]);
+        if !alive[m] || matches!(c, Class::Output(_)) {
+            continue;
+        }
+        if c == Class::Reasoning && !followed {
+            alive[m] = false;
+            let next = (m + 1..range.end)
+                .find(|&k| !matches!(class(&session.messages[k]), Class::Output(_)));
+            let reason = match next {
+                Some(k) if !alive[k] && class(&session.messages[k]) != Class::Reasoning => {
+                    RepairReason::FollowerRemoved { message: k }
+                }
+                _ => RepairReason::NothingFollows,
+            };
+            out.repairs.push(Repair {
+                message: m,
+                action: RepairAction::OrphanReasoningRemoved,
+                reason,
+                path: None,
+            });
+            continue;
+        }
+        followed = true;
+    }
+    let kept: Vec<usize> = range.filter(|&m| alive[m]).collect();
+    if !kept.is_empty() {
+        let exchange = kept
+            .iter()
+            .any(|&m| matches!(class(&session.messages[m]), Class::Call(_)));
+        out.push_group(&kept, exchange);
+    }
+}
+
+/// The calls of a step so far: (family, id, logical message, answered). A few are compared;
+/// a hostile step of thousands is indexed.
+#[derive(Default)]
+struct Calls<'s> {
+    list: Vec<(u8, &'s str, usize, bool)>,
+    index: Option<HashMap<(u8, &'s str), usize>>,
+}
+
+impl<'s> Calls<'s> {
+    fn find(&self, family: u8, id: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(&(family, id)).copied(),
+            None => self.list.iter().position(|c| c.0 == family && c.1 == id),
+        }
+    }
+
+    /// Adds a call; false when the step already has one of this family and id.
+    fn insert(&mut self, family: u8, id: &'s str, m: usize) -> bool {
+        if self.find(family, id).is_some() {
+            return false;
+        }
+        if self.list.len() == 16 {
+            let index = self.list.iter().enumerate().map(|(k, c)| ((c.0, c.1), k));
+            self.index = Some(index.collect());
+        }
+        if let Some(index) = &mut self.index {
+            index.insert((family, id), self.list.len());
+        }
+        self.list.push((family, id, m, false));
+        true
+    }
+}
+
+/// The returned form of kept logical message `m`: the caller's item, or the item with what
+/// changed in its content or output.
+fn rebuild_item(doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Option<Out> {
+    let msg = &session.messages[m];
+    let index = msg.physical? as usize;
+    let units = session.units_of(m);
+    if units.iter().all(|u| u.change == Change::Keep) {
+        return Some(Out::Same(index));
+    }
+    let item = session.inputs[index];
+    let fields = doc.fields(item).unwrap_or_default();
+    let key = if matches!(msg.origin, Origin::Item(ItemKind::Output { .. })) {
+        "output"
+    } else {
+        "content"
+    };
+    // Text parts of the assistant's messages are output_text; everything else is input.
+    let text_type = if msg.role == Some(Role::Assistant) && key == "content" {
+        "output_text"
+    } else {
+        "input_text"
+    };
+    let content = if msg.shape == ContentShape::Parts {
+        let old = get(&fields, key)
+            .and_then(|c| doc.items(c))
+            .unwrap_or_default();
+        let mut parts = Vec::with_capacity(units.len());
+        for u in units {
+            let Some(p) = u.part else { continue };
+            let part = old[p as usize];
+            match &u.change {
+                Change::Keep => parts.push(part.to_owned()),
+                Change::Removed => {}
+                Change::Placeholder(s) => parts.push(text_part(text_type, s)),
+                Change::Text(s) => {
+                    let part_fields = doc.fields(part).unwrap_or_default();
+                    let field = match get(&part_fields, "type").and_then(raw::string).as_deref() {
+                        Some("input_text" | "output_text") => Some("text"),
+                        Some("refusal") => Some("refusal"),
+                        _ => None,
+                    };
+                    parts.push(match field {
+                        Some(field) => with_field(&part_fields, field, &json_string(s)),
+                        // An attachment: a text part names the file in its place.
+                        None => text_part(text_type, s),
+                    });
+                }
+            }
+        }
+        format!("[{}]", parts.join(","))
+    } else {
+        match &units[0].change {
+            Change::Text(s) | Change::Placeholder(s) => json_string(s),
+            _ => "\"\"".to_owned(),
+        }
+    };
+    Some(Out::New(with_field(&fields, key, &content)))
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + 2);
+    write_str(s, &mut out);
+    String::from_utf8(out).expect("JSON text of a str is UTF-8")
+}
+
+fn text_part(text_type: &str, s: &str) -> String {
+    format!("{{\"type\":\"{text_type}\",\"text\":{}}}", json_string(s))
+}
+
+/// Writes an object made of `fields` with the value of `key` replaced by `value` (JSON text).
+fn with_field(fields: &Fields<'_>, key: &str, value: &str) -> String {
+    let mut out = Vec::new();
+    out.push(b'{');
+    for (k, (name, old)) in fields.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        write_str(name, &mut out);
+        out.push(b':');
+        out.extend_from_slice(if name == key { value } else { old }.as_bytes());
+    }
+    out.push(b'}');
+    String::from_utf8(out).expect("JSON text")
+}
