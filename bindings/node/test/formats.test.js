@@ -24,6 +24,9 @@ const system = [{ type: "text", text: "Be brief.", cache_control: { type: "ephem
 
 const REPORT_KEYS = [
   "format",
+  "unit",
+  "tokenizer",
+  "exact",
   "budget_bytes",
   "budget_tokens",
   "cost_bytes",

@@ -59,7 +59,8 @@ def test_an_image_in_an_output_is_priced_by_pixels_and_replaced_by_input_text() 
     ]
     loose = ankita.trim(items, format="responses", max_bytes=20_000)
     assert loose.messages[3] is items[3]
-    assert loose.report["cost_bytes"] < len(SCREENSHOT)
+    cost = loose.report["cost_bytes"]
+    assert cost is not None and cost < len(SCREENSHOT)
     tight = ankita.trim(items, format="responses", max_bytes=600)
     output = tight.messages[3]["output"]
     assert output[1]["type"] == "input_text" and "Image omitted" in output[1]["text"]
@@ -133,7 +134,8 @@ def test_openai_sdk_params_and_output_objects() -> None:
     assert len(result.messages) == len(session)
     assert all(kept is given for kept, given in zip(result.messages, session))
     # The SDK objects count as their JSON: the screenshot by its pixels.
-    assert result.report["cost_bytes"] < len(SCREENSHOT)
+    cost = result.report["cost_bytes"]
+    assert cost is not None and cost < len(SCREENSHOT)
     # Without its output the call is removed with its reasoning item.
     repaired, report = ankita.sanitize_with_report([*items, *output], format="responses")
     assert repaired == items
