@@ -226,8 +226,22 @@ fn main() {
         ("20,000-message text session, loose", &chat, &loose, 1, 2.0),
         ("20,000-message text session, tight", &chat, &tight, 0, 0.0),
     ];
-    for (name, messages, extra, bytes_row, target) in token_cases {
-        let text = request(messages.clone(), in_tokens(extra));
+    // A real window without a message cap: counting stops where the budget does.
+    let window = json!({"context_tokens": 128_000, "max_output_tokens": 4_000,
+        "max_messages": 1_000_000_000u64});
+    let (_, bytes_window) = measure(&request(chat.clone(), window.clone()), rounds);
+    let token_cases = token_cases
+        .into_iter()
+        .map(|(n, m, e, row, t)| (n, m, e.clone(), trim_ms[row], t));
+    let token_cases = token_cases.chain(std::iter::once((
+        "20,000-message text session, 128k window, no message cap",
+        &chat,
+        window,
+        bytes_window,
+        2.0,
+    )));
+    for (name, messages, extra, bytes_time, target) in token_cases {
+        let text = request(messages.clone(), in_tokens(&extra));
         let (_, trim) = measure(&text, rounds);
         let target = if target > 0.0 {
             format!(" (target ≤{target})")
@@ -236,7 +250,7 @@ fn main() {
         };
         println!(
             "tokens / bytes, {name}: {:.2}{target} ({:.2} ms in o200k_base tokens)",
-            trim.as_secs_f64() / trim_ms[bytes_row].as_secs_f64(),
+            trim.as_secs_f64() / bytes_time.as_secs_f64(),
             ms(trim)
         );
     }

@@ -206,6 +206,9 @@ pub struct Session<'a> {
     pub units: Vec<Unit<'a>>,
     /// The caller's messages, as written.
     pub inputs: Vec<Raw<'a>>,
+    /// Costs are counted in tokens (DESIGN §2): a counted message's meta cost includes its
+    /// repair note, which [`Session::cost`] then does not add as bytes.
+    pub notes_in_meta: bool,
 }
 
 impl<'a> Session<'a> {
@@ -215,6 +218,7 @@ impl<'a> Session<'a> {
             messages: Vec::with_capacity(messages),
             units: Vec::with_capacity(messages),
             inputs: Vec::with_capacity(messages),
+            notes_in_meta: false,
         }
     }
 
@@ -231,7 +235,10 @@ impl<'a> Session<'a> {
             msg.meta_bytes
         };
         let units: u128 = self.units_of(m).iter().map(|u| u128::from(u.bytes)).sum();
-        let note = msg.note.as_ref().map_or(0, |n| n.len() as u128);
+        let note = match &msg.note {
+            Some(n) if !self.notes_in_meta => n.len() as u128,
+            _ => 0,
+        };
         u128::from(meta) + units + note
     }
 

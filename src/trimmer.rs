@@ -149,12 +149,13 @@ pub(crate) fn count_message(
     let (meta, meta_without_calls) = adapter.meta_cost(doc, session, m, measure);
     let (meta, meta_without_calls) = (meta + FRAMING_TOKENS, meta_without_calls + FRAMING_TOKENS);
     let msg = &session.messages[m];
-    let mut used = if msg.remove_tool_calls {
-        meta_without_calls
-    } else {
-        meta
-    };
-    used += msg.note.as_deref().map_or(0, |n| measure.text(n));
+    let note = msg.note.as_deref().map_or(0, |n| measure.text(n));
+    let mut used = note
+        + if msg.remove_tool_calls {
+            meta_without_calls
+        } else {
+            meta
+        };
     let range = msg.unit_range();
     let mut costs = Vec::with_capacity(range.len());
     for unit in &session.units[range.clone()] {
@@ -175,18 +176,11 @@ pub(crate) fn count_message(
     for (unit, cost) in session.units[range].iter_mut().zip(costs) {
         unit.bytes = cost;
     }
-    let note_bytes = session.messages[m]
-        .note
-        .as_ref()
-        .map_or(0, |n| n.len() as u64);
-    let note_tokens = session.messages[m]
-        .note
-        .as_deref()
-        .map_or(0, |n| measure.text(n));
+    // The note's tokens go into the meta cost (`Session::cost` adds no bytes for it then).
+    session.notes_in_meta = true;
     let msg = &mut session.messages[m];
-    // `Session::cost` adds the note's bytes: its tokens go into the meta instead.
-    msg.meta_bytes = (meta + note_tokens).saturating_sub(note_bytes);
-    msg.meta_without_calls = (meta_without_calls + note_tokens).saturating_sub(note_bytes);
+    msg.meta_bytes = meta + note;
+    msg.meta_without_calls = meta_without_calls + note;
     Some(session.cost(m))
 }
 

@@ -226,3 +226,57 @@ proptest! {
         prop_assert_eq!(&again["messages"], &response["messages"]);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Token mode: the answer fits the window in the model's tokens, its cost is what counting
+    /// the answer gives, the structure rules hold as in bytes, and a second pass changes nothing.
+    #[test]
+    fn token_mode_invariants(
+        turns in prop::collection::vec(turn(), 1..40),
+        system in any::<bool>(),
+        context in 600u64..12_000,
+        tokenizer in prop::sample::select(vec!["o200k_base", "cl100k_base"]),
+        factor in prop::sample::select(vec![1.0, 1.35]),
+    ) {
+        let messages = build(&turns, system);
+        let mut request = json!({
+            "messages": messages, "tokenizer": tokenizer, "context_tokens": context,
+            "max_output_tokens": 100, "max_messages": 1_000_000,
+        });
+        if factor != 1.0 {
+            request["token_factor"] = json!(factor);
+        }
+        let response = match trim_value(request.clone()) {
+            Ok(r) => r,
+            Err(e) => {
+                let allowed = ["context_budget_exceeded", "history_budget_too_small"];
+                prop_assert!(allowed.contains(&e.code.as_str()), "unexpected error {e}");
+                return Ok(());
+            }
+        };
+        let report = &response["report"];
+        prop_assert_eq!(&report["unit"], "tokens");
+        prop_assert_eq!(report["exact"].as_bool(), Some(factor == 1.0));
+        let out = response["messages"].as_array().unwrap();
+        let cost = report["cost_tokens"].as_u64().unwrap();
+        prop_assert!(cost <= report["budget_tokens"].as_u64().unwrap());
+        // The report's cost is the count of what was returned.
+        let mut count_request = request.clone();
+        count_request["messages"] = Value::Array(out.clone());
+        for key in ["context_tokens", "max_output_tokens", "max_messages"] {
+            count_request.as_object_mut().unwrap().remove(key);
+        }
+        let count: Value = serde_json::from_str(&ankita::api::count_json(&count_request.to_string())).unwrap();
+        prop_assert_eq!(count["total"].as_u64(), Some(cost));
+        if let Err(why) = check_tool_structure(out) {
+            prop_assert!(false, "{}", why);
+        }
+        let ids: Vec<u64> = out.iter().map(|m| m["x_id"].as_u64().unwrap()).collect();
+        prop_assert!(ids.windows(2).all(|w| w[0] < w[1]), "order {:?}", ids);
+        request["messages"] = Value::Array(out.clone());
+        let again = trim_value(request).map_err(|e| TestCaseError::fail(format!("second pass failed: {e}")))?;
+        prop_assert_eq!(&again["messages"], &response["messages"]);
+    }
+}
