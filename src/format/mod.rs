@@ -7,6 +7,7 @@
 //! shared cases.
 
 pub mod anthropic;
+pub mod gemini;
 pub mod openai;
 
 use crate::error::Error;
@@ -18,14 +19,14 @@ use std::collections::HashMap;
 use std::fmt;
 
 /// Every format the library speaks; the first is the default.
-pub static FORMATS: &[&dyn Adapter] = &[&openai::OpenAi, &anthropic::Anthropic];
+pub static FORMATS: &[&dyn Adapter] = &[&openai::OpenAi, &anthropic::Anthropic, &gemini::Gemini];
 
 /// A wire format: a handle on its adapter.
 #[derive(Clone, Copy)]
 pub struct Format(&'static dyn Adapter);
 
 impl Format {
-    /// The format named `name` (`"openai"`, `"anthropic"`).
+    /// The format named `name` (`"openai"`, `"anthropic"`, `"gemini"`).
     pub fn from_name(name: &str) -> Option<Format> {
         FORMATS
             .iter()
@@ -115,6 +116,11 @@ pub trait Adapter: Sync {
     }
 
     fn words(&self) -> &'static Words;
+
+    /// The key of a message's content array, for the paths of reports (`parts` in Gemini).
+    fn content_key(&self) -> &'static str {
+        "content"
+    }
 
     /// How images are priced when the request names neither `image_profile` nor `model`: the
     /// format's provider's rule.
@@ -259,13 +265,32 @@ impl Pricing<'_> {
 
     /// An image given as bare base64; `fallback_bytes` is what it costs when unreadable.
     pub fn base64(&self, data: &str, fallback_bytes: usize) -> UnitKind {
+        self.base64_with(data, fallback_bytes, None)
+    }
+
+    /// [`Pricing::base64`] with the `detail` the profile reads (Gemini 3's media resolution).
+    pub fn base64_with(&self, data: &str, fallback_bytes: usize, detail: Option<&str>) -> UnitKind {
         UnitKind::Image(price_probe(
             crate::probe::probe_base64(data),
             fallback_bytes,
             self.profile,
-            None,
+            detail,
             self.bytes_per_token,
         ))
+    }
+
+    /// An image stored elsewhere (a file URI of any scheme): priced by its caller-given size,
+    /// else at the profile's worst case over typical sizes, like a remote image URL.
+    pub fn remote(&self, uri: &str, detail: Option<&str>) -> UnitKind {
+        let tokens = match self.image_sizes.get(uri) {
+            Some(&(w, h)) if w > 0 && h > 0 => self.profile.tokens(w, h, detail),
+            _ => self.profile.remote_image_tokens(detail),
+        };
+        UnitKind::Image(ImagePrice {
+            probe: Err(crate::probe::ProbeError::NotDataUrl),
+            tokens: Some(tokens),
+            budget_bytes: tokens.saturating_mul(self.bytes_per_token),
+        })
     }
 }
 
