@@ -149,12 +149,16 @@ impl Adapter for Gemini {
             }
             m = end;
         }
-        // Adjacent contents of the same role merge, so roles alternate.
+        // Contents of the same role that a drop left side by side merge, so roles alternate;
+        // those the caller wrote side by side stay as they are (Gemini takes them).
         let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
         let mut merged = Vec::new();
+        let mut last_index = None;
         for mut piece in pieces {
+            let gap = last_index.is_some_and(|last| piece.index > last + 1);
+            last_index = Some(piece.index);
             match out.last_mut() {
-                Some(previous) if previous.role == piece.role => {
+                Some(previous) if previous.role == piece.role && gap => {
                     merged.push(Merge {
                         index: piece.index,
                         into: previous.index,
