@@ -606,11 +606,17 @@ fn split_response<'a>(
         change: Change::Keep,
     });
     let mut images_json = 0u64;
+    let mut text_bytes_total = 0u64;
     if let Some(mut items) = get(&fields, "parts").and_then(|parts| doc.object_items(parts)) {
         let mut k = 0u32;
         while let Some((item, object)) = items.next_into(inner) {
             if object {
-                if let Some(kind) = image_of(doc, inner, pricing, None) {
+                if let Some(text_bytes) = plain_text_len(doc, inner) {
+                    // A text blob (the placeholder of an image that did not fit, written where
+                    // a response's parts hold only media) costs its text.
+                    images_json += canonical_len(item);
+                    text_bytes_total += text_bytes;
+                } else if let Some(kind) = image_of(doc, inner, pricing, None) {
                     let kind = kind.map_err(|(what, rest)| {
                         Error::invalid_request(
                             what,
@@ -632,7 +638,8 @@ fn split_response<'a>(
             k += 1;
         }
     }
-    s.units[start as usize].bytes = canonical_len(part).saturating_sub(images_json);
+    s.units[start as usize].bytes =
+        canonical_len(part).saturating_sub(images_json) + text_bytes_total;
     s.messages.push(Message {
         physical: Some(i as u32),
         origin: Origin::ToolResult { block: p as u32 },
@@ -698,6 +705,59 @@ fn image_of<'a>(
     None
 }
 
+/// The decoded length of a `text/plain` inline blob, counted from its base64 (not decoded).
+fn plain_text_len<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> Option<u64> {
+    let blob = doc.fields(pick(fields, "inlineData", "inline_data")?)?;
+    let mime = pick(&blob, "mimeType", "mime_type").and_then(raw::string)?;
+    if !mime.eq_ignore_ascii_case("text/plain") {
+        return None;
+    }
+    let data = get(&blob, "data").and_then(raw::string)?;
+    let digits = data
+        .bytes()
+        .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'))
+        .count() as u64;
+    Some(digits * 3 / 4)
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The placeholder of an image among a function response's parts, which hold only media: a
+/// `text/plain` blob, in the spelling of the image part it replaces.
+fn text_blob(doc: &Doc<'_>, image: Raw<'_>, text: &str) -> String {
+    let fields = doc.fields(image).unwrap_or_default();
+    let camel = get(&fields, "inlineData").is_some() || get(&fields, "fileData").is_some();
+    let (inline, mime) = if camel {
+        ("inlineData", "mimeType")
+    } else {
+        ("inline_data", "mime_type")
+    };
+    format!(
+        "{{\"{inline}\":{{\"{mime}\":\"text/plain\",\"data\":\"{}\"}}}}",
+        base64(text.as_bytes())
+    )
+}
+
 /// A part's `media_resolution` (Gemini 3), read as the profile's `detail`.
 fn media_resolution<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> Option<Cow<'a, str>> {
     let value = pick(fields, "mediaResolution", "media_resolution")?;
@@ -738,6 +798,9 @@ fn part_unit<'a>(
             ));
         }
         return Ok(text_unit(Some(p), text));
+    }
+    if let Some(bytes) = plain_text_len(doc, fields) {
+        return Ok(Unit { bytes, ..opaque });
     }
     let detail = media_resolution(doc, fields);
     match image_of(doc, fields, pricing, detail.as_deref()) {
@@ -891,7 +954,7 @@ fn changed_part(doc: &Doc<'_>, part: Raw<'_>, unit: &Unit<'_>) -> Option<String>
 }
 
 /// A kept `functionResponse` part: as written, or without the images that did not fit (a
-/// response's parts hold only media, so a placeholder follows the response as a text part).
+/// response's parts hold only media, so a placeholder is a `text/plain` blob in its place).
 fn response_part(
     doc: &Doc<'_>,
     part: Raw<'_>,
@@ -916,13 +979,12 @@ fn response_part(
     let inner = get(&response, "parts")
         .and_then(|p| doc.items(p))
         .unwrap_or_default();
-    let mut placeholders = Vec::new();
     let mut kept_inner = Vec::with_capacity(inner.len());
     for (k, item) in inner.iter().enumerate() {
         let unit = units.iter().find(|u| u.sub == Some(k as u32));
         match unit.map(|u| &u.change) {
-            None | Some(Change::Keep) => kept_inner.push(*item),
-            Some(Change::Placeholder(s)) => placeholders.push(text_part(s)),
+            None | Some(Change::Keep) => kept_inner.push((*item).to_owned()),
+            Some(Change::Placeholder(s)) => kept_inner.push(text_blob(doc, item, s)),
             Some(_) => {}
         }
     }
@@ -932,7 +994,6 @@ fn response_part(
         Some(format!("[{}]", kept_inner.join(","))),
     );
     out.push(object_with(&fields, key, Some(response)));
-    out.extend(placeholders);
 }
 
 fn text_part(s: &str) -> String {

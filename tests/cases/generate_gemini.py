@@ -73,6 +73,16 @@ class Spelling:
         return {self.response: body}
 
     # The cost model (README, "Gemini format"). -------------------------------------------------
+    def text_blob(self, text):
+        return {self.inline: {self.mime: "text/plain", "data": base64.b64encode(text.encode()).decode()}}
+
+    def plain_text_bytes(self, part):
+        """A text/plain blob costs its text (decoded from base64)."""
+        blob = part.get(self.inline)
+        if blob and blob.get(self.mime) == "text/plain":
+            return len(base64.b64decode(blob["data"]))
+        return None
+
     def image_bytes(self, part):
         if self.inline in part:
             w, h = SIZES[part[self.inline]["data"]]
@@ -87,14 +97,20 @@ class Spelling:
             return len(compact(part).encode())
         if "text" in part:
             return len(part["text"].encode())
+        if self.plain_text_bytes(part) is not None:
+            return self.plain_text_bytes(part)
         image = self.image_bytes(part)
         return len(compact(part).encode()) if image is None else image
 
     def response_cost(self, part):
-        """A function response: its JSON, its images priced instead of counted as JSON."""
+        """A function response: its JSON, its images priced and its text blobs counted as their
+        text instead of as JSON."""
         inner = part[self.response].get("parts", [])
-        return (len(compact(part).encode()) - sum(len(compact(p).encode()) for p in inner)
-                + sum(self.image_bytes(p) for p in inner))
+        inner_cost = [self.plain_text_bytes(p) if self.plain_text_bytes(p) is not None else self.image_bytes(p)
+                      for p in inner]
+        return (len(compact(part).encode())
+                - sum(len(compact(p).encode()) for p, c in zip(inner, inner_cost) if c is not None)
+                + sum(c for c in inner_cost if c is not None))
 
     def cost(self, content):
         meta = len(compact({k: v for k, v in content.items() if k != "parts"}).encode())
@@ -231,16 +247,18 @@ for s in SPELLINGS:
          ok(shot, dropped_images=[], dropped_messages=[], cost_bytes=s.total(shot)))
     ph = f"[Image omitted to fit the context budget: PNG 1700×2200, ~{gemini_tokens(1700, 2200)} tokens]"
     without = copy.deepcopy(shot)
-    without[2]["parts"] = [s.fresp("screenshot", {"status": "captured"}, parts=[]), {"text": ph}]
+    without[2]["parts"] = [s.fresp("screenshot", {"status": "captured"}, parts=[s.text_blob(ph)])]
     budget = s.total(shot) - 4 * gemini_tokens(1700, 2200) + len(ph.encode()) + 20
     case(s, "image_in_function_response_placeholder",
          "when the exchange in progress does not fit, the response's image goes; a response's parts "
-         "hold only media, so the placeholder is a text part right after the response.",
+         "hold only media, so its placeholder is a text/plain blob in the image's place (in the "
+         "spelling of the image part).",
          {"messages": shot, "max_bytes": budget},
          ok(without, dropped_images=[{"index": 2, "part": 0, "format": "png", "width": 1700, "height": 2200,
                                       "tokens": gemini_tokens(1700, 2200),
                                       "budget_bytes": 4 * gemini_tokens(1700, 2200)}],
-            dropped_messages=[]))
+            dropped_messages=[], cost_bytes=s.total(without)))
+    assert s.total(without) == s.total(shot) - 4 * gemini_tokens(1700, 2200) + len(ph.encode())
 
     # --- thought signatures are untouched ----------------------------------------------------------
     plan = filler(2500, "thinking about the build")
