@@ -76,8 +76,8 @@ const FORMAT: Flag = Flag {
     alias: None,
     short: None,
     value: Some("FORMAT"),
-    doc: "the shape of the messages: openai (Chat Completions, the default) or anthropic \
-          (Messages API)",
+    doc: "the shape of the messages: openai (Chat Completions, the default), anthropic \
+          (Messages API) or gemini (Gemini contents, in either spelling)",
     sets: Sets::Text("format"),
 };
 
@@ -179,7 +179,9 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("FILE"),
-        doc: "the top-level system prompt of --format anthropic, the file's text as is",
+        doc: "the system prompt kept outside the messages: Anthropic's top-level system \
+              (--format anthropic) or Gemini's system instruction (--format gemini), the \
+              file's text as is",
         sets: Sets::FileText("system"),
     },
     Flag {
