@@ -102,20 +102,23 @@ export interface TrimOptions {
   /** Default `placeholder`. */
   on_image_overflow?: OnImageOverflow;
   /**
-   * The messages' format: `openai` (Chat Completions, the default) or `anthropic` (Anthropic
-   * Messages: `tool_use`/`tool_result` blocks; adjacent turns of one role are merged).
+   * The messages' format: `openai` (Chat Completions, the default), `anthropic` (Anthropic
+   * Messages: `tool_use`/`tool_result` blocks) or `gemini` (Gemini `contents`, camelCase or
+   * snake_case: `functionCall`/`functionResponse` parts). In the last two, contents of one role
+   * that a drop leaves side by side are merged.
    */
   format?: MessageFormat;
   /**
-   * The Anthropic format's top-level `system` (a string or text blocks): pinned, never
-   * trimmed, its bytes counted; answered back as `TrimResult.system`. Only with
-   * `format: "anthropic"`.
+   * The system prompt kept outside the messages: the Anthropic format's top-level `system` (a
+   * string or text blocks), or the Gemini format's system instruction (a string, a `Content`
+   * or parts). Pinned, never trimmed, its bytes counted; answered back as `TrimResult.system`.
+   * Only with `format: "anthropic"` or `format: "gemini"`.
    */
   system?: System;
 }
 
 /** The message formats the core reads. */
-export type MessageFormat = "openai" | "anthropic";
+export type MessageFormat = "openai" | "anthropic" | "gemini";
 
 /** A block of the Anthropic format's top-level `system` (other keys pass through). */
 export interface SystemBlock {
@@ -125,8 +128,77 @@ export interface SystemBlock {
   citations?: unknown;
 }
 
-/** The Anthropic format's top-level `system`: a string or text blocks. */
-export type System = string | readonly SystemBlock[];
+/** The system prompt given outside the messages: Anthropic's or Gemini's. */
+export type System = string | readonly SystemBlock[] | GeminiSystemInstruction;
+
+/** A Gemini media blob (`inlineData`); an `image/*` one is priced by its pixels. */
+export interface GeminiBlob {
+  mimeType?: string;
+  mime_type?: string;
+  /** Base64. */
+  data: string;
+  [key: string]: unknown;
+}
+
+/** A Gemini file reference (`fileData`); an `image/*` one is priced like a remote image. */
+export interface GeminiFileData {
+  mimeType?: string;
+  mime_type?: string;
+  fileUri?: string;
+  file_uri?: string;
+  [key: string]: unknown;
+}
+
+/** A function call of a `model` content; without an `id` it is matched by order and name. */
+export interface GeminiFunctionCall {
+  id?: string;
+  name: string;
+  args?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** A function response of a `user` content; its `parts` may hold images. */
+export interface GeminiFunctionResponse {
+  id?: string;
+  name: string;
+  response?: Record<string, unknown>;
+  parts?: GeminiPart[];
+  [key: string]: unknown;
+}
+
+/**
+ * A part of a Gemini content, in either spelling (REST camelCase, as `@google/genai` writes
+ * it, or the Python SDK's snake_case). Thought parts and parts with a thought signature are
+ * kept byte for byte; other keys pass through.
+ */
+export interface GeminiPart {
+  text?: string;
+  thought?: boolean;
+  thoughtSignature?: string;
+  thought_signature?: string;
+  inlineData?: GeminiBlob;
+  inline_data?: GeminiBlob;
+  fileData?: GeminiFileData;
+  file_data?: GeminiFileData;
+  functionCall?: GeminiFunctionCall;
+  function_call?: GeminiFunctionCall;
+  functionResponse?: GeminiFunctionResponse;
+  function_response?: GeminiFunctionResponse;
+  [key: string]: unknown;
+}
+
+/** One content of a Gemini history (`format: "gemini"`). */
+export interface GeminiContent {
+  role: "user" | "model";
+  parts?: GeminiPart[];
+  [key: string]: unknown;
+}
+
+/** Gemini's system instruction: a string, a `Content` or its parts. */
+export type GeminiSystemInstruction =
+  | string
+  | { parts?: readonly GeminiPart[]; role?: string; [key: string]: unknown }
+  | readonly GeminiPart[];
 
 /** Options of `sanitize` and `sanitizeAsync`. */
 export interface SanitizeOptions {
@@ -181,14 +253,14 @@ export interface Repair {
   [key: string]: unknown;
 }
 
-/** Anthropic format: input message `index` was merged into input message `into`. */
+/** Anthropic and Gemini formats: input message `index` was merged into input message `into`. */
 export interface Merge {
   index: number;
   into: number;
 }
 
-/** Anthropic format: a block removed from a message that stays (a `tool_result` whose
- * exchange was dropped). */
+/** Anthropic and Gemini formats: a block (part) removed from a message that stays (a
+ * `tool_result` or `functionResponse` whose exchange was dropped). */
 export interface DroppedBlock {
   index: number;
   part: number;
@@ -213,9 +285,9 @@ export interface TrimReport {
   dropped_images: DroppedImage[];
   dropped_attachments: DroppedAttachment[];
   repaired: Repair[];
-  /** Anthropic format only: turns merged so that roles alternate. */
+  /** Anthropic and Gemini formats only: turns merged so that roles alternate. */
   merged?: Merge[];
-  /** Anthropic format only: blocks removed from messages that stay. */
+  /** Anthropic and Gemini formats only: blocks (parts) removed from messages that stay. */
   dropped_blocks?: DroppedBlock[];
   [key: string]: unknown;
 }
@@ -229,7 +301,7 @@ export interface TrimResult<M extends object = Message, S extends System = Syste
   /** The messages to send, in order (new objects, parsed from the core's answer). */
   messages: M[];
   report: TrimReport;
-  /** The Anthropic format's top-level `system`, as given; absent for the OpenAI format. */
+  /** The Anthropic or Gemini system prompt, as given; absent for the OpenAI format. */
   system?: S;
 }
 
@@ -237,7 +309,7 @@ export interface SanitizeReport {
   repaired: Repair[];
   /** The format the messages were read in (given for the Anthropic format). */
   format?: MessageFormat;
-  /** Anthropic format only: turns merged so that roles alternate. */
+  /** Anthropic and Gemini formats only: turns merged so that roles alternate. */
   merged?: Merge[];
   [key: string]: unknown;
 }
@@ -323,7 +395,8 @@ export class AnkitaError extends Error {
  * Trims a chat history to its budget (DESIGN §6). Throws an {@link AnkitaError}.
  *
  * Generic in the message type: an array of the openai SDK's `ChatCompletionMessageParam` (or,
- * with `format: "anthropic"`, of `@anthropic-ai/sdk`'s `MessageParam`) passes without a cast,
+ * with `format: "anthropic"`, of `@anthropic-ai/sdk`'s `MessageParam`, with `format: "gemini"`,
+ * of `@google/genai`'s `Content` or {@link GeminiContent}) passes without a cast,
  * and the result's messages have that type again.
  */
 export function trim<M extends object = Message, S extends System = System>(

@@ -720,28 +720,6 @@ fn plain_text_len<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> Option<u64> {
     Some(digits * 3 / 4)
 }
 
-/// Standard base64 with padding.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-        for k in 0..4 {
-            if k <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// The placeholder of an image among a function response's parts, which hold only media: a
 /// `text/plain` blob, in the spelling of the image part it replaces.
 fn text_blob(doc: &Doc<'_>, image: Raw<'_>, text: &str) -> String {
@@ -754,7 +732,7 @@ fn text_blob(doc: &Doc<'_>, image: Raw<'_>, text: &str) -> String {
     };
     format!(
         "{{\"{inline}\":{{\"{mime}\":\"text/plain\",\"data\":\"{}\"}}}}",
-        base64(text.as_bytes())
+        crate::json::base64(text.as_bytes())
     )
 }
 

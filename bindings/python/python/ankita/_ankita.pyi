@@ -47,7 +47,8 @@ class TrimResult(Generic[_T]):
 
     @property
     def system(self) -> Any:
-        """The Anthropic format's top-level ``system``, as given (your own object), or None."""
+        """The system prompt given outside the messages (Anthropic's top-level ``system``,
+        Gemini's system instruction), as given (your own object), or None."""
 
 @final
 class ImageInfo:
@@ -130,7 +131,7 @@ def trim(
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
     format: MessageFormat | None = "openai",
-    system: str | Sequence[Mapping[str, Any]] | None = None,
+    system: str | Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
 ) -> TrimResult[_M]:
     """Fits a chat history into a context budget.
 
@@ -146,9 +147,11 @@ def trim(
     - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
       ``{url: (width, height)}`` for remote images whose size the caller knows;
     - ``on_image_overflow``: "placeholder", "drop" or "error";
-    - ``format``: "openai" or "anthropic" for Anthropic Messages, whose top-level ``system``
+    - ``format``: "openai", "anthropic" for Anthropic Messages, whose top-level ``system``
       (a string or text blocks) is then given as ``system`` and returned as
-      ``TrimResult.system``.
+      ``TrimResult.system``, or "gemini" for Gemini ``contents`` (google-genai ``types.Content``
+      objects or their dicts, camelCase or snake_case), whose system instruction (a string, a
+      ``Content`` or parts) is given as ``system`` the same way.
 
     None means "not given". An unknown keyword raises InvalidRequest at run time, like an
     unknown request key.
@@ -156,7 +159,8 @@ def trim(
     The result's messages share the caller's objects: an unchanged message is the same dict
     object that was passed in, a changed one a shallow copy (``dict.copy()``) with ``content``
     replaced and/or ``tool_calls`` removed, whose unchanged parts are again the caller's
-    objects. (Anthropic messages that changed or were merged come back as new dicts.)
+    objects. (Anthropic messages and Gemini contents that changed or were merged come back as
+    new dicts.)
     The caller's list and dicts are never mutated.
 
     Raises InvalidRequest (with ``path``), ContextBudgetExceeded, HistoryBudgetTooSmall or
@@ -167,8 +171,9 @@ def trim(
 def sanitize(messages: Sequence[_M], *, format: MessageFormat | None = None) -> list[_M]:
     """Repairs a restored session without trimming: orphan tool replies, malformed or
     unanswered tool calls, unknown roles and empty messages go. Unchanged messages are the
-    caller's own dict objects (see ``trim``). ``format="anthropic"`` repairs Anthropic Messages
-    (those changed or merged come back as new dicts). Raises InvalidRequest."""
+    caller's own dict objects (see ``trim``). ``format="anthropic"`` repairs Anthropic Messages,
+    ``format="gemini"`` Gemini contents (those changed or merged come back as new dicts).
+    Raises InvalidRequest."""
 
 def sanitize_with_report(
     messages: Sequence[_M], *, format: MessageFormat | None = None

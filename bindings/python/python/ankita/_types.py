@@ -6,7 +6,7 @@ from typing import Literal, Optional, TypedDict
 
 ImageFormat = Literal["png", "jpeg", "gif", "webp"]
 OnImageOverflow = Literal["placeholder", "drop", "error"]
-MessageFormat = Literal["openai", "anthropic"]
+MessageFormat = Literal["openai", "anthropic", "gemini"]
 
 
 class Truncation(TypedDict):
