@@ -6,7 +6,7 @@
 //! `model` content carries its `functionCall` parts among its other parts, and the `user`
 //! content after it carries the `functionResponse` parts (besides, possibly, the user's next
 //! words). So each content is split into logical messages — the `system_instruction` (request
-//! key `system`) is a pinned system message, `functionCall` parts are the tool calls of the
+//! key `system`: a string, a `Content`, a part or parts) is a pinned system message, `functionCall` parts are the tool calls of the
 //! model content's other parts, each `functionResponse` is a tool reply, the rest of a user
 //! content a user message — and the plan is mapped back onto the caller's parts, in the
 //! caller's order:
@@ -194,6 +194,8 @@ enum Loc {
     Part(usize, usize),
     /// `system.parts[p]` (a `Content`) or `system[p]` (an array of parts).
     System { content: bool, part: usize },
+    /// `system`, a single part.
+    SystemPart,
 }
 
 impl Loc {
@@ -208,6 +210,7 @@ impl Loc {
                 content: false,
                 part,
             } => format!("system[{part}]{rest}"),
+            Loc::SystemPart => format!("system{rest}"),
         }
     }
 }
@@ -240,11 +243,28 @@ fn split_system<'a>(
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
     let start = s.units.len() as u32;
+    // google-genai also takes a single Part as the system instruction.
+    let single_part = kind(system) == Kind::Object
+        && doc
+            .fields(system)
+            .is_some_and(|f| get(&f, "parts").is_none() && get(&f, "role").is_none());
     let (shape, meta) = match kind(system) {
         Kind::Null => return Ok(()),
         Kind::String => {
             s.units.push(string_unit(None, system));
             (ContentShape::Text, 0)
+        }
+        Kind::Object if single_part => {
+            let fields = doc.fields(system).unwrap_or_default();
+            if call_of(&fields).is_some() || response_of(&fields).is_some() {
+                return Err(Error::invalid_request(
+                    "a system instruction holds no function calls or responses",
+                    "system",
+                ));
+            }
+            let unit = part_unit(doc, system, &fields, Loc::SystemPart, 0, pricing)?;
+            s.units.push(unit);
+            (ContentShape::Parts, 0)
         }
         Kind::Object | Kind::Array => {
             let (parts, content) = if kind(system) == Kind::Object {
@@ -289,12 +309,10 @@ fn split_system<'a>(
             }
             (ContentShape::Parts, content.unwrap_or(0))
         }
-        _ => {
-            return Err(Error::invalid_request(
-                "system must be a string, a Content ({\"parts\": [...]}) or an array of parts",
-                "system",
-            ))
-        }
+        _ => return Err(Error::invalid_request(
+            "system must be a string, a Content ({\"parts\": [...]}), a part or an array of parts",
+            "system",
+        )),
     };
     s.messages.push(Message {
         physical: None,

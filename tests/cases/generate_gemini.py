@@ -387,6 +387,14 @@ case(s, "roles_are_user_and_model",
      {"messages": [user("hi"), {"role": "assistant", "parts": [{"text": "hello"}]}]},
      err("invalid_request", path="messages[1].role"))
 CASES[-1]["name"] = "gemini_roles_are_user_and_model"
+CASES.append({"name": "gemini_system_instruction_as_a_part",
+              "description": "Gemini: the system instruction may be a single part (google-genai takes a "
+                             "str, a Part, parts or a Content): pinned, costed as its text, echoed unchanged.",
+              "function": "trim",
+              "request": {"format": "gemini", "system": {"text": "Be brief."}, "messages": [user("hi")],
+                          "max_bytes": 1000},
+              "expect": {"ok": True, "system": {"text": "Be brief."}, "messages": [user("hi")],
+                         "report": {"format": "gemini", "cost_bytes": len("Be brief.") + s.total([user("hi")])}}})
 CASES.append({"name": "gemini_chat_format_names_gemini",
               "description": "Gemini contents passed without format=\"gemini\": an error names the format to pass.",
               "function": "trim",
