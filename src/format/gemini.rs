@@ -27,7 +27,8 @@
 //! its price; any other part its compact JSON — a `functionCall` (counted with the model
 //! content's calls), a thought, a signed part, a PDF or audio clip (whose base64 is far more
 //! than the 258 tokens per page or 32 per second Gemini bills, but cannot be read from a
-//! header), a `functionResponse` (its images priced, not counted as JSON). A user content split
+//! header), a `functionResponse` (its images priced and the strings of its `response` counted as
+//! their text — shrinkable like a tool message's — not as JSON). A user content split
 //! into function responses and other parts costs its own fields once per piece.
 //!
 //! Thought parts (`thought: true`) and every part that carries a thought signature are opaque:
@@ -589,8 +590,8 @@ fn check_call<'a>(
 /// A function response's `id` and `name`, when given.
 type IdAndName<'a> = (Option<Cow<'a, str>>, Option<Cow<'a, str>>);
 
-/// One `functionResponse` part as a tool reply: its JSON is one opaque unit, each image among
-/// its `parts` a priced unit of its own. Returns the response's id and name.
+/// One `functionResponse` part as a tool reply: its JSON is one opaque unit, each string of its
+/// `response` a text unit and each image among its `parts` a priced unit of its own. Returns the response's id and name.
 #[allow(clippy::too_many_arguments)]
 fn split_response<'a>(
     doc: &Doc<'a>,
@@ -654,6 +655,17 @@ fn split_response<'a>(
                 }
             }
             k += 1;
+        }
+    }
+    // The strings of `response` (an `output`, a `result`, …) are its text: shrinkable like a
+    // tool message's, and costed as their text.
+    if let Some(response) = get(&fields, "response").and_then(|r| doc.fields(r)) {
+        for (_, value) in response {
+            if kind(value) == Kind::String {
+                // The unit carries the text's bytes; the body, the rest of the JSON.
+                images_json += canonical_len(value);
+                s.units.push(string_unit(Some(p as u32), value));
+            }
         }
     }
     s.units[start as usize].bytes =
@@ -949,8 +961,9 @@ fn changed_part(doc: &Doc<'_>, part: Raw<'_>, unit: &Unit<'_>) -> Option<String>
     }
 }
 
-/// A kept `functionResponse` part: as written, or without the images that did not fit (a
-/// response's parts hold only media, so a placeholder is a `text/plain` blob in its place).
+/// A kept `functionResponse` part: as written, or with its shrunk strings, and without the
+/// images that did not fit (a response's parts hold only media, so a placeholder is a
+/// `text/plain` blob in its place).
 fn response_part(
     doc: &Doc<'_>,
     part: Raw<'_>,
@@ -969,27 +982,69 @@ fn response_part(
     } else {
         "function_response"
     };
-    let response = get(&fields, key)
+    let function = get(&fields, key)
         .and_then(|r| doc.fields(r))
         .unwrap_or_default();
-    let inner = get(&response, "parts")
-        .and_then(|p| doc.items(p))
-        .unwrap_or_default();
-    let mut kept_inner = Vec::with_capacity(inner.len());
-    for (k, item) in inner.iter().enumerate() {
-        let unit = units.iter().find(|u| u.sub == Some(k as u32));
-        match unit.map(|u| &u.change) {
-            None | Some(Change::Keep) => kept_inner.push((*item).to_owned()),
-            Some(Change::Placeholder(s)) => kept_inner.push(text_blob(doc, item, s)),
-            Some(_) => {}
+    let mut replaced: Vec<(&str, String)> = Vec::new();
+    // The response's strings, found by where their token lies in the request.
+    let changed_text = |value: Raw<'_>| {
+        units.iter().find_map(|u| match (&u.text, &u.change) {
+            (TextSource::Raw(token), Change::Text(new)) if std::ptr::eq(*token, value) => {
+                Some(json_string(new))
+            }
+            _ => None,
+        })
+    };
+    if let Some(response) = get(&function, "response").and_then(|r| doc.fields(r)) {
+        let strings: Vec<(&str, String)> = response
+            .iter()
+            .filter_map(|(k, v)| changed_text(v).map(|new| (k.as_ref(), new)))
+            .collect();
+        if !strings.is_empty() {
+            replaced.push(("response", object_with_all(&response, &strings)));
         }
     }
-    let response = object_with(
-        &response,
-        "parts",
-        Some(format!("[{}]", kept_inner.join(","))),
-    );
-    out.push(object_with(&fields, key, Some(response)));
+    if units
+        .iter()
+        .any(|u| u.sub.is_some() && u.change != Change::Keep)
+    {
+        let inner = get(&function, "parts")
+            .and_then(|p| doc.items(p))
+            .unwrap_or_default();
+        let mut kept_inner = Vec::with_capacity(inner.len());
+        for (k, item) in inner.iter().enumerate() {
+            let unit = units.iter().find(|u| u.sub == Some(k as u32));
+            match unit.map(|u| &u.change) {
+                None | Some(Change::Keep) => kept_inner.push((*item).to_owned()),
+                Some(Change::Placeholder(s)) => kept_inner.push(text_blob(doc, item, s)),
+                Some(_) => {}
+            }
+        }
+        replaced.push(("parts", format!("[{}]", kept_inner.join(","))));
+    }
+    let function = object_with_all(&function, &replaced);
+    out.push(object_with(&fields, key, Some(function)));
+}
+
+/// Writes an object made of `fields` with the values of the keys in `replaced` replaced, every
+/// other field as written.
+fn object_with_all(fields: &[(Cow<'_, str>, Raw<'_>)], replaced: &[(&str, String)]) -> String {
+    let mut out = Vec::new();
+    out.push(b'{');
+    for (n, (k, v)) in fields.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        write_str(k, &mut out);
+        out.push(b':');
+        let value = replaced
+            .iter()
+            .find(|(key, _)| key == k)
+            .map_or(*v, |(_, new)| new.as_str());
+        out.extend_from_slice(value.as_bytes());
+    }
+    out.push(b'}');
+    String::from_utf8(out).expect("JSON text")
 }
 
 fn text_part(s: &str) -> String {

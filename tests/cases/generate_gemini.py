@@ -103,14 +103,16 @@ class Spelling:
         return len(compact(part).encode()) if image is None else image
 
     def response_cost(self, part):
-        """A function response: its JSON, its images priced and its text blobs counted as their
-        text instead of as JSON."""
+        """A function response: its JSON, its images priced, and its text blobs and the strings
+        of its `response` counted as their text, instead of as JSON."""
         inner = part[self.response].get("parts", [])
+        strings = [v for v in part[self.response].get("response", {}).values() if isinstance(v, str)]
         inner_cost = [self.plain_text_bytes(p) if self.plain_text_bytes(p) is not None else self.image_bytes(p)
                       for p in inner]
         return (len(compact(part).encode())
                 - sum(len(compact(p).encode()) for p, c in zip(inner, inner_cost) if c is not None)
-                + sum(c for c in inner_cost if c is not None))
+                + sum(c for c in inner_cost if c is not None)
+                - sum(len(compact(v).encode()) - len(v.encode()) for v in strings))
 
     def cost(self, content):
         meta = len(compact({k: v for k, v in content.items() if k != "parts"}).encode())
@@ -259,6 +261,21 @@ for s in SPELLINGS:
                                       "budget_bytes": 4 * gemini_tokens(1700, 2200)}],
             dropped_messages=[], cost_bytes=s.total(without)))
     assert s.total(without) == s.total(shot) - 4 * gemini_tokens(1700, 2200) + len(ph.encode())
+
+    # --- the text of a function response shrinks -------------------------------------------------
+    output = filler(6000, "stack frame")
+    running = [user("Why does the build fail?"), model(s.fcall("run", {"cmd": "make"})),
+               user(s.fresp("run", {"exit": 2, "output": output}))]
+    budget = s.total(running) - 3000
+    out = copy.deepcopy(running)
+    out[2]["parts"][0][s.response]["response"]["output"] = shrunk(output, 3000)
+    case(s, "function_response_text_shrunk",
+         "the exchange in progress does not fit: the strings of a functionResponse's response are its "
+         "text, so its output shrinks (head and tail kept, the marker says how much was cut) instead of "
+         "the agent losing the result it asked for.",
+         {"messages": running, "max_bytes": budget},
+         ok(out, truncated=[{"index": 2, "part": 0, "from_bytes": 6000, "to_bytes": 3000}],
+            dropped_messages=[], cost_bytes=budget))
 
     # --- thought signatures are untouched ----------------------------------------------------------
     plan = filler(2500, "thinking about the build")
