@@ -16,7 +16,8 @@ mod workload;
 fn main() {
     let step = std::env::args().nth(1).unwrap_or_default();
     // The workload: the screenshot session (default), `text` (20,000 messages) or
-    // `anthropic` (the same in the Anthropic format), `text=N` or `anthropic=N` for N messages;
+    // `anthropic` or `gemini` (the same in that format), `text=N`, `anthropic=N` or `gemini=N`
+    // for N messages;
     // `loose` keeps everything.
     let workload = std::env::args().nth(2).unwrap_or_default();
     let loose = std::env::args().any(|a| a == "loose");
@@ -35,6 +36,10 @@ fn main() {
         "anthropic" => {
             let (system, messages) = workload::to_anthropic(&workload::chat(messages));
             serde_json::json!({"format": "anthropic", "system": system, "messages": messages})
+        }
+        "gemini" => {
+            let (system, messages) = workload::to_gemini(&workload::chat(messages));
+            serde_json::json!({"format": "gemini", "system": system, "messages": messages})
         }
         _ => serde_json::json!({"messages": workload::session(200, 20, 750_000)}),
     };
