@@ -1,7 +1,7 @@
 //! A realistic long session for benchmarks: 200 messages with a system prompt, user turns with
 //! pasted screenshots (real PNG headers padded with incompressible bytes to ~1 MB of base64
 //! each), attachments, and tool loops with multi-kilobyte outputs; a text-only agent session;
-//! the same sessions in the Anthropic format.
+//! the same sessions in the Anthropic and Gemini formats.
 #![allow(dead_code)] // each benchmark uses some of the workloads
 
 use base64::{engine::general_purpose::STANDARD, Engine};
@@ -213,4 +213,72 @@ pub fn to_responses(messages: &[Value]) -> (Value, Vec<Value>) {
         }
     }
     (instructions, out)
+}
+
+/// The same session as Gemini contents (REST camelCase): the system prompt apart (a `Content`),
+/// tool calls as `functionCall` parts of a `model` content (with their ids), results as
+/// `functionResponse` parts of the next user content, images as `inlineData` parts.
+pub fn to_gemini(messages: &[Value]) -> (Value, Vec<Value>) {
+    let mut system = Value::Null;
+    let mut out: Vec<Value> = Vec::new();
+    let mut names = std::collections::HashMap::new();
+    for m in messages {
+        let part = |part: &Value| -> Value {
+            match part["type"].as_str() {
+                Some("image_url") => {
+                    let url = part["image_url"]["url"].as_str().unwrap_or("");
+                    let (head, data) = url.split_once(',').unwrap_or(("", url));
+                    let media = head.trim_start_matches("data:").trim_end_matches(";base64");
+                    json!({"inlineData": {"mimeType": media, "data": data}})
+                }
+                _ => json!({"text": part["text"]}),
+            }
+        };
+        let parts: Vec<Value> = match &m["content"] {
+            Value::String(s) => vec![json!({"text": s})],
+            Value::Array(p) => p.iter().map(part).collect(),
+            _ => Vec::new(),
+        };
+        let (role, parts) = match m["role"].as_str().unwrap_or("user") {
+            "system" => {
+                system = json!({"parts": parts});
+                continue;
+            }
+            "tool" => {
+                let id = m["tool_call_id"].as_str().unwrap_or_default();
+                let name = names.get(id).cloned().unwrap_or_else(|| "tool".to_owned());
+                let response = json!({"functionResponse": {"id": id, "name": name, "response": {"output": m["content"]}}});
+                ("user", vec![response])
+            }
+            "assistant" => {
+                let mut parts = parts;
+                for call in m["tool_calls"].as_array().into_iter().flatten() {
+                    let args: Value = serde_json::from_str(
+                        call["function"]["arguments"].as_str().unwrap_or("{}"),
+                    )
+                    .unwrap_or(json!({}));
+                    let name = call["function"]["name"]
+                        .as_str()
+                        .unwrap_or("tool")
+                        .to_owned();
+                    names.insert(
+                        call["id"].as_str().unwrap_or_default().to_owned(),
+                        name.clone(),
+                    );
+                    parts.push(
+                        json!({"functionCall": {"id": call["id"], "name": name, "args": args}}),
+                    );
+                }
+                ("model", parts)
+            }
+            _ => ("user", parts),
+        };
+        match out.last_mut() {
+            Some(last) if last["role"] == role => {
+                last["parts"].as_array_mut().unwrap().extend(parts)
+            }
+            _ => out.push(json!({"role": role, "parts": parts})),
+        }
+    }
+    (system, out)
 }

@@ -16,8 +16,8 @@ mod workload;
 fn main() {
     let step = std::env::args().nth(1).unwrap_or_default();
     // The workload: the screenshot session (default), `text` (20,000 messages) or
-    // `anthropic` / `responses` (the same in the Anthropic / Responses format), `text=N`,
-    // `anthropic=N` or `responses=N` for N messages;
+    // `anthropic` / `responses` / `gemini` (the same in that format), `text=N`, `anthropic=N`,
+    // `responses=N` or `gemini=N` for N messages;
     // `loose` keeps everything.
     let workload = std::env::args().nth(2).unwrap_or_default();
     let loose = std::env::args().any(|a| a == "loose");
@@ -40,6 +40,10 @@ fn main() {
         "responses" => {
             let (system, items) = workload::to_responses(&workload::chat(messages));
             serde_json::json!({"format": "responses", "system": system, "messages": items})
+        }
+        "gemini" => {
+            let (system, messages) = workload::to_gemini(&workload::chat(messages));
+            serde_json::json!({"format": "gemini", "system": system, "messages": messages})
         }
         _ => serde_json::json!({"messages": workload::session(200, 20, 750_000)}),
     };

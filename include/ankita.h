@@ -108,7 +108,7 @@ char *ankita_count_tokens_n(const char *request_json, size_t len);
  * Repairs a restored session: orphan tool messages, broken or unanswered tool calls, unknown
  * roles and empty messages (DESIGN §5).
  *
- * `messages_json` is the messages array, or `{"messages": [...], "format"?: "anthropic"}`.
+ * `messages_json` is the messages array, or `{"messages": [...], "format"?: "anthropic" | "gemini"}`.
  * The answer is `{"ok": true, "messages": [...],
  * "report": {"repaired": [...]}}` or an error JSON as for `ankita_trim`.
  *

@@ -229,7 +229,7 @@ pub unsafe extern "C" fn ankita_count_tokens_n(
 /// Repairs a restored session: orphan tool messages, broken or unanswered tool calls, unknown
 /// roles and empty messages (DESIGN §5).
 ///
-/// `messages_json` is the messages array, or `{"messages": [...], "format"?: "anthropic"}`.
+/// `messages_json` is the messages array, or `{"messages": [...], "format"?: "anthropic" | "gemini"}`.
 /// The answer is `{"ok": true, "messages": [...],
 /// "report": {"repaired": [...]}}` or an error JSON as for `ankita_trim`.
 ///

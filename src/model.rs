@@ -118,6 +118,8 @@ pub enum Malformed {
     FunctionMissing,
     NameNotString,
     ArgumentsNotString,
+    /// Gemini: `args` is given and is not an object.
+    ArgumentsNotObject,
 }
 
 /// The state of a logical message's tool calls.

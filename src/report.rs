@@ -165,7 +165,14 @@ impl<'a> Report<'a> {
             .map(|r| {
                 let msg = &session.messages[r.message];
                 let index = msg.physical.unwrap_or(0) as usize;
-                let path = r.path.or_else(|| default_path(r.action, msg.origin, index));
+                let path = r.path.or_else(|| {
+                    default_path(
+                        r.action,
+                        msg.origin,
+                        index,
+                        self.format.adapter().content_key(),
+                    )
+                });
                 let assistant = match r.reason {
                     RepairReason::ReplyOfIncomplete { assistant }
                     | RepairReason::FollowerRemoved { message: assistant } => {
@@ -355,9 +362,14 @@ fn write_list<W: Sink, T>(out: &mut W, items: &[T], mut each: impl FnMut(&mut W,
 }
 
 /// Where a repair points when the step itself did not say.
-fn default_path(action: RepairAction, origin: Origin, index: usize) -> Option<String> {
+fn default_path(
+    action: RepairAction,
+    origin: Origin,
+    index: usize,
+    content_key: &str,
+) -> Option<String> {
     if let Origin::ToolResult { block } = origin {
-        return Some(format!("messages[{index}].content[{block}]"));
+        return Some(format!("messages[{index}].{content_key}[{block}]"));
     }
     if origin != Origin::Whole {
         return None;
@@ -401,6 +413,7 @@ pub fn reason_text(entry: &RepairEntry<'_>, words: &Words) -> String {
             Malformed::FunctionMissing => format!("{call} function is missing"),
             Malformed::NameNotString => "function.name is not a string".into(),
             Malformed::ArgumentsNotString => "function.arguments is not a string".into(),
+            Malformed::ArgumentsNotObject => format!("{call} args is not an object"),
         },
         RepairReason::ReplyWithoutId => "a tool reply has no tool_call_id".into(),
         RepairReason::UnknownCall(id) => format!("a tool reply answers unknown {call} {id:?}"),

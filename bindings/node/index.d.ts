@@ -112,15 +112,19 @@ export interface TrimOptions {
   on_image_overflow?: OnImageOverflow;
   /**
    * The messages' format: `openai` (Chat Completions, the default), `anthropic` (Anthropic
-   * Messages: `tool_use`/`tool_result` blocks; adjacent turns of one role are merged) or
-   * `responses` (OpenAI Responses input items, {@link ResponseItem}: a reasoning item, the calls
-   * it led to and their outputs are kept or dropped together).
+   * Messages: `tool_use`/`tool_result` blocks), `responses` (OpenAI Responses input items,
+   * {@link ResponseItem}: a reasoning item, the calls it led to and their outputs are kept or
+   * dropped together) or `gemini` (Gemini `contents`, camelCase or snake_case:
+   * `functionCall`/`functionResponse` parts). In the Anthropic and Gemini formats, turns of one
+   * role that a drop leaves side by side are merged.
    */
   format?: MessageFormat;
   /**
-   * The Anthropic format's top-level `system` (a string or text blocks), or the Responses
-   * format's `instructions` (a string): pinned, never trimmed, its bytes counted; answered back
-   * as `TrimResult.system`. Only with `format: "anthropic"` or `format: "responses"`.
+   * The system prompt kept outside the messages: the Anthropic format's top-level `system` (a
+   * string or text blocks), the Responses format's `instructions` (a string), or the Gemini
+   * format's system instruction (a string, a `Content` or parts). Pinned, never trimmed, its
+   * cost counted; answered back as `TrimResult.system`. Only with `format: "anthropic"`,
+   * `"responses"` or `"gemini"`.
    */
   system?: System;
 }
@@ -155,7 +159,7 @@ export interface TokenCount {
 }
 
 /** The message formats the core reads. */
-export type MessageFormat = "openai" | "anthropic" | "responses";
+export type MessageFormat = "openai" | "anthropic" | "responses" | "gemini";
 
 /**
  * A content part of a Responses message item or of an output's `output` (other keys and part
@@ -244,8 +248,77 @@ export interface SystemBlock {
   citations?: unknown;
 }
 
-/** The Anthropic format's top-level `system`: a string or text blocks. */
-export type System = string | readonly SystemBlock[];
+/** The system prompt given outside the messages: Anthropic's or Gemini's. */
+export type System = string | readonly SystemBlock[] | GeminiSystemInstruction;
+
+/** A Gemini media blob (`inlineData`); an `image/*` one is priced by its pixels. */
+export interface GeminiBlob {
+  mimeType?: string;
+  mime_type?: string;
+  /** Base64. */
+  data: string;
+  [key: string]: unknown;
+}
+
+/** A Gemini file reference (`fileData`); an `image/*` one is priced like a remote image. */
+export interface GeminiFileData {
+  mimeType?: string;
+  mime_type?: string;
+  fileUri?: string;
+  file_uri?: string;
+  [key: string]: unknown;
+}
+
+/** A function call of a `model` content; without an `id` it is matched by order and name. */
+export interface GeminiFunctionCall {
+  id?: string;
+  name: string;
+  args?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** A function response of a `user` content; its `parts` may hold images. */
+export interface GeminiFunctionResponse {
+  id?: string;
+  name: string;
+  response?: Record<string, unknown>;
+  parts?: GeminiPart[];
+  [key: string]: unknown;
+}
+
+/**
+ * A part of a Gemini content, in either spelling (REST camelCase, as `@google/genai` writes
+ * it, or the Python SDK's snake_case). Thought parts and parts with a thought signature are
+ * kept byte for byte; other keys pass through.
+ */
+export interface GeminiPart {
+  text?: string;
+  thought?: boolean;
+  thoughtSignature?: string;
+  thought_signature?: string;
+  inlineData?: GeminiBlob;
+  inline_data?: GeminiBlob;
+  fileData?: GeminiFileData;
+  file_data?: GeminiFileData;
+  functionCall?: GeminiFunctionCall;
+  function_call?: GeminiFunctionCall;
+  functionResponse?: GeminiFunctionResponse;
+  function_response?: GeminiFunctionResponse;
+  [key: string]: unknown;
+}
+
+/** One content of a Gemini history (`format: "gemini"`). */
+export interface GeminiContent {
+  role: "user" | "model";
+  parts?: GeminiPart[];
+  [key: string]: unknown;
+}
+
+/** Gemini's system instruction: a string, a `Content` or its parts. */
+export type GeminiSystemInstruction =
+  | string
+  | { parts?: readonly GeminiPart[]; role?: string; [key: string]: unknown }
+  | readonly GeminiPart[];
 
 /** Options of `sanitize` and `sanitizeAsync`. */
 export interface SanitizeOptions {
@@ -307,14 +380,14 @@ export interface Repair {
   [key: string]: unknown;
 }
 
-/** Anthropic format: input message `index` was merged into input message `into`. */
+/** Anthropic and Gemini formats: input message `index` was merged into input message `into`. */
 export interface Merge {
   index: number;
   into: number;
 }
 
-/** Anthropic format: a block removed from a message that stays (a `tool_result` whose
- * exchange was dropped). */
+/** Anthropic and Gemini formats: a block (part) removed from a message that stays (a
+ * `tool_result` or `functionResponse` whose exchange was dropped). */
 export interface DroppedBlock {
   index: number;
   part: number;
@@ -346,9 +419,9 @@ export interface TrimReport {
   dropped_images: DroppedImage[];
   dropped_attachments: DroppedAttachment[];
   repaired: Repair[];
-  /** Anthropic format only: turns merged so that roles alternate. */
+  /** Anthropic and Gemini formats only: turns merged so that roles alternate. */
   merged?: Merge[];
-  /** Anthropic format only: blocks removed from messages that stay. */
+  /** Anthropic and Gemini formats only: blocks (parts) removed from messages that stay. */
   dropped_blocks?: DroppedBlock[];
   [key: string]: unknown;
 }
@@ -363,8 +436,9 @@ export interface TrimResult<M extends object = Message, S extends System = Syste
   messages: M[];
   report: TrimReport;
   /**
-   * The Anthropic format's top-level `system` (the Responses format's instructions), as
-   * given; absent for the OpenAI format.
+   * The system prompt given outside the messages (Anthropic's top-level `system`, the
+   * Responses format's instructions, Gemini's system instruction), as given; absent for the
+   * OpenAI format.
    */
   system?: S;
 }
@@ -373,7 +447,7 @@ export interface SanitizeReport {
   repaired: Repair[];
   /** The format the messages were read in (given for the Anthropic format). */
   format?: MessageFormat;
-  /** Anthropic format only: turns merged so that roles alternate. */
+  /** Anthropic and Gemini formats only: turns merged so that roles alternate. */
   merged?: Merge[];
   [key: string]: unknown;
 }
@@ -460,8 +534,9 @@ export class AnkitaError extends Error {
  *
  * Generic in the message type: an array of the openai SDK's `ChatCompletionMessageParam` (or,
  * with `format: "anthropic"`, of `@anthropic-ai/sdk`'s `MessageParam`; with
- * `format: "responses"`, of the openai SDK's `ResponseInputItem`) passes without a cast, and
- * the result's messages have that type again.
+ * `format: "responses"`, of the openai SDK's `ResponseInputItem`; with `format: "gemini"`, of
+ * `@google/genai`'s `Content` or {@link GeminiContent}) passes without a cast, and the result's
+ * messages have that type again.
  */
 export function trim<M extends object = Message, S extends System = System>(
   messages: readonly M[],

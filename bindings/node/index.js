@@ -18,9 +18,9 @@ const MAX_U32 = 0xffff_ffff;
  * `options` are the request keys of the JSON contract, in its snake_case: `max_bytes`,
  * `context_tokens`, `max_output_tokens`, `tools`, `memory`, `overhead_bytes`,
  * `bytes_per_token`, `max_messages`, `image_profile`, `on_image_overflow`, `format` (`openai`,
- * `anthropic` or `responses`), `system` (the Anthropic format's top-level system or the
- * Responses format's instructions, answered back as `result.system`), …; they are passed
- * through unchanged, so an unknown key is an
+ * `anthropic`, `responses` or `gemini`), `system` (the Anthropic format's top-level system,
+ * the Responses format's instructions or Gemini's system instruction, answered back as
+ * `result.system`), …; they are passed through unchanged, so an unknown key is an
  * `invalid_request` error, not a silent default.
  *
  * @param {import("./index.js").Message[]} messages the history, oldest first
@@ -57,10 +57,12 @@ export async function trimAsync(messages, options) {
  * unknown roles and empty messages. Nothing is trimmed.
  *
  * @param {import("./index.js").Message[]} messages
- * @param {import("./index.js").SanitizeOptions} [options] `format`: `openai` (default) or
- *   `anthropic` (Anthropic Messages: `tool_use`/`tool_result` blocks, adjacent turns merged) or
- *   `responses` (OpenAI Responses input items: orphan outputs, calls without outputs and their
- *   reasoning items, reasoning items with nothing after them)
+ * @param {import("./index.js").SanitizeOptions} [options] `format`: `openai` (default),
+ *   `anthropic` (Anthropic Messages: `tool_use`/`tool_result` blocks), `gemini` (Gemini
+ *   contents: `functionCall`/`functionResponse` parts) — in these two, turns of one role that
+ *   repair leaves side by side merge — or `responses` (OpenAI Responses input items: orphan
+ *   outputs, calls without outputs and their reasoning items, reasoning items with nothing
+ *   after them)
  * @returns {import("./index.js").SanitizeResult}
  * @throws {AnkitaError}
  *
@@ -259,8 +261,8 @@ function pricingOptions(options) {
   return Object.keys(request).length === 0 ? null : serialise(request, "options");
 }
 
-// `system` is there when the core answers it (the Anthropic format's top-level system, the
-// Responses format's instructions).
+// `system` is there when the core answers it (Anthropic's top-level system, the Responses
+// format's instructions, Gemini's system instruction).
 function result(response, originals) {
   const out = {
     messages: restoreOriginals(response.messages, originals),

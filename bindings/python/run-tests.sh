@@ -23,7 +23,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 echo "== installing the build and test tools, and the packages the adapters are tested against"
 "$py" -m pip install --quiet "maturin>=1.8,<2" "pytest>=8" "mypy>=1.10" ruff \
-    openai anthropic langchain-core pydantic-ai-slim
+    openai anthropic google-genai langchain-core pydantic-ai-slim
 
 echo "== building and installing the ankita package (pip install, maturin backend, release)"
 "$py" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps "$here"

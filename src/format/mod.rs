@@ -7,6 +7,7 @@
 //! shared cases.
 
 pub mod anthropic;
+pub mod gemini;
 pub mod openai;
 pub mod responses;
 
@@ -25,6 +26,7 @@ pub static FORMATS: &[&dyn Adapter] = &[
     &openai::OpenAi,
     &anthropic::Anthropic,
     &responses::Responses,
+    &gemini::Gemini,
 ];
 
 /// A wire format: a handle on its adapter.
@@ -32,7 +34,7 @@ pub static FORMATS: &[&dyn Adapter] = &[
 pub struct Format(&'static dyn Adapter);
 
 impl Format {
-    /// The format named `name` (`"openai"`, `"anthropic"`, `"responses"`).
+    /// The format named `name` (`"openai"`, `"anthropic"`, `"responses"`, `"gemini"`).
     pub fn from_name(name: &str) -> Option<Format> {
         FORMATS
             .iter()
@@ -122,6 +124,11 @@ pub trait Adapter: Sync {
     }
 
     fn words(&self) -> &'static Words;
+
+    /// The key of a message's content array, for the paths of reports (`parts` in Gemini).
+    fn content_key(&self) -> &'static str {
+        "content"
+    }
 
     /// How images are priced when the request names neither `image_profile` nor `model`: the
     /// format's provider's rule.
@@ -328,8 +335,9 @@ impl Pricing<'_> {
         ))
     }
 
-    /// An image known by a name the library cannot read (a file id): priced like a remote
-    /// image, at the size the caller gives in `image_sizes` under that name, or the typical one.
+    /// An image known by a name the library cannot read (a Responses file id, a Gemini file
+    /// URI of any scheme): priced like a remote image, at the size the caller gives in
+    /// `image_sizes` under that name, or the profile's worst case over typical sizes.
     pub fn remote(&self, name: &str, detail: Option<&str>) -> UnitKind {
         let tokens = match self.image_sizes.get(name) {
             Some(&(w, h)) if w > 0 && h > 0 => self.profile.tokens(w, h, detail),
@@ -344,11 +352,16 @@ impl Pricing<'_> {
 
     /// An image given as bare base64; `fallback_bytes` is what it costs when unreadable.
     pub fn base64(&self, data: &str, fallback_bytes: usize) -> UnitKind {
+        self.base64_with(data, fallback_bytes, None)
+    }
+
+    /// [`Pricing::base64`] with the `detail` the profile reads (Gemini 3's media resolution).
+    pub fn base64_with(&self, data: &str, fallback_bytes: usize, detail: Option<&str>) -> UnitKind {
         UnitKind::Image(price_probe(
             crate::probe::probe_base64(data),
             fallback_bytes,
             self.profile,
-            None,
+            detail,
             self.bytes_per_token,
         ))
     }

@@ -108,6 +108,13 @@ fn split_message<'a>(
     let role = Role::parse(&raw::decode(role_raw));
     let start = session.units.len() as u32;
     let content = get(fields, "content");
+    if content.is_none() && get(fields, "parts").is_some() {
+        return Err(Error::invalid_request(
+            "a message holds content, not parts (this message is shaped like Gemini contents: \
+             pass format=\"gemini\")",
+            message_path(i, ".parts"),
+        ));
+    }
     let shape = match content.map(|c| (kind(c), c)) {
         None => ContentShape::Absent,
         Some((Kind::Null, _)) => ContentShape::Null,
@@ -231,6 +238,18 @@ fn is_attachment(token: &str) -> bool {
     head.contains(&b'\\') && raw::decode(token).starts_with(ATTACHMENT_PREFIX)
 }
 
+/// Keys of a Gemini part: a chat part holding one without a `type` was meant for that format.
+const GEMINI_PART_KEYS: &[&str] = &[
+    "inline_data",
+    "inlineData",
+    "file_data",
+    "fileData",
+    "function_call",
+    "functionCall",
+    "function_response",
+    "functionResponse",
+];
+
 /// Part types of the other formats: a chat message holding one was meant for that format.
 fn other_format(part_type: &str) -> Option<&'static str> {
     Some(match part_type {
@@ -262,12 +281,10 @@ fn split_part<'a>(
             ))
         }
         None => {
-            let gemini = ["inline_data", "inlineData", "file_data", "fileData"]
-                .iter()
-                .any(|k| get(fields, k).is_some());
+            let gemini = GEMINI_PART_KEYS.iter().any(|k| get(fields, k).is_some());
             let message = if gemini {
-                "type is missing (this part is shaped like Gemini contents, which the chat \
-                 format does not take)"
+                "type is missing (this part is shaped like Gemini contents: pass \
+                 format=\"gemini\")"
             } else {
                 "type is missing"
             };

@@ -15,7 +15,8 @@
       after `messages` is read from examples/.
   readme_examples.py cli README.md SCRATCH_DIR
       The "Command line" section's ```sh lines, each run in a scratch directory holding the files
-      they name (session.json, tools.json, request.json, restored.json, screenshot.png); the
+      they name (session.json, tools.json, request.json, restored.json, screenshot.png,
+      contents.json, instruction.txt); the
       `ankita` on PATH is the caller's (make puts target/release first).
 """
 
@@ -102,6 +103,14 @@ def cli_examples(readme_path: pathlib.Path, scratch: pathlib.Path) -> int:
              {"messages": session["messages"][:4], "max_bytes": 2000},
              session["messages"][:2]]
     (work / "requests.jsonl").write_text("".join(json.dumps(r) + "\n" for r in batch))
+    # A Gemini history (a function call and its response) and its system instruction.
+    contents = [
+        {"role": "user", "parts": [{"text": "What is in a.txt?"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "read_file", "args": {"path": "a.txt"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "read_file", "response": {"output": "alpha"}}}]},
+    ]
+    (work / "contents.json").write_text(json.dumps(contents))
+    (work / "instruction.txt").write_text("Be brief.\n")
     lines = [
         line
         for lang, text in blocks_of(readme_path, "Command line")

@@ -9,6 +9,7 @@ import {
   trimAsync,
   version,
   type AnkitaErrorCode,
+  type GeminiContent,
   type ImageInfo,
   type Message,
   type TrimOptions,
@@ -84,5 +85,21 @@ export async function main(): Promise<void> {
       console.log(code, where, breakdown, error.toJSON().message);
     }
   }
-  console.log(version(), count, budget, repaired, width, tokens, budget_bytes);
+  // Gemini contents, either spelling, with the system instruction answered back.
+  const contents: GeminiContent[] = [
+    { role: "user", parts: [{ text: "Read a.txt" }] },
+    { role: "model", parts: [{ functionCall: { name: "read", args: { path: "a.txt" } } }] },
+    {
+      role: "user",
+      parts: [{ function_response: { name: "read", response: { output: "alpha" } } }],
+    },
+  ];
+  const gemini = trim(contents, {
+    format: "gemini",
+    system: { parts: [{ text: "Be brief." }] },
+    max_bytes: 4096,
+  });
+  const firstRole: "user" | "model" | undefined = gemini.messages[0]?.role;
+
+  console.log(version(), count, budget, repaired, width, tokens, budget_bytes, firstRole);
 }

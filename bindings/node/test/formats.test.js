@@ -210,3 +210,64 @@ test("sanitize repairs Responses items with {format: 'responses'}", async () => 
     (e) => e instanceof AnkitaError && e.path === "messages[0].content[0].type",
   );
 });
+
+// The Gemini format: contents in either spelling, the system instruction answered back.
+// The response answers no call (another name, no id): repair removes the call and the
+// response, and the two model contents then side by side merge.
+const geminiSession = () => [
+  { role: "user", parts: [{ text: "What is in a.txt?" }] },
+  {
+    role: "model",
+    parts: [
+      { text: "Let me look." },
+      { functionCall: { name: "read", args: { path: "a.txt" } }, thoughtSignature: "c2ln" },
+    ],
+  },
+  { role: "user", parts: [{ functionResponse: { name: "write", response: { ok: true } } }] },
+  { role: "model", parts: [{ text: "Never mind, I remember: alpha." }] },
+  { role: "user", parts: [{ text: "Thanks." }] },
+];
+
+test("sanitize repairs Gemini contents with {format: 'gemini'}", async () => {
+  const { messages: repaired, report } = sanitize(geminiSession(), { format: "gemini" });
+  const note = "[Incomplete tool calls removed from restored session.]";
+  assert.deepEqual(repaired[1], {
+    role: "model",
+    parts: [{ text: "Let me look." }, { text: note }, { text: "Never mind, I remember: alpha." }],
+  });
+  assert.equal(report.format, "gemini");
+  assert.deepEqual(report.merged, [{ index: 3, into: 1 }]);
+  assert.deepEqual(
+    report.repaired.map((r) => r.action),
+    ["incomplete_function_calls_removed", "incomplete_function_response_removed"],
+  );
+  assert.deepEqual(await sanitizeAsync(geminiSession(), { format: "gemini" }), {
+    messages: repaired,
+    report,
+  });
+});
+
+test("trim answers the Gemini system instruction back, with the merge report", async () => {
+  const contents = [
+    { role: "user", parts: [{ text: "Check the config." }] },
+    { role: "model", parts: [{ function_call: { name: "read", args: {} } }] },
+    {
+      role: "user",
+      parts: [{ function_response: { name: "read", response: { output: "x".repeat(4000) } } }],
+    },
+    { role: "user", parts: [{ text: "Thanks. What next?" }] },
+  ];
+  const instruction = { parts: [{ text: "Be brief." }] };
+  const result = trim(contents, { format: "gemini", system: instruction, max_bytes: 1000 });
+  assert.deepEqual(result.system, instruction);
+  assert.equal(result.report.format, "gemini");
+  assert.deepEqual(result.report.dropped_messages, [1, 2]);
+  assert.deepEqual(result.report.merged, [{ index: 3, into: 0 }]);
+  assert.deepEqual(result.messages, [
+    { role: "user", parts: [{ text: "Check the config." }, { text: "Thanks. What next?" }] },
+  ]);
+  assert.deepEqual(
+    await trimAsync(contents, { format: "gemini", system: instruction, max_bytes: 1000 }),
+    result,
+  );
+});

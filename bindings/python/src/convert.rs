@@ -2,8 +2,9 @@
 //!
 //! Python → JSON takes what agents hold: `dict` (and other mappings with `str` keys), `list`,
 //! `tuple` (and other sequences except `str`/`bytes`), `str`, `bool`, `int` (64-bit), finite
-//! `float`, `None`, and at any depth the objects SDKs hand out: a pydantic model (the openai
-//! and anthropic SDKs' `ChatCompletionMessage`, `TextBlock`, …) is read as
+//! `float`, `None`, `bytes` under a `data` key (a blob's, written as base64), and at any depth
+//! the objects SDKs hand out: a pydantic model (the openai and anthropic SDKs'
+//! `ChatCompletionMessage`, `TextBlock`, google-genai's `Content`, …) is read as
 //! `model_dump(mode="json", exclude_none=True)`, another object with a `to_dict()` method as
 //! what that returns. Anything else is an `invalid_request` error whose path says where it is
 //! (`messages[2].content[0].image_url`), so a stray `set` is found at once.
@@ -318,6 +319,17 @@ fn insert(
             path.to_string(),
         )
     })?;
+    // A blob's bytes (google-genai's `Blob.data`, as `model_dump()` gives it) are written as
+    // base64, as the SDK's JSON mode writes them and its validation reads them back.
+    if key == "data" {
+        if let Ok(bytes) = value.cast::<PyBytes>() {
+            map.insert(
+                key.into_owned(),
+                Value::String(ankita::json::base64(bytes.as_bytes())),
+            );
+            return Ok(());
+        }
+    }
     let value = convert(value, &Path::Key(path, &key), depth + 1, slot.key(&key))?;
     map.insert(key.into_owned(), value);
     Ok(())

@@ -32,8 +32,9 @@ pub struct TrimResult {
     /// What was removed or changed, by input index (a dict shaped like the JSON report).
     #[pyo3(get)]
     report: Py<PyDict>,
-    /// The Anthropic format's top-level `system` (the Responses format's instructions), as
-    /// given (the caller's own object), or None.
+    /// The system prompt given outside the messages (Anthropic's top-level `system`, the
+    /// Responses format's instructions, Gemini's system instruction), as given (the caller's
+    /// own object), or None.
     #[pyo3(get)]
     system: Py<PyAny>,
 }
@@ -71,10 +72,12 @@ impl TrimResult {
 /// - `image_profile` (default "ankita") or `model` (e.g. "gpt-4o"): how images are priced;
 ///   `image_sizes`: `{url: (width, height)}` for remote images whose size the caller knows;
 /// - `on_image_overflow`: "placeholder" (default), "drop" or "error";
-/// - `format`: "openai" (default) or "anthropic" for Anthropic Messages, whose top-level
+/// - `format`: "openai" (default), "anthropic" for Anthropic Messages, whose top-level
 ///   `system` (a string or text blocks) is then given as `system` and returned as
-///   `TrimResult.system`; or "responses" for OpenAI Responses input items, whose
-///   `instructions` string is given as `system`.
+///   `TrimResult.system`; "responses" for OpenAI Responses input items, whose `instructions`
+///   string is given as `system`; or "gemini" for Gemini contents (google-genai
+///   `types.Content` or their dicts, either spelling), whose system instruction is given as
+///   `system` alike.
 ///
 /// `None` means "not given". An unknown keyword raises `InvalidRequest`, like an unknown
 /// request key.
@@ -82,8 +85,9 @@ impl TrimResult {
 /// Returns a `TrimResult`. Its messages share the caller's objects: an unchanged message is the
 /// same dict object that was passed in, a changed one a shallow copy (`dict.copy()`) with
 /// `content` replaced and/or `tool_calls` removed, whose unchanged parts are again the caller's
-/// objects. (Anthropic messages that changed or were merged, and Responses items that
-/// changed, come back as new dicts.) The caller's list and dicts are never mutated.
+/// objects. (Anthropic messages and Gemini contents that changed or were merged, and
+/// Responses items that changed, come back as new dicts.) The caller's list and dicts are
+/// never mutated.
 ///
 /// Raises `InvalidRequest` (a malformed message, an unknown or invalid option, a value that is
 /// not JSON, with `path` saying where), `ContextBudgetExceeded`, `HistoryBudgetTooSmall` or
@@ -257,8 +261,8 @@ fn report_dict<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>>
 /// Repairs a restored session (DESIGN §5) without trimming: orphan tool replies, malformed or
 /// unanswered tool calls, unknown roles and empty messages go. Returns the messages; unchanged
 /// ones are the caller's own dict objects (see `trim`). `format="anthropic"` repairs Anthropic
-/// Messages (those changed or merged come back as new dicts), `format="responses"` Responses
-/// input items. Raises `InvalidRequest`.
+/// Messages, `format="gemini"` Gemini contents (those changed or merged come back as new
+/// dicts), `format="responses"` Responses input items. Raises `InvalidRequest`.
 #[pyfunction]
 #[pyo3(signature = (messages, *, format = None))]
 pub fn sanitize<'py>(

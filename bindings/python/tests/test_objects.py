@@ -244,5 +244,5 @@ def test_system_key_needs_the_anthropic_format() -> None:
         ankita.trim([{"role": "user", "content": "hi"}], system="Be brief.")
     assert info.value.path == "system"
     with pytest.raises(ankita.InvalidRequest) as bad_format:
-        ankita.trim([{"role": "user", "content": "hi"}], format="gemini")  # type: ignore[call-overload]
+        ankita.trim([{"role": "user", "content": "hi"}], format="cohere")  # type: ignore[call-overload]
     assert bad_format.value.path == "format"

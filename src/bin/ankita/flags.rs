@@ -81,7 +81,8 @@ const FORMAT: Flag = Flag {
     short: None,
     value: Some("FORMAT"),
     doc: "the shape of the messages: openai (Chat Completions, the default), anthropic \
-          (Messages API) or responses (Responses API input items)",
+          (Messages API), responses (Responses API input items) or gemini (Gemini contents, in \
+          either spelling)",
     sets: Sets::Text("format"),
 };
 
@@ -214,8 +215,9 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("FILE"),
-        doc: "the top-level system prompt of --format anthropic (system) or --format \
-              responses (instructions), the file's text as is",
+        doc: "the system prompt kept outside the messages: Anthropic's top-level system \
+              (--format anthropic), the Responses instructions (--format responses) or \
+              Gemini's system instruction (--format gemini), the file's text as is",
         sets: Sets::FileText("system"),
     },
     Flag {

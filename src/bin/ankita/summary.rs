@@ -32,6 +32,34 @@ pub fn image_inventory(request: &Map<String, Value>) -> Vec<Image> {
     };
     let mut images = Vec::new();
     let messages = request.get("messages").and_then(Value::as_array);
+    if options.format.name() == "gemini" {
+        let pricing = ankita::format::Pricing {
+            profile,
+            bytes_per_token,
+            image_sizes: &options.image_sizes,
+        };
+        for (index, content) in messages.into_iter().flatten().enumerate() {
+            let parts = content.get("parts").and_then(Value::as_array);
+            for (part, value) in parts.into_iter().flatten().enumerate() {
+                let response = pick(value, "functionResponse", "function_response");
+                let inner = response
+                    .and_then(|r| r.get("parts"))
+                    .and_then(Value::as_array);
+                for media in std::iter::once(value).chain(inner.into_iter().flatten()) {
+                    if let Some((price, encoded_bytes)) = gemini_image(media, &pricing) {
+                        images.push(Image {
+                            index,
+                            part,
+                            at: format!(".parts[{part}]"),
+                            price,
+                            encoded_bytes,
+                        });
+                    }
+                }
+            }
+        }
+        return images;
+    }
     for (index, message) in messages.into_iter().flatten().enumerate() {
         // Responses items: a computer_call_output's screenshot (listed as part 0).
         if let Some(url) = message["output"]["image_url"].as_str() {
@@ -91,6 +119,39 @@ pub fn image_inventory(request: &Map<String, Value>) -> Vec<Image> {
     images
 }
 
+/// A field given in either of Gemini's spellings.
+fn pick<'v>(value: &'v Value, camel: &str, snake: &str) -> Option<&'v Value> {
+    value.get(camel).or_else(|| value.get(snake))
+}
+
+/// A Gemini image part (`inlineData` with an image type, `fileData` with an image type or none)
+/// priced as the core prices it, and its encoded length.
+fn gemini_image(
+    part: &Value,
+    pricing: &ankita::format::Pricing<'_>,
+) -> Option<(ImagePrice, usize)> {
+    let is_image = |mime: Option<&str>| {
+        mime.is_none_or(|m| m.get(..6).is_some_and(|t| t.eq_ignore_ascii_case("image/")))
+    };
+    let kind = if let Some(blob) = pick(part, "inlineData", "inline_data") {
+        let mime = pick(blob, "mimeType", "mime_type")?.as_str()?;
+        let data = blob.get("data")?.as_str()?;
+        if !is_image(Some(mime)) {
+            return None;
+        }
+        let url_len = "data:".len() + mime.len() + ";base64,".len() + data.len();
+        (pricing.base64_with(data, url_len, None), data.len())
+    } else {
+        let file = pick(part, "fileData", "file_data")?;
+        if !is_image(pick(file, "mimeType", "mime_type").and_then(Value::as_str)) {
+            return None;
+        }
+        let uri = pick(file, "fileUri", "file_uri")?.as_str()?;
+        (pricing.remote(uri, None), uri.len())
+    };
+    ankita::format::image_price(&kind.0).map(|price| (price, kind.1))
+}
+
 /// `[w, h]` or `{"width": w, "height": h}`.
 fn size_of(size: &Value) -> Option<(u32, u32)> {
     let side = |v: Option<&Value>| v?.as_u64().and_then(|n| u32::try_from(n).ok());
@@ -146,6 +207,16 @@ pub fn index_list(indices: &[Value]) -> String {
 /// The summary lines for a success response's report.
 pub fn render(report: &Value, images: &[Image]) -> String {
     let list = |key: &str| -> &[Value] { report[key].as_array().map_or(&[], Vec::as_slice) };
+    // Gemini contents hold `parts`, the other formats `content`.
+    let key = if report["format"] == "gemini" {
+        "parts"
+    } else {
+        "content"
+    };
+    let part_suffix = |part: &Value| match part.as_u64() {
+        Some(p) => format!(".{key}[{p}]"),
+        None => String::new(),
+    };
     let mut out = String::new();
     let in_tokens = report["unit"] == "tokens";
     // In tokens: "16000 o200k_base tokens"; an estimate says so.
@@ -200,7 +271,7 @@ pub fn render(report: &Value, images: &[Image]) -> String {
     }
     for a in list("dropped_attachments") {
         out += &format!(
-            "  dropped attachment body messages[{}].content[{}]: {} {unit}\n",
+            "  dropped attachment body messages[{}].{key}[{}]: {} {unit}\n",
             a["index"], a["part"], a[unit]
         );
     }
@@ -243,13 +314,6 @@ pub fn render(report: &Value, images: &[Image]) -> String {
         );
     }
     out
-}
-
-fn part_suffix(part: &Value) -> String {
-    match part.as_u64() {
-        Some(p) => format!(".content[{p}]"),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]

@@ -56,8 +56,9 @@ class TrimResult(Generic[_T]):
 
     @property
     def system(self) -> Any:
-        """The Anthropic format's top-level ``system`` (the Responses format's instructions), as
-        given (your own object), or None."""
+        """The system prompt given outside the messages (Anthropic's top-level ``system``, the
+        Responses format's instructions, Gemini's system instruction), as given (your own
+        object), or None."""
 
 @final
 class ImageInfo:
@@ -143,7 +144,7 @@ def trim(
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
     format: MessageFormat | None = "openai",
-    system: str | Sequence[Mapping[str, Any]] | None = None,
+    system: str | Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
 ) -> TrimResult[_M]:
     """Fits a chat history into a context budget.
 
@@ -159,10 +160,13 @@ def trim(
     - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
       ``{url: (width, height)}`` for remote images whose size the caller knows;
     - ``on_image_overflow``: "placeholder", "drop" or "error";
-    - ``format``: "openai" or "anthropic" for Anthropic Messages, whose top-level ``system``
+    - ``format``: "openai", "anthropic" for Anthropic Messages, whose top-level ``system``
       (a string or text blocks) is then given as ``system`` and returned as
-      ``TrimResult.system``; or "responses" for OpenAI Responses input items (the openai SDK's
-      ``ResponseInputItemParam`` dicts), whose ``instructions`` string is given as ``system``.
+      ``TrimResult.system``; "responses" for OpenAI Responses input items (the openai SDK's
+      ``ResponseInputItemParam`` dicts), whose ``instructions`` string is given as ``system``;
+      or "gemini" for Gemini ``contents`` (google-genai ``types.Content`` objects or their
+      dicts, camelCase or snake_case), whose system instruction (a string, a ``Content`` or
+      parts) is given as ``system`` the same way.
 
     None means "not given". An unknown keyword raises InvalidRequest at run time, like an
     unknown request key.
@@ -170,8 +174,9 @@ def trim(
     The result's messages share the caller's objects: an unchanged message is the same dict
     object that was passed in, a changed one a shallow copy (``dict.copy()``) with ``content``
     replaced and/or ``tool_calls`` removed, whose unchanged parts are again the caller's
-    objects. (Anthropic messages that changed or were merged, and Responses items that
-    changed, come back as new dicts.) The caller's list and dicts are never mutated.
+    objects. (Anthropic messages and Gemini contents that changed or were merged, and
+    Responses items that changed, come back as new dicts.) The caller's list and dicts are never
+    mutated.
 
     Raises InvalidRequest (with ``path``), ContextBudgetExceeded, HistoryBudgetTooSmall or
     ImageOverflow; all are AnkitaError, a ValueError. The GIL is released while the plan is
@@ -194,9 +199,9 @@ def count_tokens(
 def sanitize(messages: Sequence[_M], *, format: MessageFormat | None = None) -> list[_M]:
     """Repairs a restored session without trimming: orphan tool replies, malformed or
     unanswered tool calls, unknown roles and empty messages go. Unchanged messages are the
-    caller's own dict objects (see ``trim``). ``format="anthropic"`` repairs Anthropic Messages
-    (those changed or merged come back as new dicts), ``format="responses"`` Responses input
-    items. Raises InvalidRequest."""
+    caller's own dict objects (see ``trim``). ``format="anthropic"`` repairs Anthropic Messages,
+    ``format="gemini"`` Gemini contents (those changed or merged come back as new dicts),
+    ``format="responses"`` Responses input items. Raises InvalidRequest."""
 
 def sanitize_with_report(
     messages: Sequence[_M], *, format: MessageFormat | None = None

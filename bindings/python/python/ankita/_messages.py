@@ -23,6 +23,9 @@ from ._types import MessageFormat, OnImageOverflow, SanitizeReport, TokenCount, 
 _REBUILT_FORMATS = ("anthropic", "responses")
 
 _M = TypeVar("_M", bound=Mapping[str, Any])
+# Formats whose messages may come back merged: the native functions take them as they are
+# (SDK objects included) and return the caller's object for each unchanged message.
+_MERGING_FORMATS = ("anthropic", "gemini")
 _O = TypeVar("_O")
 
 
@@ -130,7 +133,7 @@ def trim(
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
     format: MessageFormat | None = "openai",
-    system: str | Sequence[Any] | None = None,
+    system: str | Sequence[Any] | Mapping[str, Any] | None = None,
 ) -> TrimResult[_M]: ...
 
 
@@ -154,7 +157,7 @@ def trim(
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
     format: MessageFormat | None = "openai",
-    system: str | Sequence[Any] | None = None,
+    system: str | Sequence[Any] | Mapping[str, Any] | None = None,
 ) -> TrimResult[_O | dict[str, Any]]: ...
 
 
@@ -182,9 +185,12 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
     - ``on_image_overflow``: "placeholder", "drop" or "error";
     - ``format``: "openai" or "anthropic" for Anthropic Messages (the anthropic SDK's blocks
       are fine too), whose top-level ``system`` (a string or text blocks) is then given as
-      ``system`` and returned as ``TrimResult.system``; or "responses" for OpenAI Responses
+      ``system`` and returned as ``TrimResult.system``; "responses" for OpenAI Responses
       input items (the openai SDK's ``ResponseInputItemParam`` dicts, or the items of
-      ``response.output``), whose ``instructions`` string is then given as ``system``.
+      ``response.output``), whose ``instructions`` string is then given as ``system``; or
+      "gemini" for Gemini ``contents`` (google-genai ``types.Content`` objects, or their dicts in
+      either spelling), whose system instruction (a string, a ``Content`` or parts) is given as
+      ``system`` the same way.
 
     None means "not given". An unknown keyword raises InvalidRequest, like an unknown request
     key.
@@ -192,9 +198,9 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
     The result's messages share the caller's objects: an unchanged message is the very object
     that was passed in (a dict or an SDK object), a changed one a new dict (a shallow copy of
     the dict, or of the object's dict form) with ``content`` replaced and/or ``tool_calls``
-    removed, whose unchanged parts are again the caller's objects. (Anthropic messages that
-    changed or were merged, and Responses items that changed, come back as new dicts.) Nothing
-    passed in is mutated.
+    removed, whose unchanged parts are again the caller's objects. (Anthropic messages and
+    Gemini contents that changed or were merged, and Responses items that changed, come back as
+    new dicts.) Nothing passed in is mutated.
 
     Raises InvalidRequest (with ``path``), ContextBudgetExceeded, HistoryBudgetTooSmall or
     ImageOverflow; all are AnkitaError, a ValueError. The GIL is released while the plan is
@@ -226,9 +232,9 @@ def sanitize(messages: Sequence[Any], *, format: MessageFormat | None = None) ->
     """Repairs a restored session without trimming: orphan tool replies, malformed or
     unanswered tool calls, unknown roles and empty messages go. Unchanged messages are the
     caller's own objects, dicts or SDK objects (see ``trim``). ``format="anthropic"`` repairs
-    Anthropic Messages (those changed or merged come back as new dicts), ``format="responses"``
-    Responses input items (orphan outputs, calls without outputs and their reasoning, reasoning
-    items with nothing after them). Raises
+    Anthropic Messages, ``format="gemini"`` Gemini contents (those changed or merged come back
+    as new dicts), ``format="responses"`` Responses input items (orphan outputs, calls without
+    outputs and their reasoning, reasoning items with nothing after them). Raises
     InvalidRequest."""
     return sanitize_with_report(messages, format=format)[0]
 

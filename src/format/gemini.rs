@@ -1,0 +1,1121 @@
+//! Gemini `contents`: `{"role": "user" | "model", "parts": [...]}`, in both spellings the SDKs
+//! produce (REST camelCase `inlineData`, `functionCall`, `thoughtSignature`, …, and the Python
+//! SDK's snake_case `inline_data`, `function_call`, `thought_signature`, …).
+//!
+//! Like an Anthropic message, a content holds several things the neutral model keeps apart: a
+//! `model` content carries its `functionCall` parts among its other parts, and the `user`
+//! content after it carries the `functionResponse` parts (besides, possibly, the user's next
+//! words). So each content is split into logical messages — the `system_instruction` (request
+//! key `system`: a string, a `Content`, a part or parts) is a pinned system message, `functionCall` parts are the tool calls of the
+//! model content's other parts, each `functionResponse` is a tool reply, the rest of a user
+//! content a user message — and the plan is mapped back onto the caller's parts, in the
+//! caller's order:
+//!
+//! ```text
+//! contents → logical messages → pipeline → kept parts per content → first content a user
+//!          content, roles alternate (adjacent same-role contents merge)
+//! ```
+//!
+//! Calls and responses are matched by `id` when a response has one, else by order and name
+//! (the k-th response without an id answers the k-th call no id claims, and must carry its
+//! name). Calls without an id get one made from their path (`messages[1].parts[0]`): it is only
+//! the pipeline's, never written to the answer.
+//!
+//! Costs (bytes): a content costs the compact JSON of its fields other than `parts`, plus its
+//! parts: a text part its text's UTF-8 length; an image (`inlineData` with an `image/*` type,
+//! priced by its header; `fileData` with an `image/*` or no type, priced like a remote image)
+//! its price; any other part its compact JSON — a `functionCall` (counted with the model
+//! content's calls), a thought, a signed part, a PDF or audio clip (whose base64 is far more
+//! than the 258 tokens per page or 32 per second Gemini bills, but cannot be read from a
+//! header), a `functionResponse` (its images priced and the strings of its `response` counted as
+//! their text — shrinkable like a tool message's — not as JSON). A user content split
+//! into function responses and other parts costs its own fields once per piece.
+//!
+//! Thought parts (`thought: true`) and every part that carries a thought signature are opaque:
+//! kept with their content byte for byte, never edited. New parts (a placeholder, the repair
+//! note) are `{"text": ...}`, the same in both spellings.
+
+use super::openai::{string_unit, text_unit};
+use super::{fields_cost, message_path, Adapter, Merge, Out, Pricing, Rebuilt, Words};
+use crate::error::Error;
+use crate::json::write_str;
+use crate::model::{
+    Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
+    UnitKind,
+};
+use crate::pricing::ImageProfile;
+use crate::raw::{self, canonical_len, get, kind, object_len_without, Doc, Fields, Kind, Raw};
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+pub struct Gemini;
+
+static WORDS: Words = Words {
+    call: "function_call",
+    reply: "function_response",
+    orphan_removed: "orphan_function_response_removed",
+    incomplete_calls_removed: "incomplete_function_calls_removed",
+    incomplete_reply_removed: "incomplete_function_response_removed",
+    reply_of_incomplete: "response to the incomplete function calls of",
+};
+
+impl Adapter for Gemini {
+    fn name(&self) -> &'static str {
+        "gemini"
+    }
+
+    /// A content's fields but its parts (its role), with its `functionCall` parts (whole: name,
+    /// args, id, signature) as its calls. A function response's and the system instruction's
+    /// few fields cost their bytes, an upper bound.
+    fn meta_cost(
+        &self,
+        doc: &Doc<'_>,
+        session: &Session<'_>,
+        m: usize,
+        measure: &crate::tokens::Measure,
+    ) -> (u64, u64) {
+        let msg = &session.messages[m];
+        let (Origin::Blocks, Some(p)) = (msg.origin, msg.physical) else {
+            return (msg.meta_bytes, msg.meta_without_calls);
+        };
+        let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
+        let (base, _) = fields_cost(&fields, &["parts"], "", measure);
+        let parts = get(&fields, "parts").and_then(|c| doc.items(c));
+        let calls: u64 = parts
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|&part| doc.fields(part))
+            .filter(|f| call_of(f).is_some())
+            .map(|f| fields_cost(&f, &[], "", measure).0)
+            .sum();
+        (base + calls, base)
+    }
+
+    fn takes_system(&self) -> bool {
+        true
+    }
+
+    fn merges_turns(&self) -> bool {
+        true
+    }
+
+    fn content_key(&self) -> &'static str {
+        "parts"
+    }
+
+    fn words(&self) -> &'static Words {
+        &WORDS
+    }
+
+    /// Gemini 2.0 / 2.5 crop-unit tiles; `model` selects 1.5 or 3's `media_resolution`.
+    fn default_profile(&self) -> ImageProfile {
+        ImageProfile::Gemini
+    }
+
+    fn split<'a>(
+        &self,
+        doc: &Doc<'a>,
+        messages: Raw<'a>,
+        system: Option<Raw<'a>>,
+        pricing: &Pricing<'_>,
+    ) -> Result<Session<'a>, Error> {
+        let mut s = Session::with_capacity(doc.len_hint(messages));
+        let mut scratch = Scratch::default();
+        if let Some(system) = system {
+            split_system(doc, system, pricing, &mut scratch, &mut s)?;
+        }
+        // The calls of the content right before, when it is a model content.
+        let mut previous: Vec<Call<'a>> = Vec::new();
+        if let Some(mut items) = doc.object_items(messages) {
+            let mut i = 0;
+            while let Some((content, object)) = items.next_into(&mut scratch.content) {
+                s.inputs.push(content);
+                previous = split_content(doc, i, object, pricing, &previous, &mut scratch, &mut s)?;
+                i += 1;
+            }
+        }
+        Ok(s)
+    }
+
+    /// Gemini wants a user content first, and a history never starts with a function call:
+    /// every kept logical message before the first user one goes.
+    fn settle(&self, session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {
+        let mut removed = Vec::new();
+        for (m, msg) in session.messages.iter().enumerate() {
+            if !kept[m] || msg.origin == Origin::System {
+                continue;
+            }
+            if msg.role == Some(Role::User) {
+                break;
+            }
+            kept[m] = false;
+            removed.push(m);
+        }
+        removed
+    }
+
+    fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
+        let mut pieces: Vec<Piece> = Vec::new();
+        let mut m = 0;
+        while m < session.messages.len() {
+            let Some(p) = session.messages[m].physical else {
+                m += 1;
+                continue;
+            };
+            let mut end = m + 1;
+            while end < session.messages.len() && session.messages[end].physical == Some(p) {
+                end += 1;
+            }
+            if (m..end).any(|k| kept[k]) {
+                pieces.push(piece(
+                    doc,
+                    session.inputs[p as usize],
+                    session,
+                    kept,
+                    m..end,
+                ));
+            }
+            m = end;
+        }
+        // Contents of the same role that a drop left side by side merge, so roles alternate;
+        // those the caller wrote side by side stay as they are (Gemini takes them).
+        let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
+        let mut merged = Vec::new();
+        let mut last_index = None;
+        for mut piece in pieces {
+            let gap = last_index.is_some_and(|last| piece.index > last + 1);
+            last_index = Some(piece.index);
+            match out.last_mut() {
+                Some(previous) if previous.role == piece.role && gap => {
+                    merged.push(Merge {
+                        index: piece.index,
+                        into: previous.index,
+                    });
+                    let mut parts = previous.take_parts(doc);
+                    parts.extend(piece.take_parts(doc));
+                    previous.parts = Some(parts);
+                }
+                _ => out.push(piece),
+            }
+        }
+        Rebuilt {
+            messages: out.into_iter().map(|p| p.finish(doc)).collect(),
+            merged,
+        }
+    }
+}
+
+/// The value of a field given in either spelling (REST camelCase or snake_case).
+fn pick<'a>(fields: &[(Cow<'a, str>, Raw<'a>)], camel: &str, snake: &str) -> Option<Raw<'a>> {
+    get(fields, camel).or_else(|| get(fields, snake))
+}
+
+/// Whether a part carries a thought signature (in either spelling).
+fn is_signed(fields: &[(Cow<'_, str>, Raw<'_>)]) -> bool {
+    pick(fields, "thoughtSignature", "thought_signature").is_some_and(|v| kind(v) != Kind::Null)
+}
+
+/// Where a part is, for error paths (built only when there is an error).
+#[derive(Debug, Clone, Copy)]
+enum Loc {
+    /// `messages[i].parts[p]`.
+    Part(usize, usize),
+    /// `system.parts[p]` (a `Content`) or `system[p]` (an array of parts).
+    System { content: bool, part: usize },
+    /// `system`, a single part.
+    SystemPart,
+}
+
+impl Loc {
+    fn at(self, rest: &str) -> String {
+        match self {
+            Loc::Part(i, p) => message_path(i, &format!(".parts[{p}]{rest}")),
+            Loc::System {
+                content: true,
+                part,
+            } => format!("system.parts[{part}]{rest}"),
+            Loc::System {
+                content: false,
+                part,
+            } => format!("system[{part}]{rest}"),
+            Loc::SystemPart => format!("system{rest}"),
+        }
+    }
+}
+
+/// Buffers for the fields of a content and of the parts inside it, reused from content to
+/// content.
+#[derive(Default)]
+struct Scratch<'a> {
+    content: Fields<'a>,
+    part: Fields<'a>,
+    inner: Fields<'a>,
+}
+
+/// A function call of a model content, for matching the responses of the next content.
+#[derive(Debug, Clone)]
+struct Call<'a> {
+    /// The caller's id, when the call has one.
+    id: Option<Cow<'a, str>>,
+    name: Option<Cow<'a, str>>,
+    /// The id the pipeline knows it by: the caller's, or one made from its path.
+    key: Cow<'a, str>,
+}
+
+/// The system instruction: a string, a `Content` (`{"parts": [...]}`) or an array of parts.
+fn split_system<'a>(
+    doc: &Doc<'a>,
+    system: Raw<'a>,
+    pricing: &Pricing<'_>,
+    scratch: &mut Scratch<'a>,
+    s: &mut Session<'a>,
+) -> Result<(), Error> {
+    let start = s.units.len() as u32;
+    // google-genai also takes a single Part as the system instruction.
+    let single_part = kind(system) == Kind::Object
+        && doc
+            .fields(system)
+            .is_some_and(|f| get(&f, "parts").is_none() && get(&f, "role").is_none());
+    let (shape, meta) = match kind(system) {
+        Kind::Null => return Ok(()),
+        Kind::String => {
+            s.units.push(string_unit(None, system));
+            (ContentShape::Text, 0)
+        }
+        Kind::Object if single_part => {
+            let fields = doc.fields(system).unwrap_or_default();
+            if call_of(&fields).is_some() || response_of(&fields).is_some() {
+                return Err(Error::invalid_request(
+                    "a system instruction holds no function calls or responses",
+                    "system",
+                ));
+            }
+            let unit = part_unit(doc, system, &fields, Loc::SystemPart, 0, pricing)?;
+            s.units.push(unit);
+            (ContentShape::Parts, 0)
+        }
+        Kind::Object | Kind::Array => {
+            let (parts, content) = if kind(system) == Kind::Object {
+                let fields = doc.fields(system).unwrap_or_default();
+                let parts = match get(&fields, "parts") {
+                    None => None,
+                    Some(p) if matches!(kind(p), Kind::Array | Kind::Null) => Some(p),
+                    Some(_) => {
+                        return Err(Error::invalid_request(
+                            "system.parts must be an array of parts",
+                            "system.parts",
+                        ))
+                    }
+                };
+                (parts, Some(object_len_without(&fields, &["parts"])))
+            } else {
+                (Some(system), None)
+            };
+            if let Some(mut items) = parts.and_then(|p| doc.object_items(p)) {
+                let mut p = 0;
+                while let Some((part, object)) = items.next_into(&mut scratch.part) {
+                    let loc = Loc::System {
+                        content: content.is_some(),
+                        part: p,
+                    };
+                    if !object {
+                        return Err(Error::invalid_request(
+                            "each part must be a JSON object",
+                            loc.at(""),
+                        ));
+                    }
+                    if call_of(&scratch.part).is_some() || response_of(&scratch.part).is_some() {
+                        return Err(Error::invalid_request(
+                            "a system instruction holds no function calls or responses",
+                            loc.at(""),
+                        ));
+                    }
+                    let unit = part_unit(doc, part, &scratch.part, loc, p as u32, pricing)?;
+                    s.units.push(unit);
+                    p += 1;
+                }
+            }
+            (ContentShape::Parts, content.unwrap_or(0))
+        }
+        _ => return Err(Error::invalid_request(
+            "system must be a string, a Content ({\"parts\": [...]}), a part or an array of parts",
+            "system",
+        )),
+    };
+    s.messages.push(Message {
+        physical: None,
+        origin: Origin::System,
+        role: Some(Role::System),
+        role_raw: "\"system\"",
+        shape,
+        units: (start, s.units.len() as u32),
+        meta_bytes: meta,
+        meta_without_calls: meta,
+        tool_calls: ToolCalls::None,
+        tool_call_id: None,
+        has_refusal: false,
+        note: None,
+        remove_tool_calls: false,
+    });
+    Ok(())
+}
+
+fn call_of<'a>(fields: &[(Cow<'a, str>, Raw<'a>)]) -> Option<Raw<'a>> {
+    pick(fields, "functionCall", "function_call")
+}
+
+fn response_of<'a>(fields: &[(Cow<'a, str>, Raw<'a>)]) -> Option<Raw<'a>> {
+    pick(fields, "functionResponse", "function_response")
+}
+
+/// Splits content `i`; returns its calls when it is a model content (for the next content).
+fn split_content<'a>(
+    doc: &Doc<'a>,
+    i: usize,
+    object: bool,
+    pricing: &Pricing<'_>,
+    previous: &[Call<'a>],
+    scratch: &mut Scratch<'a>,
+    s: &mut Session<'a>,
+) -> Result<Vec<Call<'a>>, Error> {
+    if !object {
+        return Err(Error::invalid_request(
+            "each content must be a JSON object",
+            message_path(i, ""),
+        ));
+    }
+    let fields = &scratch.content;
+    let role_raw = match get(fields, "role") {
+        Some(r) if kind(r) == Kind::String => r,
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "role must be a string",
+                message_path(i, ".role"),
+            ))
+        }
+        None => {
+            return Err(Error::invalid_request(
+                "role is missing (each content of a history needs role \"user\" or \"model\")",
+                message_path(i, ".role"),
+            ))
+        }
+    };
+    let role = match raw::decode(role_raw).as_ref() {
+        "user" => Role::User,
+        "model" => Role::Assistant,
+        other => {
+            return Err(Error::invalid_request(
+                format!(
+                    "in the Gemini format a role is \"user\" or \"model\", not {other:?} (function \
+                     responses are functionResponse parts of a user content; the system prompt is \
+                     the system instruction, request key system)"
+                ),
+                message_path(i, ".role"),
+            ))
+        }
+    };
+    if get(fields, "content").is_some() && get(fields, "parts").is_none() {
+        return Err(Error::invalid_request(
+            "a Gemini content holds parts, not content (is this a chat message? pass its format)",
+            message_path(i, ".content"),
+        ));
+    }
+    let base_meta = object_len_without(fields, &["parts"]);
+    let parts = match get(fields, "parts").map(|p| (kind(p), p)) {
+        None | Some((Kind::Null, _)) => None,
+        Some((Kind::Array, p)) => Some(p),
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "parts must be an array of parts",
+                message_path(i, ".parts"),
+            ))
+        }
+    };
+    let logical = |units, meta_bytes, tool_calls| Message {
+        physical: Some(i as u32),
+        origin: Origin::Blocks,
+        role: Some(role),
+        role_raw,
+        shape: ContentShape::Parts,
+        units,
+        meta_bytes,
+        meta_without_calls: base_meta,
+        tool_calls,
+        tool_call_id: None,
+        has_refusal: false,
+        note: None,
+        remove_tool_calls: false,
+    };
+    let mut units = Vec::new();
+    let mut calls: Vec<Call<'a>> = Vec::new();
+    let mut calls_bytes = 0u64;
+    let mut malformed: Option<(Malformed, String)> = None;
+    // (logical message, name, path) of each response without an id, matched below.
+    let mut unnamed: Vec<(usize, Option<Cow<'a, str>>, String)> = Vec::new();
+    let mut response_ids: Vec<Cow<'a, str>> = Vec::new();
+    let mut p = 0;
+    if let Some(mut items) = parts.and_then(|parts| doc.object_items(parts)) {
+        while let Some((part, object)) = items.next_into(&mut scratch.part) {
+            let here = Loc::Part(i, p);
+            if !object {
+                return Err(Error::invalid_request(
+                    "each part must be a JSON object",
+                    here.at(""),
+                ));
+            }
+            let fields = &scratch.part;
+            if let Some(call) = call_of(fields) {
+                if role != Role::Assistant {
+                    return Err(Error::invalid_request(
+                        "a functionCall part belongs to a model content",
+                        here.at(""),
+                    ));
+                }
+                calls_bytes += canonical_len(part);
+                let key = if get(fields, "functionCall").is_some() {
+                    ".functionCall"
+                } else {
+                    ".function_call"
+                };
+                let checked = check_call(doc, call, &calls, here, key);
+                match checked {
+                    Ok(c) => calls.push(c),
+                    Err(bad) => {
+                        malformed.get_or_insert(bad);
+                    }
+                }
+            } else if let Some(response) = response_of(fields) {
+                if role != Role::User {
+                    return Err(Error::invalid_request(
+                        "a functionResponse part belongs to a user content",
+                        here.at(""),
+                    ));
+                }
+                let (id, name) = split_response(
+                    doc,
+                    part,
+                    response,
+                    here,
+                    base_meta,
+                    role_raw,
+                    pricing,
+                    &mut scratch.inner,
+                    s,
+                )?;
+                let m = s.messages.len() - 1;
+                match id {
+                    Some(id) => {
+                        response_ids.push(id.clone());
+                        s.messages[m].tool_call_id = Some(id);
+                    }
+                    None => unnamed.push((m, name, here.at(""))),
+                }
+            } else {
+                units.push(part_unit(doc, part, fields, here, p as u32, pricing)?);
+            }
+            p += 1;
+        }
+    }
+    if !unnamed.is_empty() {
+        // The k-th response without an id answers the k-th call no response claims by id,
+        // when it carries that call's name.
+        let mut pool = previous.iter().filter(|c| {
+            c.id.as_ref()
+                .is_none_or(|id| !response_ids.iter().any(|r| r == id))
+        });
+        for (m, name, path) in unnamed {
+            let key = match pool.next() {
+                Some(call) if call.name.is_some() && call.name == name => call.key.clone(),
+                _ => Cow::Owned(path),
+            };
+            s.messages[m].tool_call_id = Some(key);
+        }
+    }
+    let start = s.units.len() as u32;
+    match role {
+        Role::Assistant => {
+            s.units.extend(units);
+            let tool_calls = match (malformed, calls.is_empty()) {
+                (Some((why, path)), _) => ToolCalls::Malformed { why, path },
+                (None, true) => ToolCalls::None,
+                (None, false) => ToolCalls::Valid(calls.iter().map(|c| c.key.clone()).collect()),
+            };
+            let meta = if tool_calls == ToolCalls::None {
+                base_meta
+            } else {
+                base_meta + calls_bytes
+            };
+            s.messages
+                .push(logical((start, s.units.len() as u32), meta, tool_calls));
+            Ok(calls)
+        }
+        _ => {
+            // The user's own parts, unless the content is only function responses.
+            if !units.is_empty() || p == 0 {
+                s.units.extend(units);
+                s.messages.push(logical(
+                    (start, s.units.len() as u32),
+                    base_meta,
+                    ToolCalls::None,
+                ));
+            }
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// Checks one `functionCall` (DESIGN §5 in Gemini's terms: an object, a string `name`, `args`
+/// an object when given, a unique `id` when given) and names it for matching.
+fn check_call<'a>(
+    doc: &Doc<'a>,
+    call: Raw<'a>,
+    calls: &[Call<'a>],
+    here: Loc,
+    key: &str,
+) -> Result<Call<'a>, (Malformed, String)> {
+    let bad = |why: Malformed, rest: &str| (why, here.at(&format!("{key}{rest}")));
+    let Some(fields) = doc.fields(call) else {
+        return Err(bad(Malformed::NotObject, ""));
+    };
+    let id = match get(&fields, "id") {
+        None => None,
+        Some(v) if kind(v) == Kind::Null => None,
+        Some(v) if kind(v) == Kind::String => Some(raw::decode(v)).filter(|id| !id.is_empty()),
+        Some(_) => return Err(bad(Malformed::IdMissing, ".id")),
+    };
+    let name = match get(&fields, "name") {
+        Some(n) if kind(n) == Kind::String => raw::decode(n),
+        _ => return Err(bad(Malformed::NameNotString, ".name")),
+    };
+    if get(&fields, "args").is_some_and(|a| !matches!(kind(a), Kind::Object | Kind::Null)) {
+        return Err(bad(Malformed::ArgumentsNotObject, ".args"));
+    }
+    if let Some(id) = &id {
+        // A few calls are compared; a hostile content of thousands is rare enough.
+        if calls.len() < 64 {
+            if calls.iter().any(|c| c.id.as_ref() == Some(id)) {
+                return Err(bad(Malformed::DuplicateId, ".id"));
+            }
+        } else {
+            let seen: HashSet<&str> = calls.iter().filter_map(|c| c.id.as_deref()).collect();
+            if seen.contains(id.as_ref()) {
+                return Err(bad(Malformed::DuplicateId, ".id"));
+            }
+        }
+    }
+    let key = match &id {
+        Some(id) => id.clone(),
+        None => Cow::Owned(here.at("")),
+    };
+    Ok(Call {
+        id,
+        name: Some(name),
+        key,
+    })
+}
+
+/// A function response's `id` and `name`, when given.
+type IdAndName<'a> = (Option<Cow<'a, str>>, Option<Cow<'a, str>>);
+
+/// One `functionResponse` part as a tool reply: its JSON is one opaque unit, each string of its
+/// `response` a text unit and each image among its `parts` a priced unit of its own. Returns the response's id and name.
+#[allow(clippy::too_many_arguments)]
+fn split_response<'a>(
+    doc: &Doc<'a>,
+    part: Raw<'a>,
+    response: Raw<'a>,
+    here: Loc,
+    base_meta: u64,
+    role_raw: Raw<'a>,
+    pricing: &Pricing<'_>,
+    inner: &mut Fields<'a>,
+    s: &mut Session<'a>,
+) -> Result<IdAndName<'a>, Error> {
+    let Loc::Part(i, p) = here else {
+        unreachable!("responses are parts of contents")
+    };
+    let fields = doc
+        .fields(response)
+        .ok_or_else(|| Error::invalid_request("functionResponse must be an object", here.at("")))?;
+    let id = match get(&fields, "id") {
+        Some(v) if kind(v) == Kind::String => Some(raw::decode(v)).filter(|id| !id.is_empty()),
+        _ => None,
+    };
+    let name = get(&fields, "name").and_then(raw::string);
+    let start = s.units.len() as u32;
+    s.units.push(Unit {
+        part: Some(p as u32),
+        sub: None,
+        kind: UnitKind::Other,
+        text: TextSource::None,
+        bytes: 0,
+        change: Change::Keep,
+    });
+    let mut images_json = 0u64;
+    let mut text_bytes_total = 0u64;
+    if let Some(mut items) = get(&fields, "parts").and_then(|parts| doc.object_items(parts)) {
+        let mut k = 0u32;
+        while let Some((item, object)) = items.next_into(inner) {
+            if object {
+                if let Some(text_bytes) = plain_text_len(doc, inner) {
+                    // A text blob (the placeholder of an image that did not fit, written where
+                    // a response's parts hold only media) costs its text.
+                    images_json += canonical_len(item);
+                    text_bytes_total += text_bytes;
+                } else if let Some(kind) = image_of(doc, inner, pricing, None) {
+                    let kind = kind.map_err(|(what, rest)| {
+                        Error::invalid_request(
+                            what,
+                            here.at(&format!(".functionResponse.parts[{k}]{rest}")),
+                        )
+                    })?;
+                    images_json += canonical_len(item);
+                    let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
+                    s.units.push(Unit {
+                        part: Some(p as u32),
+                        sub: Some(k),
+                        kind,
+                        text: TextSource::None,
+                        bytes,
+                        change: Change::Keep,
+                    });
+                }
+            }
+            k += 1;
+        }
+    }
+    // The strings of `response` (an `output`, a `result`, …) are its text: shrinkable like a
+    // tool message's, and costed as their text.
+    if let Some(response) = get(&fields, "response").and_then(|r| doc.fields(r)) {
+        for (_, value) in response {
+            if kind(value) == Kind::String {
+                // The unit carries the text's bytes; the body, the rest of the JSON.
+                images_json += canonical_len(value);
+                s.units.push(string_unit(Some(p as u32), value));
+            }
+        }
+    }
+    s.units[start as usize].bytes =
+        canonical_len(part).saturating_sub(images_json) + text_bytes_total;
+    s.messages.push(Message {
+        physical: Some(i as u32),
+        origin: Origin::ToolResult { block: p as u32 },
+        role: Some(Role::Tool),
+        role_raw,
+        shape: ContentShape::Parts,
+        units: (start, s.units.len() as u32),
+        meta_bytes: base_meta,
+        meta_without_calls: base_meta,
+        tool_calls: ToolCalls::None,
+        tool_call_id: None,
+        has_refusal: false,
+        note: None,
+        remove_tool_calls: false,
+    });
+    Ok((id, name))
+}
+
+/// The price of an image part (`inlineData` with an image type, `fileData` with an image type
+/// or none); `None` when the part is not an image; an error (message, path rest) when an image
+/// part lacks its data or URI.
+fn image_of<'a>(
+    doc: &Doc<'a>,
+    fields: &Fields<'a>,
+    pricing: &Pricing<'_>,
+    detail: Option<&str>,
+) -> Option<Result<UnitKind, (&'static str, &'static str)>> {
+    let is_image = |mime: Option<Cow<'_, str>>| {
+        mime.is_none_or(|m| m.get(..6).is_some_and(|t| t.eq_ignore_ascii_case("image/")))
+    };
+    if let Some(blob) = pick(fields, "inlineData", "inline_data") {
+        let blob = doc.fields(blob).unwrap_or_default();
+        let mime = pick(&blob, "mimeType", "mime_type").and_then(raw::string);
+        // An inline blob says what it is; without a type it is opaque.
+        if mime.is_none() || !is_image(mime.clone()) {
+            return None;
+        }
+        let Some(data) = get(&blob, "data").and_then(raw::string) else {
+            return Some(Err((
+                "inline image data must be a string",
+                ".inlineData.data",
+            )));
+        };
+        let mime = mime.unwrap_or_default();
+        // What the data URL it stands for would cost when unreadable.
+        let url_len = "data:".len() + mime.len() + ";base64,".len() + data.len();
+        return Some(Ok(pricing.base64_with(&data, url_len, detail)));
+    }
+    if let Some(file) = pick(fields, "fileData", "file_data") {
+        let file = doc.fields(file).unwrap_or_default();
+        let mime = pick(&file, "mimeType", "mime_type").and_then(raw::string);
+        if !is_image(mime) {
+            return None;
+        }
+        let Some(uri) = pick(&file, "fileUri", "file_uri").and_then(raw::string) else {
+            return Some(Err((
+                "an image file needs a string file URI",
+                ".fileData.fileUri",
+            )));
+        };
+        return Some(Ok(pricing.remote(&uri, detail)));
+    }
+    None
+}
+
+/// The decoded length of a `text/plain` inline blob, counted from its base64 (not decoded).
+fn plain_text_len<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> Option<u64> {
+    let blob = doc.fields(pick(fields, "inlineData", "inline_data")?)?;
+    let mime = pick(&blob, "mimeType", "mime_type").and_then(raw::string)?;
+    if !mime.eq_ignore_ascii_case("text/plain") {
+        return None;
+    }
+    let data = get(&blob, "data").and_then(raw::string)?;
+    let digits = data
+        .bytes()
+        .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'))
+        .count() as u64;
+    Some(digits * 3 / 4)
+}
+
+/// The placeholder of an image among a function response's parts, which hold only media: a
+/// `text/plain` blob, in the spelling of the image part it replaces.
+fn text_blob(doc: &Doc<'_>, image: Raw<'_>, text: &str) -> String {
+    let fields = doc.fields(image).unwrap_or_default();
+    let camel = get(&fields, "inlineData").is_some() || get(&fields, "fileData").is_some();
+    let (inline, mime) = if camel {
+        ("inlineData", "mimeType")
+    } else {
+        ("inline_data", "mime_type")
+    };
+    format!(
+        "{{\"{inline}\":{{\"{mime}\":\"text/plain\",\"data\":\"{}\"}}}}",
+        crate::json::base64(text.as_bytes())
+    )
+}
+
+/// A part's `media_resolution` (Gemini 3), read as the profile's `detail`.
+fn media_resolution<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> Option<Cow<'a, str>> {
+    let value = pick(fields, "mediaResolution", "media_resolution")?;
+    match kind(value) {
+        Kind::String => raw::string(value),
+        Kind::Object => get(&doc.fields(value)?, "level").and_then(raw::string),
+        _ => None,
+    }
+}
+
+/// One part (not a call or a response) as a unit: text is text, an image is priced, anything
+/// else (thoughts, signed parts, other blobs, code) an opaque part priced as JSON.
+fn part_unit<'a>(
+    doc: &Doc<'a>,
+    part: Raw<'a>,
+    fields: &Fields<'a>,
+    loc: Loc,
+    p: u32,
+    pricing: &Pricing<'_>,
+) -> Result<Unit<'a>, Error> {
+    let opaque = Unit {
+        part: Some(p),
+        sub: None,
+        kind: UnitKind::Other,
+        text: TextSource::None,
+        bytes: canonical_len(part),
+        change: Change::Keep,
+    };
+    let thought = get(fields, "thought").is_some_and(|t| t == "true");
+    if thought || is_signed(fields) {
+        return Ok(opaque);
+    }
+    if let Some(text) = get(fields, "text") {
+        if kind(text) != Kind::String {
+            return Err(Error::invalid_request(
+                "text must be a string",
+                loc.at(".text"),
+            ));
+        }
+        return Ok(text_unit(Some(p), text));
+    }
+    if let Some(bytes) = plain_text_len(doc, fields) {
+        return Ok(Unit { bytes, ..opaque });
+    }
+    let detail = media_resolution(doc, fields);
+    match image_of(doc, fields, pricing, detail.as_deref()) {
+        None => Ok(opaque),
+        Some(Err((what, rest))) => Err(Error::invalid_request(what, loc.at(rest))),
+        Some(Ok(kind)) => {
+            let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
+            Ok(Unit {
+                kind,
+                bytes,
+                ..opaque
+            })
+        }
+    }
+}
+
+/// A returned content being built.
+struct Piece<'r> {
+    index: usize,
+    role: Role,
+    /// The caller's content, as written.
+    content: Raw<'r>,
+    /// `None` while the content is the caller's, unchanged and unread; else its parts as JSON.
+    parts: Option<Vec<String>>,
+}
+
+impl<'r> Piece<'r> {
+    /// The parts, read from the caller's content when they are still unread.
+    fn take_parts(&mut self, doc: &Doc<'r>) -> Vec<String> {
+        match self.parts.take() {
+            Some(parts) => parts,
+            None => {
+                let fields = doc.fields(self.content).unwrap_or_default();
+                get(&fields, "parts")
+                    .and_then(|p| doc.items(p))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect()
+            }
+        }
+    }
+
+    fn finish(self, doc: &Doc<'r>) -> Out {
+        let Some(parts) = self.parts else {
+            return Out::Same(self.index);
+        };
+        let fields = doc.fields(self.content).unwrap_or_default();
+        Out::New(object_with(
+            &fields,
+            "parts",
+            Some(format!("[{}]", parts.join(","))),
+        ))
+    }
+}
+
+/// The returned form of content `content` from its logical messages `range`.
+fn piece<'r>(
+    doc: &Doc<'r>,
+    content: Raw<'r>,
+    session: &Session<'_>,
+    kept: &[bool],
+    range: std::ops::Range<usize>,
+) -> Piece<'r> {
+    let first = &session.messages[range.start];
+    let role = match first.role {
+        Some(Role::Assistant) => Role::Assistant,
+        _ => Role::User,
+    };
+    let mut piece = Piece {
+        index: first.physical.unwrap_or(0) as usize,
+        role,
+        content,
+        parts: None,
+    };
+    let unchanged = range.clone().all(|m| {
+        kept[m]
+            && session.messages[m].note.is_none()
+            && !session.messages[m].remove_tool_calls
+            && session.units_of(m).iter().all(|u| u.change == Change::Keep)
+    });
+    if unchanged {
+        return piece;
+    }
+    let fields = doc.fields(content).unwrap_or_default();
+    let parts = get(&fields, "parts")
+        .and_then(|p| doc.items(p))
+        .unwrap_or_default();
+    // Part → the logical reply it is, and the unit it is of the content's other parts.
+    let mut reply_of = vec![None; parts.len()];
+    let mut unit_of = vec![None; parts.len()];
+    let mut own = None;
+    for m in range {
+        match session.messages[m].origin {
+            Origin::ToolResult { block } => reply_of[block as usize] = Some(m),
+            Origin::Blocks => {
+                own = Some(m);
+                for u in session.messages[m].unit_range() {
+                    if let Some(part) = session.units[u].part {
+                        unit_of[part as usize] = Some(u);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::with_capacity(parts.len());
+    for (p, part) in parts.iter().enumerate() {
+        if let Some(m) = reply_of[p] {
+            if kept[m] {
+                response_part(doc, part, session, m, &mut out);
+            }
+            continue;
+        }
+        let Some(own) = own.filter(|&own| kept[own]) else {
+            continue;
+        };
+        match unit_of[p] {
+            // A function call: it goes with the content's tool calls.
+            None => {
+                if !session.messages[own].remove_tool_calls {
+                    out.push((*part).to_owned());
+                }
+            }
+            Some(u) => out.extend(changed_part(doc, part, &session.units[u])),
+        }
+    }
+    if let Some(note) = own.and_then(|own| session.messages[own].note.as_ref()) {
+        out.push(text_part(note));
+    }
+    piece.parts = Some(out);
+    piece
+}
+
+/// A part after its unit's change: the caller's part, its text replaced, a text part in its
+/// place, or nothing.
+fn changed_part(doc: &Doc<'_>, part: Raw<'_>, unit: &Unit<'_>) -> Option<String> {
+    match &unit.change {
+        Change::Keep => Some(part.to_owned()),
+        Change::Text(s) => {
+            let fields = doc.fields(part).unwrap_or_default();
+            Some(if get(&fields, "text").is_some() {
+                object_with(&fields, "text", Some(json_string(s)))
+            } else {
+                text_part(s)
+            })
+        }
+        Change::Placeholder(s) => Some(text_part(s)),
+        Change::Removed => None,
+    }
+}
+
+/// A kept `functionResponse` part: as written, or with its shrunk strings, and without the
+/// images that did not fit (a response's parts hold only media, so a placeholder is a
+/// `text/plain` blob in its place).
+fn response_part(
+    doc: &Doc<'_>,
+    part: Raw<'_>,
+    session: &Session<'_>,
+    m: usize,
+    out: &mut Vec<String>,
+) {
+    let units = session.units_of(m);
+    if units.iter().all(|u| u.change == Change::Keep) {
+        out.push(part.to_owned());
+        return;
+    }
+    let fields = doc.fields(part).unwrap_or_default();
+    let key = if get(&fields, "functionResponse").is_some() {
+        "functionResponse"
+    } else {
+        "function_response"
+    };
+    let function = get(&fields, key)
+        .and_then(|r| doc.fields(r))
+        .unwrap_or_default();
+    let mut replaced: Vec<(&str, String)> = Vec::new();
+    // The response's strings, found by where their token lies in the request.
+    let changed_text = |value: Raw<'_>| {
+        units.iter().find_map(|u| match (&u.text, &u.change) {
+            (TextSource::Raw(token), Change::Text(new)) if std::ptr::eq(*token, value) => {
+                Some(json_string(new))
+            }
+            _ => None,
+        })
+    };
+    if let Some(response) = get(&function, "response").and_then(|r| doc.fields(r)) {
+        let strings: Vec<(&str, String)> = response
+            .iter()
+            .filter_map(|(k, v)| changed_text(v).map(|new| (k.as_ref(), new)))
+            .collect();
+        if !strings.is_empty() {
+            replaced.push(("response", object_with_all(&response, &strings)));
+        }
+    }
+    if units
+        .iter()
+        .any(|u| u.sub.is_some() && u.change != Change::Keep)
+    {
+        let inner = get(&function, "parts")
+            .and_then(|p| doc.items(p))
+            .unwrap_or_default();
+        let mut kept_inner = Vec::with_capacity(inner.len());
+        for (k, item) in inner.iter().enumerate() {
+            let unit = units.iter().find(|u| u.sub == Some(k as u32));
+            match unit.map(|u| &u.change) {
+                None | Some(Change::Keep) => kept_inner.push((*item).to_owned()),
+                Some(Change::Placeholder(s)) => kept_inner.push(text_blob(doc, item, s)),
+                Some(_) => {}
+            }
+        }
+        replaced.push(("parts", format!("[{}]", kept_inner.join(","))));
+    }
+    let function = object_with_all(&function, &replaced);
+    out.push(object_with(&fields, key, Some(function)));
+}
+
+/// Writes an object made of `fields` with the values of the keys in `replaced` replaced, every
+/// other field as written.
+fn object_with_all(fields: &[(Cow<'_, str>, Raw<'_>)], replaced: &[(&str, String)]) -> String {
+    let mut out = Vec::new();
+    out.push(b'{');
+    for (n, (k, v)) in fields.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        write_str(k, &mut out);
+        out.push(b':');
+        let value = replaced
+            .iter()
+            .find(|(key, _)| key == k)
+            .map_or(*v, |(_, new)| new.as_str());
+        out.extend_from_slice(value.as_bytes());
+    }
+    out.push(b'}');
+    String::from_utf8(out).expect("JSON text")
+}
+
+fn text_part(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + 12);
+    out.extend_from_slice(b"{\"text\":");
+    write_str(s, &mut out);
+    out.push(b'}');
+    String::from_utf8(out).expect("JSON text of a str is UTF-8")
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + 2);
+    write_str(s, &mut out);
+    String::from_utf8(out).expect("JSON text of a str is UTF-8")
+}
+
+/// Writes an object made of `fields` with the value of `key` replaced by `value` (appended when
+/// the object had none; left out when `value` is `None`), every other field as written.
+fn object_with(fields: &[(Cow<'_, str>, Raw<'_>)], key: &str, value: Option<String>) -> String {
+    let mut out = Vec::new();
+    out.push(b'{');
+    let mut first = true;
+    let mut field = |out: &mut Vec<u8>, k: &str, v: &str| {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        write_str(k, out);
+        out.push(b':');
+        out.extend_from_slice(v.as_bytes());
+    };
+    let mut value = value;
+    for (k, v) in fields {
+        if k == key {
+            if let Some(new) = value.take() {
+                field(&mut out, k, &new);
+            }
+        } else {
+            field(&mut out, k, v);
+        }
+    }
+    if let Some(new) = value {
+        field(&mut out, key, &new);
+    }
+    out.push(b'}');
+    String::from_utf8(out).expect("JSON text")
+}
