@@ -174,8 +174,10 @@ impl TrimOptions {
                 "system" => {
                     if !format_of(request)?.takes_system() {
                         return Err(Error::invalid_request(
-                            "a top-level system belongs to format \"anthropic\"; in the OpenAI \
-                             format the system prompt is the first message",
+                            "a top-level system belongs to format \"anthropic\" (its system), \
+                             \"responses\" (the instructions) or \"gemini\" (the system \
+                             instruction); in the OpenAI format the system prompt is the first \
+                             message",
                             key,
                         ));
                     }

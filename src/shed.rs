@@ -5,7 +5,7 @@
 //! anchors and the exchange in progress go whole.
 
 use crate::error::{Error, ErrorCode};
-use crate::model::{Change, UnitKind};
+use crate::model::{Change, ItemKind, Origin, UnitKind};
 use crate::pricing::ImagePrice;
 use crate::report::{DroppedAttachment, DroppedImage, Truncation};
 use crate::request::OnImageOverflow;
@@ -142,15 +142,21 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         }
         let index = physical(t, m);
         if mode == OnImageOverflow::Error {
+            // The caller's key of the parts: `content`, Gemini's `parts`, a Responses output's
+            // `output`.
+            let key = match t.session.messages[m].origin {
+                Origin::Item(ItemKind::Output { .. }) => "output",
+                _ => t.options.format.adapter().content_key(),
+            };
             return Err(Error::new(
                 ErrorCode::ImageOverflow,
                 format!(
-                    "Image messages[{index}].content[{part}] ({}) does not fit the context \
+                    "Image messages[{index}].{key}[{part}] ({}) does not fit the context \
                      budget and on_image_overflow is \"error\".",
                     describe_image(&price)
                 ),
             )
-            .at(format!("messages[{index}].content[{part}]")));
+            .at(format!("messages[{index}].{key}[{part}]")));
         }
         let info = price.probe.ok();
         t.report.dropped_images.push(DroppedImage {

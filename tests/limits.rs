@@ -1049,3 +1049,39 @@ fn an_empty_tool_reply_beside_a_real_one_goes_as_empty() {
         "empty_message_removed"
     );
 }
+
+/// An image that fails the call with `on_image_overflow: "error"` is named by the caller's own
+/// path: `parts[p]` in a Gemini content, `output[p]` in a Responses output item.
+#[test]
+fn image_overflow_errors_name_the_formats_own_path() {
+    use base64::Engine as _;
+    let png = std::fs::read("tests/fixtures/images/png/rgb_1700x2200.png").unwrap();
+    let data = base64::engine::general_purpose::STANDARD.encode(png);
+    let url = format!("data:image/png;base64,{data}");
+    let gemini = serde_json::json!({
+        "format": "gemini", "max_bytes": 600, "on_image_overflow": "error",
+        "messages": [{"role": "user", "parts": [
+            {"text": "what is this?"}, {"inlineData": {"mimeType": "image/png", "data": data}}]}],
+    });
+    let responses = serde_json::json!({
+        "format": "responses", "max_bytes": 600, "on_image_overflow": "error",
+        "messages": [
+            {"role": "user", "content": "look"},
+            {"type": "function_call", "call_id": "c1", "name": "shot", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": [
+                {"type": "input_text", "text": "here"},
+                {"type": "input_image", "image_url": url}]},
+        ],
+    });
+    for (request, path) in [
+        (gemini, "messages[0].parts[1]"),
+        (responses, "messages[2].output[1]"),
+    ] {
+        let answer: serde_json::Value =
+            serde_json::from_str(&ankita::api::trim_json(&request.to_string())).unwrap();
+        assert_eq!(answer["error"]["code"], "image_overflow", "{answer}");
+        assert_eq!(answer["error"]["path"], path, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(path), "{message}");
+    }
+}
