@@ -5,14 +5,13 @@
 //! passed in, a changed one as a shallow copy; megabytes of image data are never copied out.
 
 use ankita::api::SanitizeRequest;
-use ankita::json::to_json_string;
 use ankita::{Error, NewContent, NewPart, Out, Request};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString};
 use serde_json::{Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::convert::{items, message_to_value, to_py, to_value, Path};
+use crate::convert::{items, message_to_value, request_text, to_py, to_value, Path};
 use crate::error::{panic_error, to_py_err};
 
 /// What `trim` returns: the trimmed messages and the report of what was removed or changed.
@@ -177,7 +176,7 @@ pub fn trim<'py>(
             let value = to_value(&value, Path::Root(&key))?;
             request.insert(key, value);
         }
-        Ok((originals, to_json_string(&Value::Object(request))))
+        Ok((originals, request_text(&Value::Object(request))))
     };
     let system = system.map_or_else(|| py.None(), |s| s.clone().unbind());
     let (originals, text) = run().map_err(|e| to_py_err(py, &e))?;
@@ -241,7 +240,7 @@ pub fn count_tokens<'py>(
             let value = to_value(&value, Path::Root(&key))?;
             request.insert(key, value);
         }
-        Ok(to_json_string(&Value::Object(request)))
+        Ok(request_text(&Value::Object(request)))
     };
     let text = run().map_err(|e| to_py_err(py, &e))?;
     let count =
@@ -294,7 +293,7 @@ fn sanitized<'py>(
         if let Some(format) = format.filter(|f| !f.is_none()) {
             request.insert("format".into(), to_value(format, Path::Root("format"))?);
         }
-        Ok((originals, to_json_string(&Value::Object(request))))
+        Ok((originals, request_text(&Value::Object(request))))
     };
     let (originals, text) = run().map_err(|e| to_py_err(py, &e))?;
     let plan =
