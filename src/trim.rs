@@ -15,7 +15,7 @@
 
 use crate::error::{Error, ErrorCode};
 use crate::format::{Format, Out, Pricing};
-use crate::model::{Role, Session};
+use crate::model::{Role, Session, UnitKind};
 use crate::raw::{Doc, Raw};
 use crate::report::{Limit, Report};
 use crate::request::TrimOptions;
@@ -326,6 +326,7 @@ impl<'a> Trimmer<'a, '_> {
             }
         }
         self.report.cost_bytes = saturate(cost);
+        self.report.warnings = implausible_images(&self.session);
         let repairs = std::mem::take(&mut self.repaired.repairs);
         self.report.locate(&self.session, &kept, &dropped, repairs);
         let rebuilt = adapter.rebuild(doc, &self.session, &kept);
@@ -337,4 +338,45 @@ impl<'a> Trimmer<'a, '_> {
             inputs: self.session.inputs,
         }
     }
+}
+
+/// A warning for every image of the input whose header is implausible (priced as the
+/// profile's largest typical image instead of what the header claims), with its path.
+fn implausible_images(session: &Session<'_>) -> Vec<crate::report::Warning> {
+    let mut warnings = Vec::new();
+    for msg in &session.messages {
+        for unit in &session.units[msg.unit_range()] {
+            let UnitKind::Image(price) = unit.kind else {
+                continue;
+            };
+            let (true, Ok(info)) = (price.implausible, price.probe) else {
+                continue;
+            };
+            let index = msg.physical.unwrap_or(0) as usize;
+            let part = unit.part.map(|p| p as usize);
+            let mut path = format!("messages[{index}]");
+            if let Some(p) = part {
+                path += &format!(".content[{p}]");
+            }
+            if let Some(sub) = unit.sub {
+                path += &format!(".content[{sub}]");
+            }
+            warnings.push(crate::report::Warning {
+                code: "implausible_image",
+                index,
+                part,
+                message: format!(
+                    "{} header states {}×{} pixels, more than any real image of its payload's \
+                     size or any provider's limit; priced as the profile's largest typical \
+                     image, {} tokens",
+                    info.format,
+                    info.width,
+                    info.height,
+                    price.tokens.unwrap_or(0)
+                ),
+                path,
+            });
+        }
+    }
+    warnings
 }

@@ -12,7 +12,7 @@ pub mod responses;
 
 use crate::error::Error;
 use crate::model::{Session, UnitKind};
-use crate::pricing::{price_image_url_with_size, price_probe, ImagePrice, ImageProfile};
+use crate::pricing::{price_image_url_with_size, price_probe_checked, ImagePrice, ImageProfile};
 use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
 use crate::repair::Repaired;
 use crate::tokens::Measure;
@@ -339,12 +339,13 @@ impl Pricing<'_> {
             probe: Err(crate::probe::ProbeError::NotDataUrl),
             tokens: Some(tokens),
             budget_bytes: tokens.saturating_mul(self.bytes_per_token),
+            implausible: false,
         })
     }
 
     /// An image given as bare base64; `fallback_bytes` is what it costs when unreadable.
     pub fn base64(&self, data: &str, fallback_bytes: usize) -> UnitKind {
-        UnitKind::Image(price_probe(
+        UnitKind::Image(price_probe_checked(
             crate::probe::probe_base64(data),
             fallback_bytes,
             self.profile,

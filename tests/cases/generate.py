@@ -480,6 +480,27 @@ case("refill_after_shedding_brings_back_what_fits",
         dropped_images=[{"index": 61, "part": 1, "format": "png", "width": 1700, "height": 2200,
                          "tokens": 765, "budget_bytes": 3060}]))
 
+# Issue 15, implausible images: a PNG header claiming 2³²−1 × 1 pixels in a 66-byte data URL
+# would cost ~1M tokens by its header; it is priced as the profile's largest typical image.
+import struct
+import zlib
+ihdr = struct.pack(">IIBBBBB", 2**32 - 1, 1, 8, 6, 0, 0, 0)
+STRIP = "data:image/png;base64," + base64.b64encode(
+    b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))).decode()
+IMAGE_BYTES[STRIP] = 4 * 1445  # the ankita profile's largest typical image (1080 × 2400)
+req = {"role": "user", "content": [text("And this one?"), image(STRIP)]}
+msgs = history + [req]
+case("implausible_image_priced_as_a_real_image",
+     "A PNG header claiming 4294967295×1 pixels in a 66-byte data URL cannot be a real image: "
+     "it is priced as the profile's largest typical image (1,445 tokens, not ~1M), reported in "
+     "warnings with its path, and all 62 messages fit.",
+     {"messages": msgs, "max_bytes": total(msgs) + 100, "max_messages": None},
+     ok(msgs, dropped_messages=[], dropped_images=[], limited_by=None, cost_bytes=total(msgs),
+        warnings=[{"code": "implausible_image", "index": 61, "part": 1, "path": "messages[61].content[1]",
+                   "message": "PNG header states 4294967295×1 pixels, more than any real image of its "
+                              "payload's size or any provider's limit; priced as the profile's largest "
+                              "typical image, 1445 tokens"}]))
+
 seq = 123456789012345678901234567890
 msgs = [{"role": "user", "content": "ls", "seq": seq, "trace": {"id": -seq, "ok": True}},
         {"role": "assistant", "content": "a.txt", "seq": seq + 1}, user("thanks")]
