@@ -66,7 +66,7 @@ impl TrimResult {
 ///   `max_output_tokens`, `tools` (the tool schemas), `memory` (text placed elsewhere in the
 ///   prompt) and `overhead_bytes` (default 1024) to derive it; when both are given the smaller
 ///   wins; with neither only `max_messages` applies;
-/// - `bytes_per_token` (default 4), `max_messages` (default 40);
+/// - `bytes_per_token` (default 4), `max_messages` (default 40; `None`: no limit);
 /// - `image_profile` (default "ankita") or `model` (e.g. "gpt-4o"): how images are priced;
 ///   `image_sizes`: `{url: (width, height)}` for remote images whose size the caller knows;
 /// - `on_image_overflow`: "placeholder" (default), "drop" or "error";
@@ -102,7 +102,6 @@ impl TrimResult {
     tokenizer = None,
     token_factor = None,
     overhead_tokens = None,
-    max_messages = None,
     image_profile = None,
     on_image_overflow = None,
     model = None,
@@ -129,7 +128,6 @@ pub fn trim<'py>(
     tokenizer: Option<&Bound<'py, PyAny>>,
     token_factor: Option<&Bound<'py, PyAny>>,
     overhead_tokens: Option<&Bound<'py, PyAny>>,
-    max_messages: Option<&Bound<'py, PyAny>>,
     image_profile: Option<&Bound<'py, PyAny>>,
     on_image_overflow: Option<&Bound<'py, PyAny>>,
     model: Option<&Bound<'py, PyAny>>,
@@ -149,7 +147,6 @@ pub fn trim<'py>(
         ("tokenizer", tokenizer),
         ("token_factor", token_factor),
         ("overhead_tokens", overhead_tokens),
-        ("max_messages", max_messages),
         ("image_profile", image_profile),
         ("on_image_overflow", on_image_overflow),
         ("model", model),
@@ -170,7 +167,9 @@ pub fn trim<'py>(
                 request.insert(key.to_owned(), to_value(value, Path::Root(key))?);
             }
         }
-        // A misspelt keyword gets the core's answer (unknown key, with the known ones listed).
+        // `max_messages` comes through `unknown`, where an explicit `None` stays a JSON null:
+        // no count limit (not given, it is 40). A misspelt keyword gets the core's answer
+        // (unknown key, with the known ones listed).
         for (key, value) in unknown.iter().flat_map(|d| d.iter()) {
             let key = key.str().map(|k| k.to_string()).unwrap_or_default();
             let value = to_value(&value, Path::Root(&key))?;

@@ -21,6 +21,7 @@ from ._ankita import (
 )
 from ._messages import count_tokens, sanitize, sanitize_with_report, trim
 from ._types import (
+    ClearedToolResult,
     DroppedAttachment,
     DroppedBlock,
     DroppedImage,
@@ -33,11 +34,13 @@ from ._types import (
     TokenCount,
     Tokenizer,
     TrimReport,
+    TrimWarning,
     Truncation,
 )
 
 __all__ = [
     "AnkitaError",
+    "ClearedToolResult",
     "ContextBudgetExceeded",
     "DroppedAttachment",
     "DroppedBlock",
@@ -56,6 +59,7 @@ __all__ = [
     "Tokenizer",
     "TrimReport",
     "TrimResult",
+    "TrimWarning",
     "Truncation",
     "__version__",
     "count_tokens",
