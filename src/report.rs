@@ -130,16 +130,6 @@ pub struct Warning {
     pub message: String,
 }
 
-/// A tool result whose text was replaced by a placeholder (`clear_tool_results`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClearedToolResult {
-    pub index: usize,
-    pub part: Option<usize>,
-    /// Cost before and after.
-    pub from_bytes: u64,
-    pub to_bytes: u64,
-}
-
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report<'a> {
     /// The message format the request used.
@@ -162,7 +152,6 @@ pub struct Report<'a> {
     pub limited_by: Option<Limit>,
     /// Caller's indices of messages brought back by refill after shedding.
     pub refilled: Vec<usize>,
-    pub cleared_tool_results: Vec<ClearedToolResult>,
     pub warnings: Vec<Warning>,
     pub repaired: Vec<RepairEntry<'a>>,
     /// Formats that merge adjacent turns only.
@@ -239,7 +228,6 @@ impl<'a> Report<'a> {
         self.truncated.retain(|t| !gone(t.index));
         self.dropped_images.retain(|d| !gone(d.index));
         self.dropped_attachments.retain(|d| !gone(d.index));
-        self.cleared_tool_results.retain(|c| !gone(c.index));
     }
 
     /// The report as JSON text (DESIGN §8).
@@ -367,15 +355,6 @@ impl<'a> Report<'a> {
         }
         out.push_str(",\"refilled\":");
         write_list(out, &self.refilled, |out, &i| write_index(out, i));
-        out.push_str(",\"cleared_tool_results\":");
-        write_list(out, &self.cleared_tool_results, |out, c| {
-            let part = c.part.map_or("null".to_owned(), |p| p.to_string());
-            let _ = write!(
-                out,
-                "{{\"index\":{},\"part\":{part},\"from_{unit}\":{},\"to_{unit}\":{}}}",
-                c.index, c.from_bytes, c.to_bytes
-            );
-        });
         out.push_str(",\"warnings\":");
         write_list(out, &self.warnings, |out, w| {
             let part = w.part.map_or("null".to_owned(), |p| p.to_string());

@@ -320,17 +320,6 @@ export interface DroppedBlock {
   part: number;
 }
 
-/** A tool result whose text `clear_tool_results` replaced by its placeholder (call and id
- * kept): its cost before and after, in bytes or in tokens, as `report.unit` says. */
-export interface ClearedToolResult {
-  index: number;
-  part: number | null;
-  from_bytes?: number;
-  to_bytes?: number;
-  from_tokens?: number;
-  to_tokens?: number;
-}
-
 /** Something in the input the caller should know about, that did not stop the trim: `code`
  * `implausible_image` (a header whose size its payload cannot hold, priced as the profile's
  * largest typical image), with the image's `path`. */
@@ -371,7 +360,6 @@ export interface TrimReport {
   limited_by: "max_messages" | "budget" | null;
   /** Input indices of messages brought back after shedding freed budget (refill). */
   refilled: number[];
-  cleared_tool_results: ClearedToolResult[];
   warnings: TrimWarning[];
   repaired: Repair[];
   /** Anthropic format only: turns merged so that roles alternate. */

@@ -21,7 +21,6 @@ from ._ankita import (
 )
 from ._messages import count_tokens, sanitize, sanitize_with_report, trim
 from ._types import (
-    ClearedToolResult,
     DroppedAttachment,
     DroppedBlock,
     DroppedImage,
@@ -40,7 +39,6 @@ from ._types import (
 
 __all__ = [
     "AnkitaError",
-    "ClearedToolResult",
     "ContextBudgetExceeded",
     "DroppedAttachment",
     "DroppedBlock",

@@ -82,22 +82,6 @@ class DroppedBlock(TypedDict):
     part: int
 
 
-class _ClearedToolResultFields(TypedDict):
-    index: int
-    part: Optional[int]
-
-
-class ClearedToolResult(_ClearedToolResultFields, total=False):
-    """A tool result whose text was replaced by the ``clear_tool_results`` placeholder (its call
-    and id kept): its cost before and after, ``from_bytes``/``to_bytes``, or
-    ``from_tokens``/``to_tokens`` when the report's ``unit`` is "tokens"."""
-
-    from_bytes: int
-    to_bytes: int
-    from_tokens: int
-    to_tokens: int
-
-
 class TrimWarning(TypedDict):
     """Something in the input the caller should know about, that did not stop the trim:
     ``code`` "implausible_image" (a header whose size its payload cannot hold, priced as the
@@ -127,7 +111,6 @@ class _TrimReportFields(TypedDict):
     dropped_attachments: list[DroppedAttachment]
     limited_by: Optional[Literal["max_messages", "budget"]]
     refilled: list[int]
-    cleared_tool_results: list[ClearedToolResult]
     warnings: list[TrimWarning]
     repaired: list[Repair]
 
