@@ -18,6 +18,10 @@ fn main() {
     // The workload: the screenshot session (default), `text` (20,000 messages) or
     // `anthropic` / `responses` / `gemini` (the same in that format), `text=N`, `anthropic=N`,
     // `responses=N` or `gemini=N` for N messages;
+    // `refill=N`: N short messages and a request whose image (a 1 × 65,535 GIF, ~1M tokens
+    // under the `ankita` profile) alone exceeds the budget, so selection keeps the request
+    // only, the image becomes a placeholder and refill brings all N back (the refill pass's
+    // scaling target);
     // `loose` keeps everything.
     let workload = std::env::args().nth(2).unwrap_or_default();
     let loose = std::env::args().any(|a| a == "loose");
@@ -45,10 +49,17 @@ fn main() {
             let (system, messages) = workload::to_gemini(&workload::chat(messages));
             serde_json::json!({"format": "gemini", "system": system, "messages": messages})
         }
+        "refill" => serde_json::json!({
+            "messages": refill_session(messages),
+            "max_messages": null,
+            "max_bytes": 48 * messages as u64 + 4096,
+        }),
         _ => serde_json::json!({"messages": workload::session(200, 20, 750_000)}),
     };
-    for (k, v) in budget.as_object().unwrap() {
-        request[k] = v.clone();
+    if workload != "refill" {
+        for (k, v) in budget.as_object().unwrap() {
+            request[k] = v.clone();
+        }
     }
     let text = request.to_string();
     drop(request);
@@ -67,4 +78,29 @@ fn main() {
         other => panic!("unknown step {other:?}: generate | ignored-any | value | trim"),
     };
     println!("{step}: {} bytes in, {out}", text.len());
+}
+
+/// `n` short turns, then a request with a 1 × 65,535 GIF (a plausible header: GIF sides reach
+/// 65,535) that costs more than any budget here.
+fn refill_session(n: usize) -> Vec<serde_json::Value> {
+    use base64::Engine;
+    let mut gif = b"GIF89a".to_vec();
+    gif.extend(1u16.to_le_bytes());
+    gif.extend(65_535u16.to_le_bytes());
+    gif.extend([0xF7, 0, 0]);
+    let url = format!(
+        "data:image/gif;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(gif)
+    );
+    let mut messages: Vec<serde_json::Value> = (0..n)
+        .map(|k| {
+            let role = if k % 2 == 0 { "user" } else { "assistant" };
+            serde_json::json!({"role": role, "content": format!("turn {k:06}")})
+        })
+        .collect();
+    messages.push(serde_json::json!({"role": "user", "content": [
+        {"type": "text", "text": "And this strip?"},
+        {"type": "image_url", "image_url": {"url": url}},
+    ]}));
+    messages
 }

@@ -100,6 +100,36 @@ pub struct RepairEntry<'a> {
     pub path: Option<String>,
 }
 
+/// Which limit bound the answer (`report.limited_by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// `max_messages` stopped the selection of older messages.
+    MaxMessages,
+    /// The budget did: an older message did not fit, or something was shed.
+    Budget,
+}
+
+impl Limit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::MaxMessages => "max_messages",
+            Limit::Budget => "budget",
+        }
+    }
+}
+
+/// Something in the input the caller should know about, that did not stop the trim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// `implausible_image`.
+    pub code: &'static str,
+    pub index: usize,
+    pub part: Option<usize>,
+    /// The JSON path of the value concerned.
+    pub path: String,
+    pub message: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report<'a> {
     /// The message format the request used.
@@ -118,6 +148,11 @@ pub struct Report<'a> {
     pub truncated: Vec<Truncation>,
     pub dropped_images: Vec<DroppedImage>,
     pub dropped_attachments: Vec<DroppedAttachment>,
+    /// Which limit bound the answer; `None` when every message fits both.
+    pub limited_by: Option<Limit>,
+    /// Caller's indices of messages brought back by refill after shedding.
+    pub refilled: Vec<usize>,
+    pub warnings: Vec<Warning>,
     pub repaired: Vec<RepairEntry<'a>>,
     /// Formats that merge adjacent turns only.
     pub merged: Vec<Merge>,
@@ -317,6 +352,31 @@ impl<'a> Report<'a> {
                 "{{\"index\":{},\"part\":{},\"{unit}\":{}}}",
                 d.index, d.part, d.bytes
             );
+        });
+        out.push_str(",\"limited_by\":");
+        match self.limited_by {
+            Some(limit) => {
+                let _ = write!(out, "\"{}\"", limit.as_str());
+            }
+            None => out.push_str("null"),
+        }
+        out.push_str(",\"refilled\":");
+        write_list(out, &self.refilled, |out, &i| write_index(out, i));
+        out.push_str(",\"warnings\":");
+        write_list(out, &self.warnings, |out, w| {
+            let part = w.part.map_or("null".to_owned(), |p| p.to_string());
+            let mut buf = Vec::new();
+            buf.extend_from_slice(b",\"path\":");
+            write_str(&w.path, &mut buf);
+            buf.extend_from_slice(b",\"message\":");
+            write_str(&w.message, &mut buf);
+            let _ = write!(
+                out,
+                "{{\"code\":\"{}\",\"index\":{},\"part\":{part}",
+                w.code, w.index
+            );
+            out.push_str(std::str::from_utf8(&buf).expect("JSON text of a str is UTF-8"));
+            out.push('}');
         });
         out.push_str(",\"repaired\":");
         write_list(out, &self.repaired, |out, r| write_repair(out, r, words));

@@ -82,6 +82,8 @@ pub struct TrimOptions {
     pub overhead_tokens: u64,
     pub tools_tokens: u64,
     pub memory_tokens: u64,
+    /// The most messages returned (the pinned and required ones may go beyond it);
+    /// `usize::MAX` is no limit (`"max_messages": null`).
     pub max_messages: usize,
     pub image_profile: ImageProfile,
     pub on_image_overflow: OnImageOverflow,
@@ -141,6 +143,11 @@ impl TrimOptions {
     pub fn from_map(request: &Map<String, Value>) -> Result<Self, Error> {
         let mut options = TrimOptions::default();
         for (key, value) in request {
+            if key == "max_messages" && value.is_null() {
+                // `null` is "no count limit" here (Python `None`), not "not given".
+                options.max_messages = usize::MAX;
+                continue;
+            }
             if key == "messages" || value.is_null() {
                 continue;
             }

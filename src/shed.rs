@@ -5,12 +5,13 @@
 //! anchors and the exchange in progress go whole.
 
 use crate::error::{Error, ErrorCode};
-use crate::model::{Change, ItemKind, Origin, UnitKind};
+use crate::model::{Change, UnitKind};
 use crate::pricing::ImagePrice;
 use crate::report::{DroppedAttachment, DroppedImage, Truncation};
 use crate::request::OnImageOverflow;
 use crate::tokens::Measure;
 use crate::trimmer::{saturate, Tag, Trimmer};
+use std::collections::{HashMap, HashSet};
 
 /// One shedding step: acts while the kept messages cost more than the budget.
 pub(crate) type Step = fn(&mut Trimmer<'_, '_>, u64) -> Result<(), Error>;
@@ -29,6 +30,17 @@ fn sheddable_units(
     t: &Trimmer<'_, '_>,
     accept: impl Fn(&UnitKind, Tag) -> bool,
 ) -> Vec<(usize, usize)> {
+    sheddable_units_where(t, |unit, tag| {
+        unit.change == Change::Keep && accept(&unit.kind, tag)
+    })
+}
+
+/// (message, unit) of every unit of kept, sheddable messages that `accept` takes, the current
+/// request's last, each side oldest first.
+fn sheddable_units_where(
+    t: &Trimmer<'_, '_>,
+    accept: impl Fn(&crate::model::Unit<'_>, Tag) -> bool,
+) -> Vec<(usize, usize)> {
     let mut units = Vec::new();
     let mut request_units = Vec::new();
     for g in 0..t.repaired.groups.len() {
@@ -39,7 +51,7 @@ fn sheddable_units(
         for &m in t.group_msgs(g) {
             for u in t.session.messages[m].unit_range() {
                 let unit = &t.session.units[u];
-                if unit.change == Change::Keep && accept(&unit.kind, tag) {
+                if accept(unit, tag) {
                     if tag == Tag::Request {
                         request_units.push((m, u));
                     } else {
@@ -64,11 +76,14 @@ fn physical(t: &Trimmer<'_, '_>, m: usize) -> usize {
     t.session.messages[m].physical.unwrap_or(0) as usize
 }
 
-/// Shrinks the biggest texts of the anchors and the exchange in progress, never below
-/// [`MIN_TEXT_BYTES`]; the pinned system message and the request's own text stay whole.
+/// Shrinks the biggest texts of the anchors and the exchange in progress, and attachment
+/// texts wherever they are (the request's included), never below [`MIN_TEXT_BYTES`]; the
+/// pinned system message and the request's own text stay whole.
 fn shrink_texts(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
-    let candidates = sheddable_units(t, |kind, tag| {
-        *kind == UnitKind::Text && matches!(tag, Tag::Anchor | Tag::InProgress | Tag::Optional)
+    let candidates = sheddable_units(t, |kind, tag| match kind {
+        UnitKind::Text => matches!(tag, Tag::Anchor | Tag::InProgress | Tag::Optional),
+        UnitKind::Attachment => true,
+        _ => false,
     });
     let sizes: Vec<u64> = candidates
         .iter()
@@ -142,12 +157,7 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         }
         let index = physical(t, m);
         if mode == OnImageOverflow::Error {
-            // The caller's key of the parts: `content`, Gemini's `parts`, a Responses output's
-            // `output`.
-            let key = match t.session.messages[m].origin {
-                Origin::Item(ItemKind::Output { .. }) => "output",
-                _ => t.options.format.adapter().content_key(),
-            };
+            let key = crate::format::parts_key(t.options.format, &t.session.messages[m]);
             return Err(Error::new(
                 ErrorCode::ImageOverflow,
                 format!(
@@ -173,9 +183,20 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
     Ok(())
 }
 
-/// Last resort: attachment bodies go, their first line stays.
+/// Last resort: attachment bodies go (shrunk or not), their first line stays. A body shrunk
+/// first is reported as dropped, at its size before the shrink (its truncation is forgotten).
 fn drop_attachments(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
-    for (m, u) in sheddable_units(t, |kind, _| *kind == UnitKind::Attachment) {
+    let attachments = sheddable_units_where(t, |unit, _| {
+        unit.kind == UnitKind::Attachment && matches!(unit.change, Change::Keep | Change::Text(_))
+    });
+    let shrunk: HashMap<(usize, Option<usize>), u64> = t
+        .report
+        .truncated
+        .iter()
+        .map(|tr| ((tr.index, tr.part), tr.from_bytes))
+        .collect();
+    let mut forget = HashSet::new();
+    for (m, u) in attachments {
         if t.total <= u128::from(budget) {
             break;
         }
@@ -185,13 +206,26 @@ fn drop_attachments(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         if stub_cost >= unit.bytes {
             continue;
         }
-        let dropped = DroppedAttachment {
-            index: physical(t, m),
-            part: unit.part.expect("attachments are parts") as usize,
-            bytes: unit.bytes,
-        };
-        t.report.dropped_attachments.push(dropped);
+        let (index, part) = (
+            physical(t, m),
+            unit.part.expect("attachments are parts") as usize,
+        );
+        let mut bytes = unit.bytes;
+        if matches!(unit.change, Change::Text(_)) {
+            if let Some(&from) = shrunk.get(&(index, Some(part))) {
+                bytes = from;
+                forget.insert((index, Some(part)));
+            }
+        }
+        t.report
+            .dropped_attachments
+            .push(DroppedAttachment { index, part, bytes });
         set_unit(t, u, stub_cost, Change::Text(stub));
+    }
+    if !forget.is_empty() {
+        t.report
+            .truncated
+            .retain(|tr| !forget.contains(&(tr.index, tr.part)));
     }
     Ok(())
 }
@@ -208,6 +242,7 @@ fn drop_soft_groups(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         }
         t.kept[g] = false;
         t.total -= t.group_cost(g);
+        t.count -= t.repaired.groups[g].len;
         let mut indices: Vec<usize> = t.group_msgs(g).iter().map(|&m| physical(t, m)).collect();
         indices.sort_unstable();
         t.report.forget_messages(&indices);
@@ -265,7 +300,8 @@ fn ceil_boundary(text: &str, mut i: usize) -> usize {
 
 /// Shrinks `text` to at most `target` bytes (at least [`MIN_TEXT_BYTES`] are asked for),
 /// keeping its head and tail around a marker that says how many bytes were cut. Never splits
-/// a UTF-8 character.
+/// a UTF-8 character, and never ends below [`MIN_TEXT_BYTES`] when `target` is at least that:
+/// at the floor, the character boundary at or above it (up to 3 bytes over `target`).
 ///
 /// ```
 /// let s = ankita::shed::shrink_text(&"é".repeat(500), 200);
@@ -276,13 +312,26 @@ pub fn shrink_text(text: &str, target: usize) -> String {
     if n <= target {
         return text.to_owned();
     }
+    // Character boundaries can land a few bytes short of the floor: then the tail takes whole
+    // characters back until the text is at or above it (DESIGN §6.7: never below 128 bytes),
+    // a few bytes over a target at the floor rather than under the floor.
+    let floor = if target >= MIN_TEXT_BYTES as usize {
+        MIN_TEXT_BYTES as usize
+    } else {
+        0
+    };
     let mut keep = target.saturating_sub(marker(n - target).len());
     loop {
         let head = floor_boundary(text, keep / 2);
-        let tail = ceil_boundary(text, n - (keep - keep / 2));
-        let mark = marker(tail - head);
-        let len = head + mark.len() + (n - tail);
-        if len <= target || keep == 0 {
+        let mut tail = ceil_boundary(text, n - (keep - keep / 2));
+        let mut len = head + marker(tail - head).len() + (n - tail);
+        let snapped = len < floor;
+        while len < floor && tail > head {
+            tail = floor_boundary(text, tail - 1);
+            len = head + marker(tail - head).len() + (n - tail);
+        }
+        if len <= target || snapped || keep == 0 {
+            let mark = marker(tail - head);
             let mut out = String::with_capacity(len);
             out.push_str(&text[..head]);
             out.push_str(&mark);
@@ -350,7 +399,8 @@ mod tests {
         let text: String = "Grüße, 世界! ".repeat(100);
         for target in [128usize, 129, 130, 200, 777, 1000] {
             let s = shrink_text(&text, target);
-            assert!(s.len() <= target, "{target}: {}", s.len());
+            assert!(s.len() <= target.max(131), "{target}: {}", s.len());
+            assert!(s.len() >= 128, "{target}: {} is below the floor", s.len());
             assert!(s.len() + 8 >= target, "{target}: only {}", s.len());
             assert!(s.starts_with("Grü"));
             assert!(s.ends_with("世界! "));
@@ -368,6 +418,22 @@ mod tests {
             );
         }
         assert_eq!(shrink_text("short", 128), "short");
+    }
+
+    #[test]
+    fn shrunk_text_never_ends_below_the_floor() {
+        for text in [
+            "é".repeat(700),
+            "世".repeat(500),
+            "𝄞".repeat(300),
+            "aé世𝄞".repeat(200),
+        ] {
+            for target in 128..160 {
+                let s = shrink_text(&text, target);
+                assert!(s.len() >= 128, "{target}: {} bytes", s.len());
+                assert!(s.len() <= target.max(131), "{target}: {} bytes", s.len());
+            }
+        }
     }
 
     #[test]

@@ -15,9 +15,9 @@
 
 use crate::error::{Error, ErrorCode};
 use crate::format::{Format, Out, Pricing};
-use crate::model::{Role, Session};
+use crate::model::{Role, Session, UnitKind};
 use crate::raw::{Doc, Raw};
-use crate::report::Report;
+use crate::report::{Limit, Report};
 use crate::request::TrimOptions;
 use crate::trimmer::{saturate, Tag, Trimmer};
 use serde_json::{Map, Value};
@@ -54,7 +54,10 @@ pub fn plan_trim<'a>(
     let mut trimmer = Trimmer::new(doc, session, options, budget);
     trimmer.select();
     if let Some(budget) = budget {
-        trimmer.shed(budget)?;
+        if trimmer.total > u128::from(budget) {
+            trimmer.shed(budget)?;
+            trimmer.refill();
+        }
     }
     Ok(trimmer.finish(doc))
 }
@@ -189,32 +192,62 @@ impl<'a> Trimmer<'a, '_> {
             }
         }
 
-        let mut count = 0usize;
         for g in 0..n {
             if self.tags[g] != Tag::Optional {
                 self.kept[g] = true;
                 self.total += self.group_cost_within(g, None).unwrap_or(0);
-                count += self.repaired.groups[g].len;
+                self.count += self.repaired.groups[g].len;
             }
         }
-        for g in (0..n).rev() {
+        self.frontier = n;
+        self.report.limited_by = self.extend();
+    }
+
+    /// Keeps optional groups newest first from [`Trimmer::frontier`] on while they fit
+    /// `max_messages` and the budget; the first that does not fit ends the run (the kept
+    /// optional groups are one contiguous newest run), and it stays the frontier, so that a
+    /// later call (refill) goes on from there. Returns the limit that ended the run, if any.
+    fn extend(&mut self) -> Option<Limit> {
+        while let Some(g) = self.frontier.checked_sub(1) {
             if self.tags[g] != Tag::Optional {
+                self.frontier = g;
                 continue;
             }
             let len = self.repaired.groups[g].len;
-            if count + len > self.options.max_messages {
-                break;
+            if self.count.saturating_add(len) > self.options.max_messages {
+                return Some(Limit::MaxMessages);
             }
             let room = self
                 .budget
                 .map(|b| u128::from(b).saturating_sub(self.total));
             let Some(cost) = self.group_cost_within(g, room) else {
-                break;
+                return Some(Limit::Budget);
             };
             self.kept[g] = true;
             self.total += cost;
-            count += len;
+            self.count += len;
+            self.frontier = g;
         }
+        None
+    }
+
+    /// After shedding freed budget: selection goes on where it stopped, so older groups that
+    /// now fit come back (newest first, same rules, still one contiguous run). Each group is
+    /// considered at most once more, so the pass stays linear. Reports the caller's indices of
+    /// the messages it brought back.
+    fn refill(&mut self) {
+        let from = self.frontier;
+        let limit = self.extend();
+        let mut back: Vec<usize> = (self.frontier..from)
+            .filter(|&g| self.kept[g] && self.tags[g] == Tag::Optional)
+            .flat_map(|g| self.group_msgs(g).to_vec())
+            .filter_map(|m| self.session.messages[m].physical.map(|p| p as usize))
+            .collect();
+        back.sort_unstable();
+        back.dedup();
+        self.report.refilled = back;
+        // The budget bound the answer (something was shed) unless the count stopped refill.
+        self.report.limited_by = Some(limit.unwrap_or(Limit::Budget));
     }
 
     /// Sheds inside the kept messages (DESIGN §6.7–8), step by step in the order of
@@ -293,6 +326,7 @@ impl<'a> Trimmer<'a, '_> {
             }
         }
         self.report.cost_bytes = saturate(cost);
+        self.report.warnings = implausible_images(&self.session, self.options.format);
         let repairs = std::mem::take(&mut self.repaired.repairs);
         self.report.locate(&self.session, &kept, &dropped, repairs);
         let rebuilt = adapter.rebuild(doc, &self.session, &kept);
@@ -304,4 +338,48 @@ impl<'a> Trimmer<'a, '_> {
             inputs: self.session.inputs,
         }
     }
+}
+
+/// A warning for every image of the input whose header is implausible (priced as the
+/// profile's largest typical image instead of what the header claims), with its path.
+fn implausible_images(session: &Session<'_>, format: Format) -> Vec<crate::report::Warning> {
+    let mut warnings = Vec::new();
+    for msg in &session.messages {
+        for unit in &session.units[msg.unit_range()] {
+            let UnitKind::Image(price) = unit.kind else {
+                continue;
+            };
+            let (true, Ok(info)) = (price.implausible, price.probe) else {
+                continue;
+            };
+            let index = msg.physical.unwrap_or(0) as usize;
+            let part = unit.part.map(|p| p as usize);
+            let mut path = match msg.physical {
+                Some(i) => format!("messages[{i}]"),
+                None => "system".to_owned(),
+            };
+            if let Some(p) = part {
+                path += &format!(".{}[{p}]", crate::format::parts_key(format, msg));
+            }
+            if let Some(sub) = unit.sub {
+                path += &format!(".content[{sub}]");
+            }
+            warnings.push(crate::report::Warning {
+                code: "implausible_image",
+                index,
+                part,
+                message: format!(
+                    "{} header states {}×{} pixels, more than any real image of its payload's \
+                     size or any provider's limit; priced as the profile's largest typical \
+                     image, {} tokens",
+                    info.format,
+                    info.width,
+                    info.height,
+                    price.tokens.unwrap_or(0)
+                ),
+                path,
+            });
+        }
+    }
+    warnings
 }

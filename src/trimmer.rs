@@ -42,6 +42,11 @@ pub(crate) struct Trimmer<'a, 'o> {
     /// bytes mode, where every cost is final from the start.
     pub measure: Measure,
     counted: Vec<bool>,
+    /// Selection takes optional groups newest first: the groups before `frontier` are not
+    /// considered yet (refill goes on from here after shedding).
+    pub frontier: usize,
+    /// Messages of the kept groups, for `max_messages`.
+    pub count: usize,
 }
 
 impl<'a, 'o> Trimmer<'a, 'o> {
@@ -78,6 +83,8 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             report,
             measure: options.measure,
             counted,
+            frontier: groups,
+            count: 0,
         }
     }
 

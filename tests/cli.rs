@@ -523,6 +523,38 @@ fn summary_lists_long_index_runs_as_ranges() {
 }
 
 #[test]
+fn summary_says_which_limit_bound_the_answer() {
+    let dir = scratch("summary-limit");
+    let messages: Vec<Value> = (0..302)
+        .map(|i| json!({"role": if i % 2 == 0 { "user" } else { "assistant" }, "content": format!("turn {i}")}))
+        .collect();
+    let path = write(
+        &dir,
+        "long.json",
+        &json!({"messages": messages}).to_string(),
+    );
+    let r = run(["trim", &path, "--context-tokens", "128000", "--summary"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(parse(&r.stdout)["report"]["limited_by"], "max_messages");
+    assert!(
+        r.stderr
+            .starts_with("ankita: kept 40 of 302 messages (limited by max_messages);"),
+        "{}",
+        r.stderr
+    );
+    let r = run(["trim", &path, "--max-messages", "none", "--summary"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(parse(&r.stdout)["report"]["limited_by"], Value::Null);
+    assert!(
+        r.stderr.starts_with("ankita: kept 302 of 302 messages;"),
+        "{}",
+        r.stderr
+    );
+    let r = run(["trim", &path, "--max-bytes", "600", "--summary"]);
+    assert!(r.stderr.contains("(limited by the budget)"), "{}", r.stderr);
+}
+
+#[test]
 fn probe_flags_reach_the_pricing() {
     let png = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/screenshots");
     let png = std::fs::read_dir(png)

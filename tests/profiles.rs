@@ -188,6 +188,33 @@ fn anthropic_legacy_docs_1000x1000_is_about_1334() {
 }
 
 #[test]
+fn anthropic_legacy_follows_the_table_of_sizes_sent_as_is() {
+    // The older vision documentation: the largest sizes that are not resized, per aspect ratio,
+    // and 1092×1092 (1.19 MP) at ~1,590 tokens.
+    for (w, h) in [
+        (1092, 1092),
+        (951, 1268),
+        (896, 1344),
+        (819, 1456),
+        (784, 1568),
+    ] {
+        assert_eq!(
+            AnthropicLegacy::resize(w, h),
+            (w.into(), h.into()),
+            "{w}x{h}"
+        );
+        assert_eq!(
+            AnthropicLegacy::resize(h, w),
+            (h.into(), w.into()),
+            "{h}x{w}"
+        );
+    }
+    assert_eq!(named("anthropic-legacy").tokens(1092, 1092, None), 1590);
+    // Over the long edge: scaled to 1568.
+    assert_eq!(AnthropicLegacy::resize(3136, 1000), (1568, 500));
+}
+
+#[test]
 fn gemini_docs_960x540_is_6_tiles_1548() {
     assert_eq!(gemini::crop_unit(960, 540, None), 360);
     assert_eq!(named("gemini").tokens(960, 540, None), 1548);
@@ -492,8 +519,9 @@ fn remote_url_is_the_profiles_maximum_where_it_has_one() {
     for &(name, cap) in caps {
         assert_eq!(named(name).remote_image_tokens(None), cap, "{name}");
     }
-    // The legacy maximum, ceil(1 150 000 / 750) = 1534, needs exactly 1.15 MP; 1072² is 1533.
-    assert_eq!(named("anthropic-legacy").remote_image_tokens(None), 1533);
+    // The legacy maximum, ceil(784 × 1568 / 750) = 1640, needs exactly the table's pixels; the
+    // largest typical size gets 1639.
+    assert_eq!(named("anthropic-legacy").remote_image_tokens(None), 1639);
     assert_eq!(named("openai").remote_image_tokens(Some("low")), 85);
     assert_eq!(named("gemini-3").remote_image_tokens(Some("low")), 280);
     // No maximum: the most expensive typical shape, a phone screenshot (2 × 4 crop units).
@@ -679,7 +707,7 @@ proptest! {
             prop_assert!(tier.fits(aw, ah) && aw <= u64::from(w) && ah <= u64::from(h));
         }
         let (lw, lh) = AnthropicLegacy::resize(w, h);
-        prop_assert!(lw.max(lh) <= 1568 && lw * lh <= 1_150_000);
+        prop_assert!(lw.max(lh) <= 1568 && lw * lh <= 784 * 1568);
         for q in [QwenVl::model_default(), QwenVl::server_typical()] {
             let (qw, qh) = q.resize(w, h);
             prop_assert!(qw % 28 == 0 && qh % 28 == 0 && qw >= 28 && qh >= 28);

@@ -168,6 +168,23 @@ fn check_tool_structure(messages: &[Value]) -> Result<(), String> {
     Ok(())
 }
 
+/// The input indices of the group message `i` belongs to: a tool exchange (the assistant with
+/// `tool_calls` and the tool replies after it) or the message alone.
+fn group_of(messages: &[Value], i: usize) -> Vec<usize> {
+    let mut start = i;
+    while messages[start]["role"] == "tool" && start > 0 {
+        start -= 1;
+    }
+    if messages[start].get("tool_calls").is_none() {
+        return vec![i];
+    }
+    let mut end = start + 1;
+    while end < messages.len() && messages[end]["role"] == "tool" {
+        end += 1;
+    }
+    (start..end).collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
@@ -219,6 +236,40 @@ proptest! {
         let newest_user = messages.iter().rev().find(|m| m["role"] == "user").map(|m| m["x_id"].clone());
         if let Some(id) = newest_user {
             prop_assert!(out.iter().any(|m| m["x_id"] == id), "newest user message missing");
+        }
+        // Refill: after shedding, selection went on where it stopped, so the newest group left
+        // out (the one the contiguity rule would take next) does not fit in the unused budget,
+        // unless max_messages is what stopped it.
+        let report = &response["report"];
+        let dropped: Vec<usize> = report["dropped_messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i.as_u64().unwrap() as usize)
+            .collect();
+        if let (Some(b), Some(&newest), "budget") =
+            (budget, dropped.last(), report["limited_by"].as_str().unwrap_or(""))
+        {
+            let group = group_of(&messages, newest);
+            let repaired: HashSet<u64> = report["repaired"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["index"].as_u64().unwrap())
+                .collect();
+            if !group.iter().any(|&i| repaired.contains(&(i as u64))) {
+                let group_cost: u64 = group.iter().map(|&i| cost(&messages[i], &prices)).sum();
+                prop_assert!(
+                    group_cost > b - total,
+                    "group {:?} ({} bytes) fits the {} bytes left",
+                    group, group_cost, b - total
+                );
+            }
+        } else if !dropped.is_empty() && budget.is_some() {
+            prop_assert!(
+                report["limited_by"] == "max_messages",
+                "messages dropped but limited_by is {}", report["limited_by"]
+            );
         }
         // Trimming the output again with the same budget changes nothing.
         request["messages"] = Value::Array(out.clone());

@@ -100,8 +100,8 @@ export interface TrimOptions {
   token_factor?: number;
   /** Tokens reserved for the request's framing when costs are tokens (default 256). */
   overhead_tokens?: number;
-  /** At most this many messages, tool exchanges kept whole (default 40). */
-  max_messages?: number;
+  /** At most this many messages, tool exchanges kept whole (default 40; `null`: no limit). */
+  max_messages?: number | null;
   /** Image pricing profile (default `ankita`); give this or `model`, not both. */
   image_profile?: ImageProfile;
   /** The target model, e.g. `gpt-4o-mini`: its provider's exact image pricing. */
@@ -393,6 +393,17 @@ export interface DroppedBlock {
   part: number;
 }
 
+/** Something in the input the caller should know about, that did not stop the trim: `code`
+ * `implausible_image` (a header whose size its payload cannot hold, priced as the profile's
+ * largest typical image), with the image's `path`. */
+export interface TrimWarning {
+  code: "implausible_image" | (string & {});
+  index: number;
+  part: number | null;
+  path: string;
+  message: string;
+}
+
 /** What `trim` removed or changed; every `index` is an index in the input `messages`. */
 export interface TrimReport {
   /** The format the messages were read in. */
@@ -418,6 +429,11 @@ export interface TrimReport {
   truncated: Truncation[];
   dropped_images: DroppedImage[];
   dropped_attachments: DroppedAttachment[];
+  /** Which limit bound the answer: `max_messages`, the budget, or null when all fit both. */
+  limited_by: "max_messages" | "budget" | null;
+  /** Input indices of messages brought back after shedding freed budget (refill). */
+  refilled: number[];
+  warnings: TrimWarning[];
   repaired: Repair[];
   /** Anthropic and Gemini formats only: turns merged so that roles alternate. */
   merged?: Merge[];

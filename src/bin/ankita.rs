@@ -279,8 +279,9 @@ fn deliver(response: &str) -> u8 {
 }
 
 /// Puts the keys given on the command line into a request. With `flags_win` they replace the
-/// request's own keys; otherwise they only fill in the keys it lacks. `image_profile` and
-/// `model` are one choice: a request naming either keeps its own.
+/// request's own keys; otherwise they only fill in the keys it lacks (a `null` is lacking, but
+/// for `max_messages`, where it means no limit). `image_profile` and `model` are one choice: a
+/// request naming either keeps its own.
 fn merge_flags(
     mut request: Map<String, Value>,
     flags: &Map<String, Value>,
@@ -301,6 +302,9 @@ fn merge_flags(
     for (key, value) in flags {
         let keep_own = if PROFILE_KEYS.contains(&key.as_str()) {
             request_names_profile
+        } else if key == "max_messages" {
+            // A request's `"max_messages": null` is its own choice: no count limit.
+            request.contains_key(key)
         } else {
             request.get(key).is_some_and(|v| !v.is_null())
         };

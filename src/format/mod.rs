@@ -13,7 +13,7 @@ pub mod responses;
 
 use crate::error::Error;
 use crate::model::{Session, UnitKind};
-use crate::pricing::{price_image_url_with_size, price_probe, ImagePrice, ImageProfile};
+use crate::pricing::{price_image_url_with_size, price_probe_checked, ImagePrice, ImageProfile};
 use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
 use crate::repair::Repaired;
 use crate::tokens::Measure;
@@ -273,6 +273,15 @@ pub(crate) fn value_cost(value: Raw<'_>, measure: &Measure) -> u64 {
     }
 }
 
+/// The caller's key of a logical message's parts: `content`, Gemini's `parts`, a Responses
+/// output item's `output`.
+pub(crate) fn parts_key(format: Format, msg: &crate::model::Message<'_>) -> &'static str {
+    match msg.origin {
+        crate::model::Origin::Item(crate::model::ItemKind::Output { .. }) => "output",
+        _ => format.adapter().content_key(),
+    }
+}
+
 /// The JSON path `messages[i]` followed by `rest`.
 pub(crate) fn message_path(i: usize, rest: &str) -> String {
     format!("messages[{i}]{rest}")
@@ -347,6 +356,7 @@ impl Pricing<'_> {
             probe: Err(crate::probe::ProbeError::NotDataUrl),
             tokens: Some(tokens),
             budget_bytes: tokens.saturating_mul(self.bytes_per_token),
+            implausible: false,
         })
     }
 
@@ -357,7 +367,7 @@ impl Pricing<'_> {
 
     /// [`Pricing::base64`] with the `detail` the profile reads (Gemini 3's media resolution).
     pub fn base64_with(&self, data: &str, fallback_bytes: usize, detail: Option<&str>) -> UnitKind {
-        UnitKind::Image(price_probe(
+        UnitKind::Image(price_probe_checked(
             crate::probe::probe_base64(data),
             fallback_bytes,
             self.profile,

@@ -40,7 +40,9 @@ pub const HEAD_CHARS: usize = MAX_HEADER + 1 + PAYLOAD_CHARS[1];
 /// A stand-in is a prefix of at least [`MIN_CHARS`]-long base64 data URLs cut at one of
 /// [`PAYLOAD_CHARS`] payload characters, and only when the probe reads the same image from it:
 /// a prefix that does not decode, or text that is not ASCII where it would be cut, means the
-/// whole URL (an undecodable image costs its full length).
+/// whole URL (an undecodable image costs its full length); so does a header that would be
+/// implausible for the prefix's length ([`crate::pricing::is_implausible`]), which may be
+/// plausible for the whole payload.
 pub fn stand_in_len(head: &str, total_len: usize) -> Option<usize> {
     stand_in_len_with(head, total_len, MIN_CHARS, &PAYLOAD_CHARS)
 }
@@ -73,7 +75,12 @@ pub fn stand_in_len_with(
         if !head.is_char_boundary(end) || !head.as_bytes()[comma + 1..end].is_ascii() {
             return None;
         }
-        if probe_data_url(&head[..end]).is_ok() {
+        if let Ok(info) = probe_data_url(&head[..end]) {
+            // The prefix must be priced as the whole URL: a header implausible for the
+            // prefix's length (though maybe not for the whole payload) means the whole URL.
+            if crate::pricing::is_implausible(&info, end) {
+                return None;
+            }
             return Some(end);
         }
     }
@@ -104,10 +111,19 @@ mod tests {
         assert_eq!(stand_in_len(&plain, plain.len()), None);
         // A head shorter than the cut: nothing to decide from.
         assert_eq!(stand_in_len(&url[..1000], url.len()), None);
-        // Small thresholds.
+        // Small thresholds: a 1700 × 2200 PNG header cannot stand for an image in 24 bytes of
+        // payload (implausible), so it goes whole; a GIF header (no payload bound) is cut.
+        assert_eq!(stand_in_len_with(&short, short.len(), 0, &[8, 32]), None);
+        let gif = format!("data:image/gif;base64,R0lGODlhpAaYCPcAAA{}", "A".repeat(40));
         assert_eq!(
-            stand_in_len_with(&short, short.len(), 0, &[8, 32]),
-            Some("data:image/png;base64,".len() + 32)
+            stand_in_len_with(&gif, gif.len(), 0, &[8, 32]),
+            Some("data:image/gif;base64,".len() + 32)
+        );
+        // A PNG whose prefix is long enough to hold its pixels is cut.
+        let long = format!("data:image/png;base64,{PNG}{}", "A".repeat(1000));
+        assert_eq!(
+            stand_in_len_with(&long, long.len(), 0, &[8, 800]),
+            Some("data:image/png;base64,".len() + 800)
         );
     }
 }

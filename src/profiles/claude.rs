@@ -5,6 +5,7 @@
 //! use ankita::profiles::claude::{Anthropic, AnthropicLegacy};
 //! assert_eq!(Anthropic::standard().tokens(1092, 1092), 1521);
 //! assert_eq!(AnthropicLegacy::tokens(1000, 1000), 1334);
+//! assert_eq!(AnthropicLegacy::tokens(1092, 1092), 1590);
 //! ```
 
 use super::{ceil_div, div_round_half_up, isqrt, saturate, side};
@@ -100,22 +101,29 @@ impl Anthropic {
     }
 }
 
-/// The legacy rule (older Anthropic docs): `ceil(w·h / 750)` after shrinking so that the long
-/// edge is at most 1568 px and the image at most 1.15 megapixels.
+/// The legacy rule (older Anthropic docs): `ceil(w·h / 750)` tokens; an image is scaled down
+/// (aspect kept) only when its long edge is over 1568 px or it is over "~1,600 tokens".
 ///
-/// The documentation says "about 1.15 megapixels"; 1 150 000 pixels is taken as exact.
+/// The same documentation lists the largest sizes sent without resizing: 1092×1092 (1:1),
+/// 951×1268 (3:4), 896×1344 (2:3), 819×1456 (9:16), 784×1568 (1:2), and prices 1092×1092
+/// (1.19 MP) at ~1,590 tokens. "~1,600 tokens" is approximate (three of those sizes are
+/// 1,606–1,640 tokens), so the pixel limit is the largest size of that table, 784 × 1568 =
+/// 1,229,312 pixels: every listed size is sent as is, and an image over the limit is priced
+/// at most ceil(1,229,312 / 750) = 1,640 tokens, an upper bound of the documented ~1,600.
 ///
 /// ```
 /// use ankita::profiles::claude::AnthropicLegacy;
+/// assert_eq!(AnthropicLegacy::tokens(1092, 1092), 1590); // the table's price, as is
+/// assert_eq!(AnthropicLegacy::tokens(784, 1568), 1640);
 /// assert_eq!(AnthropicLegacy::resize(4000, 1000), (1568, 392));
-/// assert_eq!(AnthropicLegacy::tokens(4000, 4000), 1533); // 1072 × 1072
+/// assert_eq!(AnthropicLegacy::tokens(4000, 4000), 1637); // 1108 × 1108
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AnthropicLegacy;
 
-// Longest edge, most pixels after resizing; pixels per token.
+// Longest edge, most pixels sent as is (784 × 1568, the table's largest); pixels per token.
 const LEGACY_MAX_EDGE: u128 = 1568;
-const LEGACY_MAX_PIXELS: u128 = 1_150_000;
+const LEGACY_MAX_PIXELS: u128 = 784 * 1568;
 const LEGACY_PIXELS_PER_TOKEN: u128 = 750;
 
 impl AnthropicLegacy {
@@ -198,7 +206,7 @@ mod tests {
         ] {
             let (rw, rh) = AnthropicLegacy::resize(w, h);
             assert!(
-                rw.max(rh) <= 1568 && rw * rh <= 1_150_000,
+                rw.max(rh) <= 1568 && u128::from(rw * rh) <= LEGACY_MAX_PIXELS,
                 "{w}x{h} → {rw}x{rh}"
             );
         }

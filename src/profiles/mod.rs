@@ -9,7 +9,7 @@
 //! | `openai` | 512-px tiles, base + per-tile price per model | [`openai`] |
 //! | `openai-patch` | 32-px patches under a budget, × a per-model multiplier | [`openai`] |
 //! | `anthropic`, `anthropic-highres` | 28-px units after a fit-to-(edge, tokens) resize | [`claude`] |
-//! | `anthropic-legacy` | w·h/750 after a 1568-px / 1.15-MP resize | [`claude`] |
+//! | `anthropic-legacy` | w·h/750, resized only past 1568 px or the table's 784×1568 pixels | [`claude`] |
 //! | `gemini`, `gemini-1.5` | 258 per crop unit tile | [`gemini`] |
 //! | `gemini-3` | fixed per `media_resolution` | [`gemini`] |
 //! | `qwen2-vl` | `smart_resize` to 28-px units, + 2 | [`qwen`] |

@@ -145,6 +145,46 @@ def filler(n, seed="log line"):
     return s[:n]
 
 
+def marker_text(cut):
+    return f"\n[... {cut} bytes omitted to fit the context budget ...]\n"
+
+
+def shrink(text, target, floor=128):
+    """Head and tail of `text`'s UTF-8 bytes around the marker, at most `target` bytes, never
+    splitting a character; never below `floor` bytes (the tail takes whole characters back)."""
+    b = text.encode()
+    n = len(b)
+    if n <= target:
+        return text
+    floor = floor if target >= 128 else 0
+
+    def down(i):
+        while 0 < i < n and b[i] & 0xC0 == 0x80:
+            i -= 1
+        return i
+
+    def up(i):
+        while i < n and b[i] & 0xC0 == 0x80:
+            i += 1
+        return i
+
+    keep = max(0, target - len(marker_text(n - target)))
+    while True:
+        head, tail = down(keep // 2), up(n - (keep - keep // 2))
+        size = head + len(marker_text(tail - head)) + n - tail
+        snapped = size < floor
+        while size < floor and tail > head:
+            tail = down(tail - 1)
+            size = head + len(marker_text(tail - head)) + n - tail
+        if size <= target or snapped or keep == 0:
+            return (b[:head] + marker_text(tail - head).encode() + b[tail:]).decode()
+        keep = max(0, keep - (size - target))
+
+
+def naive_shrink(text, target):
+    return shrink(text, target, floor=0)
+
+
 def ok(messages, **report):
     return {"ok": True, "messages": messages, "report": report}
 
@@ -286,17 +326,21 @@ msgs = [sys(), old_shot, assistant("Noted."), req_shot]
 budget = total([msgs[0], req_shot]) + cost({"role": "user", "content": []}) + 1000
 placeholder = "[Image omitted to fit the context budget: JPEG 500×375, ~765 tokens]"
 out_old = {"role": "user", "content": [text("Earlier screenshot:"), text(placeholder)]}
+assert total([msgs[0], out_old, msgs[2], req_shot]) <= budget
 case("shed_images_oldest_first_placeholder",
-     "Texts are already small: the older screenshot becomes a placeholder; the request's screenshot stays.",
+     "Texts are already small: the older screenshot becomes a placeholder; the request's screenshot "
+     "stays. The placeholder frees budget, so the reply between them, which did not fit before "
+     "shedding, comes back (refill).",
      {"messages": msgs, "max_bytes": budget},
-     ok([msgs[0], out_old, req_shot], dropped_messages=[2], truncated=[],
+     ok([msgs[0], out_old, msgs[2], req_shot], dropped_messages=[], truncated=[], refilled=[2],
+        limited_by="budget",
         dropped_images=[{"index": 1, "part": 1, "format": "jpeg", "width": 500, "height": 375,
                          "tokens": 765, "budget_bytes": 3060}]))
 case("shed_images_drop_mode",
      "on_image_overflow=drop removes the image part instead.",
      {"messages": msgs, "max_bytes": budget, "on_image_overflow": "drop"},
-     ok([msgs[0], {"role": "user", "content": [text("Earlier screenshot:")]}, req_shot],
-        dropped_messages=[2],
+     ok([msgs[0], {"role": "user", "content": [text("Earlier screenshot:")]}, msgs[2], req_shot],
+        dropped_messages=[], refilled=[2],
         dropped_images=[{"index": 1, "part": 1, "format": "jpeg", "width": 500, "height": 375,
                          "tokens": 765, "budget_bytes": 3060}]))
 case("shed_images_error_mode",
@@ -309,16 +353,65 @@ case("shed_images_error_mode",
 body = "Attached file: notes.txt\n" + filler(3000, "note")
 req = {"role": "user", "content": [text("Summarise the notes and the screen."), text(body), image(PNG_1700x2200)]}
 msgs = [sys(), req]
-budget = total([sys(), {"role": "user", "content": [text("Summarise the notes and the screen.")]}]) + 600
+base = total([sys(), {"role": "user", "content": [text("Summarise the notes and the screen.")]}])
 img_ph = "[Image omitted to fit the context budget: PNG 1700×2200, ~765 tokens]"
 stub = f"Attached file: notes.txt\n[File body omitted to fit the context budget: {len(body)} bytes]"
+shrunk_body = shrink(body, 128)
+assert len(shrunk_body) == 128 and base + 128 + len(img_ph) <= base + 600
+case("shed_attachments_shrink_with_texts",
+     "An attachment shrinks with the other texts first (head and tail, down to the 128-byte floor "
+     "when nothing less will do), then images go; its body is not dropped when that is enough.",
+     {"messages": msgs, "max_bytes": base + 600},
+     ok([sys(), {"role": "user", "content": [text("Summarise the notes and the screen."), text(shrunk_body), text(img_ph)]}],
+        dropped_images=[{"index": 1, "part": 2, "format": "png", "width": 1700, "height": 2200,
+                         "tokens": 765, "budget_bytes": 3060}],
+        truncated=[{"index": 1, "part": 1, "from_bytes": len(body), "to_bytes": 128}],
+        dropped_attachments=[]))
+budget = base + len(stub) + len(img_ph) + 10
+assert base + 128 + len(img_ph) > budget
 case("shed_attachments_last_resort",
-     "Images go before attachment bodies; the attachment body is the last resort (its first line stays).",
+     "Texts shrunk and images gone are not enough: the attachment body is the last resort (its "
+     "first line stays, with a note of the size); reported as dropped at its whole size, not as "
+     "the shrink that came first.",
      {"messages": msgs, "max_bytes": budget},
      ok([sys(), {"role": "user", "content": [text("Summarise the notes and the screen."), text(stub), text(img_ph)]}],
         dropped_images=[{"index": 1, "part": 2, "format": "png", "width": 1700, "height": 2200,
                          "tokens": 765, "budget_bytes": 3060}],
         dropped_attachments=[{"index": 1, "part": 1, "bytes": len(body)}], truncated=[]))
+
+# Issue 15, defect 4: the request's attachment shrinks (head and tail) to what the budget leaves.
+log = "Attached file: request.log\n" + filler(5000, "GET /api/v1/items 200 12ms")
+msgs = [{"role": "user", "content": [text("Why are some requests slow?"), text(log)]}]
+others = cost({"role": "user", "content": [text("Why are some requests slow?")]})
+to = 1000 - others
+case("attachment_shrinks_before_its_body_goes",
+     "With a 1,000-byte budget the request's attachment keeps its head and tail (all the budget "
+     "leaves it) instead of being cut to its first line at once.",
+     {"messages": msgs, "max_bytes": 1000},
+     ok([{"role": "user", "content": [text("Why are some requests slow?"), text(shrink(log, to))]}],
+        truncated=[{"index": 0, "part": 1, "from_bytes": len(log), "to_bytes": to}],
+        dropped_attachments=[], cost_bytes=1000, limited_by="budget"))
+assert len(shrink(log, to).encode()) == to
+
+# Issue 15, defect 3: non-ASCII text shrunk at the floor ends at or above 128 bytes.
+reply_text = "Größe: 世界の状態 " * 120
+msgs = [sys(), user("Was steht im Log?"), calls("c1"), reply("c1", reply_text)]
+others = total(msgs) - len(reply_text.encode())
+for target in range(128, 140):
+    naive = naive_shrink(reply_text, target)
+    fixed = shrink(reply_text, target)
+    if len(naive.encode()) < 128 and len(fixed.encode()) <= target:
+        break
+else:
+    raise AssertionError("no target shows the floor")
+case("shrunk_text_never_ends_below_the_floor",
+     f"A non-ASCII tool output shrunk to {target} bytes: cutting at character boundaries would "
+     f"leave {len(naive.encode())} bytes, below the 128-byte floor; the tail takes a whole "
+     f"character back so it ends at {len(fixed.encode())}.",
+     {"messages": msgs, "max_bytes": others + target},
+     ok([msgs[0], msgs[1], msgs[2], {**msgs[3], "content": fixed}],
+        truncated=[{"index": 3, "part": None, "from_bytes": len(reply_text.encode()),
+                    "to_bytes": len(fixed.encode())}]))
 
 # --- loud failures -------------------------------------------------------------------------------
 msgs = [sys(filler(2000, "policy")), user(filler(2000, "question"))]
@@ -356,7 +449,65 @@ case("max_messages",
      "max_messages=4: the request and two anchors are kept, then groups newest first while they fit.",
      {"messages": msgs, "max_messages": 4},
      ok([msgs[4], msgs[6], msgs[7], msgs[8]], dropped_messages=[0, 1, 2, 3, 5], budget_bytes=None,
-        output_messages=4))
+        output_messages=4, limited_by="max_messages"))
+
+msgs = [user(f"u{k}") if k % 2 == 0 else assistant(f"a{k}") for k in range(50)]
+case("max_messages_null_means_no_limit",
+     "max_messages: null (Python None) means no count limit: all 50 messages stay, and nothing "
+     "limited the answer.",
+     {"messages": msgs, "max_messages": None},
+     ok(msgs, dropped_messages=[], limited_by=None, output_messages=50))
+case("max_messages_default_limits_to_40",
+     "Without max_messages the default of 40 applies, and the report says it bound the answer.",
+     {"messages": msgs},
+     ok(msgs[10:], dropped_messages=list(range(10)), limited_by="max_messages", output_messages=40))
+
+# Issue 15, refill: an image in the request that does not fit is replaced by its placeholder;
+# the budget it frees brings back the older messages selection left out before shedding.
+history = [user(f"Step {k}.") if k % 2 == 0 else assistant(f"Done {k}.") for k in range(61)]
+req = {"role": "user", "content": [text("And this screenshot?"), image(PNG_1700x2200)]}
+after = {"role": "user", "content": [text("And this screenshot?"), text(img_ph)]}
+msgs = history + [req]
+budget = total(history + [after]) + 50
+assert cost(req) > budget and total(history + [after]) <= budget
+case("refill_after_shedding_brings_back_what_fits",
+     "The request's screenshot does not fit, so selection keeps only the request and its anchors; "
+     "the screenshot becomes a placeholder, and the budget it frees brings back every older "
+     "message that now fits, newest first (62 of 62, max_messages null).",
+     {"messages": msgs, "max_bytes": budget, "max_messages": None},
+     ok(history + [after], dropped_messages=[], refilled=[k for k in range(61) if k not in (58, 60)],
+        limited_by="budget", output_messages=62,
+        dropped_images=[{"index": 61, "part": 1, "format": "png", "width": 1700, "height": 2200,
+                         "tokens": 765, "budget_bytes": 3060}]))
+
+# Issue 15, implausible images: a PNG header claiming 2³²−1 × 1 pixels in a 66-byte data URL
+# would cost ~1M tokens by its header; it is priced as the profile's largest typical image.
+import struct
+import zlib
+ihdr = struct.pack(">IIBBBBB", 2**32 - 1, 1, 8, 6, 0, 0, 0)
+STRIP = "data:image/png;base64," + base64.b64encode(
+    b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))).decode()
+IMAGE_BYTES[STRIP] = 4 * 1445  # the ankita profile's largest typical image (1080 × 2400)
+req = {"role": "user", "content": [text("And this one?"), image(STRIP)]}
+msgs = history + [req]
+case("implausible_image_priced_as_a_real_image",
+     "A PNG header claiming 4294967295×1 pixels in a 66-byte data URL cannot be a real image: "
+     "it is priced as the profile's largest typical image (1,445 tokens, not ~1M), reported in "
+     "warnings with its path, and all 62 messages fit.",
+     {"messages": msgs, "max_bytes": total(msgs) + 100, "max_messages": None},
+     ok(msgs, dropped_messages=[], dropped_images=[], limited_by=None, cost_bytes=total(msgs),
+        warnings=[{"code": "implausible_image", "index": 61, "part": 1, "path": "messages[61].content[1]",
+                   "message": "PNG header states 4294967295×1 pixels, more than any real image of its "
+                              "payload's size or any provider's limit; priced as the profile's largest "
+                              "typical image, 1445 tokens"}]))
+
+seq = 123456789012345678901234567890
+msgs = [{"role": "user", "content": "ls", "seq": seq, "trace": {"id": -seq, "ok": True}},
+        {"role": "assistant", "content": "a.txt", "seq": seq + 1}, user("thanks")]
+case("integers_beyond_64_bits_pass_through",
+     "Integers beyond 64 bits in unknown fields pass through unchanged in every front end.",
+     {"messages": msgs, "max_bytes": 10_000},
+     ok(msgs, dropped_messages=[]))
 
 dev = {"role": "developer", "content": filler(1200, "rule")}
 msgs = [dev, user("first"), assistant(filler(800, "answer")), user("second")]

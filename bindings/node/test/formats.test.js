@@ -37,6 +37,9 @@ const REPORT_KEYS = [
   "truncated",
   "dropped_images",
   "dropped_attachments",
+  "limited_by",
+  "refilled",
+  "warnings",
   "repaired",
 ];
 

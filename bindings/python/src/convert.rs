@@ -1,7 +1,7 @@
 //! Python objects ↔ `serde_json::Value`, directly: no JSON text in between.
 //!
 //! Python → JSON takes what agents hold: `dict` (and other mappings with `str` keys), `list`,
-//! `tuple` (and other sequences except `str`/`bytes`), `str`, `bool`, `int` (64-bit), finite
+//! `tuple` (and other sequences except `str`/`bytes`), `str`, `bool`, `int` (of any size), finite
 //! `float`, `None`, `bytes` under a `data` key (a blob's, written as base64), and at any depth
 //! the objects SDKs hand out: a pydantic model (the openai and anthropic SDKs'
 //! `ChatCompletionMessage`, `TextBlock`, google-genai's `Content`, …) is read as
@@ -22,6 +22,8 @@ use pyo3::types::{
 };
 use serde_json::{Map, Number, Value};
 use std::fmt;
+use std::sync::OnceLock;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::standins;
 
@@ -45,6 +47,44 @@ impl fmt::Display for Path<'_> {
             Path::Key(parent, key) => write!(f, "{parent}.{key}"),
         }
     }
+}
+
+/// The prefix of the string that stands for an integer beyond 64 bits: a NUL and a key
+/// drawn once per process, which no caller's string can be expected to start with.
+fn big_int_marker() -> &'static str {
+    static MARKER: OnceLock<String> = OnceLock::new();
+    MARKER.get_or_init(|| {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let salt = &MARKER as *const _ as usize as u128;
+        format!(
+            "\u{0}ankita-int-{:x}:",
+            nanos ^ (salt << 17) ^ u128::from(std::process::id())
+        )
+    })
+}
+
+/// The JSON text of a request converted by [`to_value`]: integers beyond 64 bits, carried as
+/// marked strings, are written back as their digits.
+pub fn request_text(value: &Value) -> String {
+    let text = ankita::json::to_json_string(value);
+    // As the JSON writer escapes it: the NUL is `\u0000`.
+    let marker = format!("\"\\u0000{}", &big_int_marker()[1..]);
+    if !text.contains(&marker) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(&marker) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + marker.len()..];
+        let end = after.find('"').unwrap_or(after.len());
+        out.push_str(&after[..end]);
+        rest = after.get(end + 1..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Converts a Python value to JSON; `path` names it in errors.
@@ -166,10 +206,14 @@ fn convert(
         if let Ok(u) = obj.extract::<u64>() {
             return Ok(Value::Number(u.into()));
         }
-        return Err(Error::invalid_request(
-            "the integer does not fit in 64 bits",
-            path.to_string(),
-        ));
+        // Beyond 64 bits: a Python int of any size is JSON, and passes through unchanged. A
+        // `Value` cannot hold it, so it travels as a marked string that [`request_text`] turns
+        // back into the integer's digits in the request text.
+        let digits = obj
+            .str()
+            .map_err(|e| python_error(obj.py(), e, path))?
+            .to_string();
+        return Ok(Value::String(format!("{}{digits}", big_int_marker())));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return Number::from_f64(f.value())

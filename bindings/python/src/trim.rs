@@ -5,14 +5,13 @@
 //! passed in, a changed one as a shallow copy; megabytes of image data are never copied out.
 
 use ankita::api::SanitizeRequest;
-use ankita::json::to_json_string;
 use ankita::{Error, NewContent, NewPart, Out, Request};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString};
 use serde_json::{Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::convert::{items, message_to_value, to_py, to_value, Path};
+use crate::convert::{items, message_to_value, request_text, to_py, to_value, Path};
 use crate::error::{panic_error, to_py_err};
 
 /// What `trim` returns: the trimmed messages and the report of what was removed or changed.
@@ -68,7 +67,7 @@ impl TrimResult {
 ///   `max_output_tokens`, `tools` (the tool schemas), `memory` (text placed elsewhere in the
 ///   prompt) and `overhead_bytes` (default 1024) to derive it; when both are given the smaller
 ///   wins; with neither only `max_messages` applies;
-/// - `bytes_per_token` (default 4), `max_messages` (default 40);
+/// - `bytes_per_token` (default 4), `max_messages` (default 40; `None`: no limit);
 /// - `image_profile` (default "ankita") or `model` (e.g. "gpt-4o"): how images are priced;
 ///   `image_sizes`: `{url: (width, height)}` for remote images whose size the caller knows;
 /// - `on_image_overflow`: "placeholder" (default), "drop" or "error";
@@ -107,7 +106,6 @@ impl TrimResult {
     tokenizer = None,
     token_factor = None,
     overhead_tokens = None,
-    max_messages = None,
     image_profile = None,
     on_image_overflow = None,
     model = None,
@@ -134,7 +132,6 @@ pub fn trim<'py>(
     tokenizer: Option<&Bound<'py, PyAny>>,
     token_factor: Option<&Bound<'py, PyAny>>,
     overhead_tokens: Option<&Bound<'py, PyAny>>,
-    max_messages: Option<&Bound<'py, PyAny>>,
     image_profile: Option<&Bound<'py, PyAny>>,
     on_image_overflow: Option<&Bound<'py, PyAny>>,
     model: Option<&Bound<'py, PyAny>>,
@@ -154,7 +151,6 @@ pub fn trim<'py>(
         ("tokenizer", tokenizer),
         ("token_factor", token_factor),
         ("overhead_tokens", overhead_tokens),
-        ("max_messages", max_messages),
         ("image_profile", image_profile),
         ("on_image_overflow", on_image_overflow),
         ("model", model),
@@ -175,13 +171,15 @@ pub fn trim<'py>(
                 request.insert(key.to_owned(), to_value(value, Path::Root(key))?);
             }
         }
-        // A misspelt keyword gets the core's answer (unknown key, with the known ones listed).
+        // `max_messages` comes through `unknown`, where an explicit `None` stays a JSON null:
+        // no count limit (not given, it is 40). A misspelt keyword gets the core's answer
+        // (unknown key, with the known ones listed).
         for (key, value) in unknown.iter().flat_map(|d| d.iter()) {
             let key = key.str().map(|k| k.to_string()).unwrap_or_default();
             let value = to_value(&value, Path::Root(&key))?;
             request.insert(key, value);
         }
-        Ok((originals, to_json_string(&Value::Object(request))))
+        Ok((originals, request_text(&Value::Object(request))))
     };
     let system = system.map_or_else(|| py.None(), |s| s.clone().unbind());
     let (originals, text) = run().map_err(|e| to_py_err(py, &e))?;
@@ -245,7 +243,7 @@ pub fn count_tokens<'py>(
             let value = to_value(&value, Path::Root(&key))?;
             request.insert(key, value);
         }
-        Ok(to_json_string(&Value::Object(request)))
+        Ok(request_text(&Value::Object(request)))
     };
     let text = run().map_err(|e| to_py_err(py, &e))?;
     let count =
@@ -298,7 +296,7 @@ fn sanitized<'py>(
         if let Some(format) = format.filter(|f| !f.is_none()) {
             request.insert("format".into(), to_value(format, Path::Root("format"))?);
         }
-        Ok((originals, to_json_string(&Value::Object(request))))
+        Ok((originals, request_text(&Value::Object(request))))
     };
     let (originals, text) = run().map_err(|e| to_py_err(py, &e))?;
     let plan =

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import types
 from typing import Any
@@ -144,7 +145,7 @@ class BrokenModel:
         ([user(b"bytes")], "messages[0].content", "a bytes is not a JSON value"),
         ([user([{"type": "text", "text": Opaque()}])], "messages[0].content[0].text", "Opaque"),
         ([BrokenModel()], "messages[0]", "raised"),
-        ([user(2**64)], "messages[0].content", "64 bits"),
+        ([user(2**64)], "messages[0].content", "content must be a string"),
         ([user(math.nan)], "messages[0].content", "not a JSON number"),
         ([user(math.inf)], "messages[0].content", "not a JSON number"),
         ([{"role": "user", "content": "x", 3: "three"}], "messages[0]", "not a string"),
@@ -174,6 +175,20 @@ def test_large_unsigned_integers_are_json() -> None:
     part = {"type": "custom", "n": 2**64 - 1, "m": -(2**63)}
     result = ankita.trim([user([{"type": "text", "text": "hi"}, part])])
     assert result.messages[0]["content"][1] is part
+
+
+def test_integers_beyond_64_bits_pass_through_unchanged() -> None:
+    seq = 123456789012345678901234567890
+    message = {"role": "user", "content": "hi", "seq": seq, "meta": {"n": -(2**100)}}
+    later = {"role": "user", "content": [{"type": "text", "text": "more"}], "seq": seq}
+    result = ankita.trim([message, later], max_bytes=600)
+    assert result.messages[0] is message
+    assert result.messages[1]["seq"] == seq
+    # Costed as the JSON front ends cost it: the digits as written.
+    text = json.dumps({"messages": [message, later], "max_bytes": 600}, separators=(",", ":"))
+    answer = json.loads(ankita.trim_json(text))
+    assert answer["messages"][0]["seq"] == seq
+    assert answer["report"]["cost_bytes"] == result.report["cost_bytes"]
 
 
 def test_mappings_and_sequences_other_than_dict_and_list() -> None:

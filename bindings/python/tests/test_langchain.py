@@ -110,9 +110,10 @@ def test_an_image_placeholder_keeps_the_other_blocks() -> None:
         "type": "text",
         "text": "[Image omitted to fit the context budget: PNG 1700×2200, ~765 tokens]",
     }
-    # The answer in between does not fit any more; the request is the caller's own object.
-    assert report["dropped_messages"] == [1]
-    assert len(kept) == 2 and kept[1] is messages[2]
+    # The answer in between did not fit beside the screenshot; once the screenshot is a
+    # placeholder it does, and comes back (refill). Unchanged messages are the caller's own.
+    assert report["dropped_messages"] == [] and report["refilled"] == [1]
+    assert len(kept) == 3 and kept[1] is messages[1] and kept[2] is messages[2]
 
 
 def test_incomplete_tool_calls_are_removed_from_a_copy() -> None:

@@ -14,8 +14,9 @@ from helpers import PHOTO, SCREENSHOT, image_part, openai_session, tool_call
 
 
 def shedding_session() -> list[dict[str, Any]]:
-    """Trimmed to 5,000 bytes: message 1 loses the middle of its long text part, message 2 is
-    repaired (then dropped), the screenshot in message 3 becomes a placeholder."""
+    """Trimmed to 5,000 bytes: message 1 loses the middle of its two long text parts (the
+    attachment shrinks with the other texts), message 2 is repaired (left out, then back once
+    the screenshot in message 3 has become a placeholder: refill)."""
     return [
         {"role": "system", "content": "Be brief."},
         {
@@ -50,17 +51,20 @@ def test_unchanged_messages_and_parts_are_the_callers_objects() -> None:
     messages = shedding_session()
     result = ankita.trim(messages, max_bytes=5000)
     report = result.report
-    assert report["dropped_messages"] == [2]
-    assert [(t["index"], t["part"]) for t in report["truncated"]] == [(1, 1)]
+    assert report["dropped_messages"] == []
+    assert report["refilled"] == [2]
+    assert report["limited_by"] == "budget"
+    assert [(t["index"], t["part"]) for t in report["truncated"]] == [(1, 0), (1, 1)]
     assert [(d["index"], d["part"]) for d in report["dropped_images"]] == [(3, 1)]
 
-    system, anchor, request = result.messages
+    system, anchor, repaired, request = result.messages
     assert system is messages[0]
+    assert repaired["role"] == "assistant" and "tool_calls" not in repaired
 
     # A changed message is a shallow copy: new dict, new content list, old unchanged parts.
     assert anchor is not messages[1]
     assert anchor["content"] is not messages[1]["content"]
-    assert anchor["content"][0] is messages[1]["content"][0]
+    assert anchor["content"][0]["text"].startswith("Attached file: notes.txt\nnote line")
     shrunk = anchor["content"][1]
     assert shrunk is not messages[1]["content"][1]
     assert shrunk["cache_control"] is messages[1]["content"][1]["cache_control"]
@@ -140,8 +144,8 @@ def test_tuples_where_lists_are_expected() -> None:
     assert from_tuples.report == from_lists.report
     assert from_tuples.messages[0] is messages[0]
     # Changed content comes back as a list; its kept parts are still the caller's objects.
-    assert isinstance(from_tuples.messages[2]["content"], list)
-    assert from_tuples.messages[2]["content"][0] is messages[3]["content"][0]
+    assert isinstance(from_tuples.messages[3]["content"], list)
+    assert from_tuples.messages[3]["content"][0] is messages[3]["content"][0]
     assert json.dumps(from_tuples.messages) == json.dumps(from_lists.messages)
     assert ankita.sanitize(messages)[0] is messages[0]
 

@@ -189,8 +189,8 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("N"),
-        doc: "return at most N messages (default 40; the pinned message and the anchors \
-              are kept even beyond it)",
+        doc: "return at most N messages (default 40; `none`: no limit; the pinned message \
+              and the anchors are kept even beyond it)",
         sets: Sets::Integer("max_messages"),
     },
     Flag {
@@ -396,6 +396,10 @@ pub fn parse(parser: &mut Parser, flags: &[Flag]) -> Result<Parsed, Failure> {
         match flag.sets {
             Sets::Integer(key) => {
                 let text = text(value)?;
+                if key == "max_messages" && text == "none" {
+                    parsed.keys.push((key, KeyValue::Value(Value::Null)));
+                    continue;
+                }
                 let n: u64 = text.parse().map_err(|_| {
                     Failure::Usage(format!("{name} takes a non-negative integer, not {text:?}"))
                 })?;

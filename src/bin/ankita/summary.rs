@@ -248,8 +248,14 @@ pub fn render(report: &Value, images: &[Image]) -> String {
         (budget, cost)
     };
     let unit = if in_tokens { "tokens" } else { "bytes" };
+    // Which limit bound the answer (`report.limited_by`).
+    let limit = match report["limited_by"].as_str() {
+        Some("max_messages") => " (limited by max_messages)",
+        Some("budget") => " (limited by the budget)",
+        _ => "",
+    };
     out += &format!(
-        "ankita: kept {} of {} messages; cost {cost}; budget {budget}\n",
+        "ankita: kept {} of {} messages{limit}; cost {cost}; budget {budget}\n",
         report["output_messages"], report["input_messages"],
     );
     let dropped = list("dropped_messages");
@@ -258,6 +264,21 @@ pub fn render(report: &Value, images: &[Image]) -> String {
             "  dropped {} messages: {}\n",
             dropped.len(),
             index_list(dropped)
+        );
+    }
+    let refilled = list("refilled");
+    if !refilled.is_empty() {
+        out += &format!(
+            "  brought back after shedding {} messages: {}\n",
+            refilled.len(),
+            index_list(refilled)
+        );
+    }
+    for w in list("warnings") {
+        out += &format!(
+            "  warning {}: {}\n",
+            w["path"].as_str().unwrap_or(""),
+            w["message"].as_str().unwrap_or("")
         );
     }
     for t in list("truncated") {

@@ -33,6 +33,7 @@ from ._types import (
     TokenCount,
     Tokenizer,
     TrimReport,
+    TrimWarning,
     Truncation,
 )
 
@@ -56,6 +57,7 @@ __all__ = [
     "Tokenizer",
     "TrimReport",
     "TrimResult",
+    "TrimWarning",
     "Truncation",
     "__version__",
     "count_tokens",

@@ -82,6 +82,18 @@ class DroppedBlock(TypedDict):
     part: int
 
 
+class TrimWarning(TypedDict):
+    """Something in the input the caller should know about, that did not stop the trim:
+    ``code`` "implausible_image" (a header whose size its payload cannot hold, priced as the
+    profile's largest typical image), with the ``path`` of the image."""
+
+    code: str
+    index: int
+    part: Optional[int]
+    path: str
+    message: str
+
+
 class _TrimReportFields(TypedDict):
     format: MessageFormat
     unit: Literal["tokens", "bytes"]
@@ -97,14 +109,19 @@ class _TrimReportFields(TypedDict):
     truncated: list[Truncation]
     dropped_images: list[DroppedImage]
     dropped_attachments: list[DroppedAttachment]
+    limited_by: Optional[Literal["max_messages", "budget"]]
+    refilled: list[int]
+    warnings: list[TrimWarning]
     repaired: list[Repair]
 
 
 class TrimReport(_TrimReportFields, total=False):
     """What ``trim`` removed or changed, by input index (the JSON contract's report).
     ``index`` is always the message's index in the input, ``part`` its index in the message's
-    content (None for string content). ``merged`` and ``dropped_blocks`` are there for the
-    Anthropic format only."""
+    content (None for string content). ``limited_by`` says which limit bound the answer
+    ("max_messages", "budget", or None when everything fit both); ``refilled`` lists the
+    messages that came back after shedding freed budget. ``merged`` and ``dropped_blocks`` are
+    there for the Anthropic format only."""
 
     merged: list[Merge]
     dropped_blocks: list[DroppedBlock]
