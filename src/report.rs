@@ -80,6 +80,14 @@ pub struct DroppedAttachment {
     pub bytes: u64,
 }
 
+/// A tool result whose text was replaced by the `clear_tool_results` placeholder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClearedToolResult {
+    pub index: usize,
+    /// What the result cost before it was cleared (bytes, or tokens in token mode).
+    pub cost: u64,
+}
+
 /// A block removed from a message that stays (a tool result whose exchange was dropped).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DroppedBlock {
@@ -153,6 +161,7 @@ pub struct Report<'a> {
     /// Caller's indices of messages brought back by refill after shedding.
     pub refilled: Vec<usize>,
     pub warnings: Vec<Warning>,
+    pub cleared_tool_results: Vec<ClearedToolResult>,
     pub repaired: Vec<RepairEntry<'a>>,
     /// Formats that merge adjacent turns only.
     pub merged: Vec<Merge>,
@@ -362,6 +371,10 @@ impl<'a> Report<'a> {
         }
         out.push_str(",\"refilled\":");
         write_list(out, &self.refilled, |out, &i| write_index(out, i));
+        out.push_str(",\"cleared_tool_results\":");
+        write_list(out, &self.cleared_tool_results, |out, c| {
+            let _ = write!(out, "{{\"index\":{},\"{unit}\":{}}}", c.index, c.cost);
+        });
         out.push_str(",\"warnings\":");
         write_list(out, &self.warnings, |out, w| {
             let part = w.part.map_or("null".to_owned(), |p| p.to_string());

@@ -40,6 +40,92 @@ impl OnImageOverflow {
     }
 }
 
+/// The text that replaces a cleared tool result, unless the request gives one.
+pub const CLEARED_TOOL_RESULT: &str = "[Old tool result cleared to fit the context budget.]";
+
+/// `clear_tool_results` (opt-in, DESIGN §6.7): before whole groups are dropped, the results of
+/// tool exchanges older than the newest `keep` are replaced by `placeholder`, oldest first,
+/// until the history fits; exchanges calling a tool of `exclude_tools` keep theirs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClearToolResults {
+    pub keep: usize,
+    pub exclude_tools: Vec<String>,
+    pub placeholder: String,
+}
+
+impl Default for ClearToolResults {
+    fn default() -> Self {
+        ClearToolResults {
+            keep: 3,
+            exclude_tools: Vec::new(),
+            placeholder: CLEARED_TOOL_RESULT.to_owned(),
+        }
+    }
+}
+
+impl ClearToolResults {
+    /// `true` (the defaults), `false` (off), or `{"keep"?, "exclude_tools"?, "placeholder"?}`.
+    fn from_value(value: &Value) -> Result<Option<Self>, Error> {
+        const KEY: &str = "clear_tool_results";
+        let map =
+            match value {
+                Value::Bool(on) => return Ok(on.then(ClearToolResults::default)),
+                Value::Object(map) => map,
+                _ => return Err(Error::invalid_request(
+                    "clear_tool_results must be true, false or an object {keep, exclude_tools, \
+                     placeholder}",
+                    KEY,
+                )),
+            };
+        let mut clear = ClearToolResults::default();
+        for (key, value) in map {
+            let path = format!("{KEY}.{key}");
+            match key.as_str() {
+                _ if value.is_null() => {}
+                "keep" => clear.keep = usize::try_from(uint(value, &path)?).unwrap_or(usize::MAX),
+                "exclude_tools" => {
+                    let names = value.as_array().ok_or_else(|| {
+                        Error::invalid_request(
+                            "exclude_tools must be an array of tool names",
+                            &path,
+                        )
+                    })?;
+                    clear.exclude_tools = names
+                        .iter()
+                        .enumerate()
+                        .map(|(i, n)| {
+                            n.as_str().map(str::to_owned).ok_or_else(|| {
+                                Error::invalid_request(
+                                    "a tool name must be a string",
+                                    format!("{path}[{i}]"),
+                                )
+                            })
+                        })
+                        .collect::<Result<_, _>>()?;
+                }
+                "placeholder" => {
+                    clear.placeholder = value
+                        .as_str()
+                        .ok_or_else(|| {
+                            Error::invalid_request("placeholder must be a string", &path)
+                        })?
+                        .to_owned()
+                }
+                _ => {
+                    return Err(Error::invalid_request(
+                        format!(
+                            "unknown key {key:?} of clear_tool_results; known keys: keep, \
+                             exclude_tools, placeholder"
+                        ),
+                        path,
+                    ))
+                }
+            }
+        }
+        Ok(Some(clear))
+    }
+}
+
 /// Reads the `format` key of a request (`null` or absent: the default, OpenAI chat).
 pub fn format_of(request: &Map<String, Value>) -> Result<Format, Error> {
     match request.get("format") {
@@ -90,6 +176,8 @@ pub struct TrimOptions {
     /// Pixel sizes of remote (http/https) images, by URL, when the caller knows them; other
     /// remote images are priced at the profile's typical worst case.
     pub image_sizes: HashMap<String, (u32, u32)>,
+    /// Opt-in: clear old tool results before dropping whole groups.
+    pub clear_tool_results: Option<ClearToolResults>,
     pub format: Format,
 }
 
@@ -111,6 +199,7 @@ impl Default for TrimOptions {
             image_profile: ImageProfile::default(),
             on_image_overflow: OnImageOverflow::default(),
             image_sizes: HashMap::new(),
+            clear_tool_results: None,
             format: Format::default(),
         }
     }
@@ -135,6 +224,7 @@ pub const OPTION_KEYS: &[&str] = &[
     "tokenizer",
     "token_factor",
     "overhead_tokens",
+    "clear_tool_results",
 ];
 
 impl TrimOptions {
@@ -190,6 +280,9 @@ impl TrimOptions {
                     }
                 }
                 "image_sizes" => options.image_sizes = image_sizes(value)?,
+                "clear_tool_results" => {
+                    options.clear_tool_results = ClearToolResults::from_value(value)?
+                }
                 "on_image_overflow" => {
                     options.on_image_overflow = match value.as_str() {
                         Some("placeholder") => OnImageOverflow::Placeholder,

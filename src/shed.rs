@@ -250,6 +250,109 @@ fn drop_soft_groups(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
     Ok(())
 }
 
+/// Opt-in (`clear_tool_results`), before whole groups are dropped (DESIGN §6.7): while the
+/// history `max_messages` allows costs more than the budget, the results of tool exchanges
+/// older than the newest `keep` are replaced by the placeholder, oldest first. A reply's first
+/// text (or image) becomes the placeholder, its other texts empty, its other images removed;
+/// calls, ids and the exchange's messages stay, so the model keeps the record of what it did.
+/// Exchanges calling a tool of `exclude_tools` keep their results.
+pub(crate) fn clear_tool_results(
+    t: &mut Trimmer<'_, '_>,
+    clear: &crate::request::ClearToolResults,
+    budget: u64,
+) {
+    let n = t.repaired.groups.len();
+    // What selection could keep without the budget: the kept groups, then the optional ones
+    // newest first within max_messages.
+    let mut demand = t.total;
+    let mut count = t.count;
+    let mut reachable = vec![false; n];
+    for g in (0..n).rev() {
+        if t.tags[g] != Tag::Optional {
+            reachable[g] = t.kept[g];
+            continue;
+        }
+        let len = t.repaired.groups[g].len;
+        if count + len > t.options.max_messages {
+            break;
+        }
+        count += len;
+        demand += t.group_cost_within(g, None).unwrap_or(0);
+        reachable[g] = true;
+    }
+    if demand <= u128::from(budget) {
+        return;
+    }
+    let exchanges: Vec<usize> = (0..n).filter(|&g| t.repaired.groups[g].exchange).collect();
+    let older = exchanges.len().saturating_sub(clear.keep);
+    let adapter = t.options.format.adapter();
+    let placeholder_cost = t.measure.text(&clear.placeholder);
+    for &g in &exchanges[..older] {
+        if demand <= u128::from(budget) {
+            break;
+        }
+        if !reachable[g] {
+            continue;
+        }
+        let msgs = t.group_msgs(g).to_vec();
+        let excluded = !clear.exclude_tools.is_empty()
+            && msgs.iter().any(|&m| {
+                adapter
+                    .call_names(t.doc, &t.session, m)
+                    .iter()
+                    .any(|name| clear.exclude_tools.contains(name))
+            });
+        if excluded {
+            continue;
+        }
+        for m in msgs {
+            if t.session.messages[m].role != Some(crate::model::Role::Tool) {
+                continue;
+            }
+            let range = t.session.messages[m].unit_range();
+            let clearable =
+                |u: &crate::model::Unit<'_>| u.change == Change::Keep && u.kind != UnitKind::Other;
+            let content: u64 = t.session.units[range.clone()]
+                .iter()
+                .filter(|u| clearable(u))
+                .map(|u| u.bytes)
+                .sum();
+            // Only a result that costs more than the placeholder is cleared.
+            if content <= placeholder_cost {
+                continue;
+            }
+            let mut first = true;
+            for unit in &mut t.session.units[range] {
+                if !clearable(unit) {
+                    continue;
+                }
+                let (cost, change) = match (unit.kind, first) {
+                    (UnitKind::Image(_), true) => (
+                        placeholder_cost,
+                        Change::Placeholder(clear.placeholder.clone()),
+                    ),
+                    (_, true) => (placeholder_cost, Change::Text(clear.placeholder.clone())),
+                    (UnitKind::Image(_), false) => (0, Change::Removed),
+                    (_, false) => (0, Change::Text(String::new())),
+                };
+                first = false;
+                unit.bytes = cost;
+                unit.change = change;
+            }
+            let freed = u128::from(content - placeholder_cost);
+            demand -= freed;
+            if t.kept[g] {
+                t.total -= freed;
+            }
+            let entry = crate::report::ClearedToolResult {
+                index: physical(t, m),
+                cost: content,
+            };
+            t.cleared.push((m, entry));
+        }
+    }
+}
+
 /// No text is shrunk below this many bytes.
 pub const MIN_TEXT_BYTES: u64 = 128;
 /// The same floor when costs are tokens.

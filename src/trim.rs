@@ -199,6 +199,9 @@ impl<'a> Trimmer<'a, '_> {
                 self.count += self.repaired.groups[g].len;
             }
         }
+        if let (Some(clear), Some(budget)) = (&self.options.clear_tool_results, self.budget) {
+            crate::shed::clear_tool_results(self, clear, budget);
+        }
         self.frontier = n;
         self.report.limited_by = self.extend();
     }
@@ -327,6 +330,11 @@ impl<'a> Trimmer<'a, '_> {
         }
         self.report.cost_bytes = saturate(cost);
         self.report.warnings = implausible_images(&self.session, self.options.format);
+        self.report.cleared_tool_results = std::mem::take(&mut self.cleared)
+            .into_iter()
+            .filter(|&(m, _)| kept[m])
+            .map(|(_, entry)| entry)
+            .collect();
         let repairs = std::mem::take(&mut self.repaired.repairs);
         self.report.locate(&self.session, &kept, &dropped, repairs);
         let rebuilt = adapter.rebuild(doc, &self.session, &kept);

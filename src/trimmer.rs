@@ -42,6 +42,9 @@ pub(crate) struct Trimmer<'a, 'o> {
     /// bytes mode, where every cost is final from the start.
     pub measure: Measure,
     counted: Vec<bool>,
+    /// Tool results cleared by `clear_tool_results` (logical message, entry); reported when
+    /// their message is kept.
+    pub cleared: Vec<(usize, crate::report::ClearedToolResult)>,
     /// Selection takes optional groups newest first: the groups before `frontier` are not
     /// considered yet (refill goes on from here after shedding).
     pub frontier: usize,
@@ -83,6 +86,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             report,
             measure: options.measure,
             counted,
+            cleared: Vec::new(),
             frontier: groups,
             count: 0,
         }

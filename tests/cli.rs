@@ -374,6 +374,20 @@ fn every_flag_reaches_the_request() {
             &[],
         ),
         flag(
+            "clear_tool_results_is_off_by_default",
+            &["--clear-tool-results", "true"],
+            "clear_tool_results",
+            json!(true),
+            &[],
+        ),
+        flag(
+            "clear_tool_results_is_off_by_default",
+            &["--clear-tool-results={\"keep\": 2}"],
+            "clear_tool_results",
+            json!({"keep": 2}),
+            &[],
+        ),
+        flag(
             "anthropic_repair",
             &["--format", "anthropic"],
             "format",

@@ -195,6 +195,7 @@ proptest! {
         budget in prop::option::of(512u64..40_000),
         max_messages in 1usize..60,
         mode in prop::sample::select(vec!["placeholder", "drop", "error"]),
+        clear in prop::option::of(0usize..4),
     ) {
         let messages = build(&turns, system);
         let mut prices = HashMap::new();
@@ -206,6 +207,9 @@ proptest! {
             }
         }
         let mut request = json!({"messages": messages, "max_messages": max_messages, "on_image_overflow": mode});
+        if let Some(keep) = clear {
+            request["clear_tool_results"] = json!({"keep": keep});
+        }
         if let Some(b) = budget {
             request["max_bytes"] = json!(b);
         }

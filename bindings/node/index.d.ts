@@ -100,6 +100,13 @@ export interface TrimOptions {
   token_factor?: number;
   /** Tokens reserved for the request's framing when costs are tokens (default 256). */
   overhead_tokens?: number;
+  /**
+   * Opt-in: before dropping whole exchanges, replace the results of tool exchanges older than
+   * the newest `keep` (default 3) with `placeholder`, oldest first, until the history fits;
+   * exchanges calling a tool of `exclude_tools` keep theirs. `true` takes the defaults.
+   */
+  clear_tool_results?:
+    boolean | { keep?: number; exclude_tools?: readonly string[]; placeholder?: string };
   /** At most this many messages, tool exchanges kept whole (default 40; `null`: no limit). */
   max_messages?: number | null;
   /** Image pricing profile (default `ankita`); give this or `model`, not both. */
@@ -433,6 +440,8 @@ export interface TrimReport {
   limited_by: "max_messages" | "budget" | null;
   /** Input indices of messages brought back after shedding freed budget (refill). */
   refilled: number[];
+  /** Tool results replaced by the `clear_tool_results` placeholder, with what they cost. */
+  cleared_tool_results: { index: number; bytes?: number; tokens?: number }[];
   warnings: TrimWarning[];
   repaired: Repair[];
   /** Anthropic and Gemini formats only: turns merged so that roles alternate. */

@@ -154,6 +154,18 @@ impl Adapter for Anthropic {
         }
     }
 
+    fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
+        let msg = &session.messages[m];
+        let (Origin::Blocks, Some(p)) = (msg.origin, msg.physical) else {
+            return Vec::new();
+        };
+        let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
+        super::names_in(doc, get(&fields, "content"), "name", |block, f| {
+            let tool_use = get(f, "type").and_then(raw::string).as_deref() == Some("tool_use");
+            tool_use.then_some(block)
+        })
+    }
+
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
         let mut pieces: Vec<Piece> = Vec::new();
         let mut m = 0;

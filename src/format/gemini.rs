@@ -64,6 +64,15 @@ impl Adapter for Gemini {
         "gemini"
     }
 
+    fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
+        let msg = &session.messages[m];
+        let (Origin::Blocks, Some(p)) = (msg.origin, msg.physical) else {
+            return Vec::new();
+        };
+        let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
+        super::names_in(doc, get(&fields, "parts"), "name", |_, part| call_of(part))
+    }
+
     /// A content's fields but its parts (its role), with its `functionCall` parts (whole: name,
     /// args, id, signature) as its calls. A function response's and the system instruction's
     /// few fields cost their bytes, an upper bound.

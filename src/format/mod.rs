@@ -173,6 +173,12 @@ pub trait Adapter: Sync {
         (msg.meta_bytes, msg.meta_without_calls)
     }
 
+    /// The names of the tools logical message `m` calls (for `clear_tool_results`'s
+    /// `exclude_tools`); none by default.
+    fn call_names(&self, _doc: &Doc<'_>, _session: &Session<'_>, _m: usize) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The returned messages, built from the plan: the caller's message where nothing changed;
     /// and the messages merged into others, for formats that merge adjacent turns.
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt;
@@ -271,6 +277,23 @@ pub(crate) fn value_cost(value: Raw<'_>, measure: &Measure) -> u64 {
         Ok(v) => measure.text(&v.to_string()),
         Err(_) => measure.text(value),
     }
+}
+
+/// The string `key` of each object of the array `items` that `pick` selects (`pick` is given
+/// an item and its fields, and answers the object to read `key` from, or `None` to skip it).
+pub(crate) fn names_in<'a>(
+    doc: &Doc<'a>,
+    items: Option<Raw<'a>>,
+    key: &str,
+    pick: impl Fn(Raw<'a>, &[(Cow<'a, str>, Raw<'a>)]) -> Option<Raw<'a>>,
+) -> Vec<String> {
+    let items = items.and_then(|i| doc.items(i)).unwrap_or_default();
+    items
+        .into_iter()
+        .filter_map(|item| Some((item, doc.fields(item)?)))
+        .filter_map(|(item, fields)| pick(item, &fields).and_then(|o| doc.fields(o)))
+        .filter_map(|o| get(&o, key).and_then(raw::string).map(|n| n.into_owned()))
+        .collect()
 }
 
 /// The caller's key of a logical message's parts: `content`, Gemini's `parts`, a Responses

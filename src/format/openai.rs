@@ -74,6 +74,16 @@ impl Adapter for OpenAi {
         (all, all - calls)
     }
 
+    fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
+        let Some(p) = session.messages[m].physical else {
+            return Vec::new();
+        };
+        let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
+        super::names_in(doc, get(&fields, "tool_calls"), "name", |_, call| {
+            get(call, "function")
+        })
+    }
+
     fn rebuild<'a>(&self, _doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
         Rebuilt {
             messages: (0..session.messages.len())

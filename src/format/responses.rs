@@ -84,6 +84,18 @@ impl Adapter for Responses {
         "responses"
     }
 
+    fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
+        let msg = &session.messages[m];
+        let (Origin::Item(ItemKind::Call { .. }), Some(p)) = (msg.origin, msg.physical) else {
+            return Vec::new();
+        };
+        let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
+        get(&fields, "name")
+            .and_then(raw::string)
+            .map(|n| vec![n.into_owned()])
+            .unwrap_or_default()
+    }
+
     /// A message item's fields but its content, an output's but its output, and every other
     /// item whole (a call, a reasoning item: never edited, they cost what they say).
     fn meta_cost(

@@ -123,7 +123,7 @@ static void test_trim_and_sanitize(void) {
                   "\"cost_tokens\":5,\"input_messages\":2,\"output_messages\":1,"
                   "\"dropped_messages\":[],\"truncated\":[],\"dropped_images\":[],"
                   "\"dropped_attachments\":[],\"limited_by\":null,\"refilled\":[],"
-                  "\"warnings\":[],\"repaired\":[{\"index\":0,"
+                  "\"cleared_tool_results\":[],\"warnings\":[],\"repaired\":[{\"index\":0,"
                   "\"action\":\"orphan_tool_removed\",\"reason\":\"tool message does not answer "
                   "a tool call of the assistant message right before it\"}]}}",
                   "orphan removed");

@@ -92,6 +92,11 @@ def cost(message):
     return len(compact(meta).encode()) + body
 
 
+def cost_of_text(message):
+    """What a message's text content costs (its UTF-8 length)."""
+    return len(message["content"].encode())
+
+
 def total(messages):
     return sum(cost(m) for m in messages)
 
@@ -746,6 +751,62 @@ case("content_of_wrong_type", "Content that is a number is named by its path.",
      {"messages": [{"role": "user", "content": 3}]},
      err("invalid_request", path="messages[0].content",
          message="content must be a string, an array of parts or null"))
+
+# --- clear_tool_results (opt-in): old results cleared before whole exchanges go --------------
+CLEARED = "[Old tool result cleared to fit the context budget.]"
+
+
+def tool_loop(names):
+    msgs = [sys("Use the tools."), user("Find the failing test.")]
+    for i, name in enumerate(names):
+        msgs.append({"role": "assistant", "content": None,
+                     "tool_calls": [call(f"call_{i}", name, '{"q": "fail"}')]})
+        msgs.append(reply(f"call_{i}", filler(2000, f"result {i}")))
+    msgs.append(assistant("Found it in test_io."))
+    msgs.append(user("Fix it."))
+    return msgs
+
+
+def cleared(msgs, indices):
+    out = copy.deepcopy(msgs)
+    for i in indices:
+        out[i]["content"] = CLEARED
+    return out
+
+
+msgs = tool_loop(["grep", "grep", "grep", "grep", "grep"])
+# Five exchanges of ~2,100 bytes: without clearing the two oldest go whole. Clearing the results
+# of the exchanges older than the newest three, oldest first, frees ~1,950 bytes each.
+budget = total(cleared(msgs, [3, 5])) + 10
+assert total(cleared(msgs, [3])) > budget
+case("clear_tool_results_before_dropping_exchanges",
+     "With clear_tool_results (keep 3 by default), the results of the oldest exchanges become a "
+     "short placeholder, oldest first, until the history fits: every call and id stays, nothing "
+     "is dropped, and the report lists what was cleared with its cost.",
+     {"messages": msgs, "max_bytes": budget, "clear_tool_results": True},
+     ok(cleared(msgs, [3, 5]), dropped_messages=[],
+        cleared_tool_results=[{"index": 3, "bytes": cost_of_text(msgs[3])},
+                              {"index": 5, "bytes": cost_of_text(msgs[5])}],
+        cost_bytes=total(cleared(msgs, [3, 5]))))
+msgs = tool_loop(["plan", "grep", "grep", "grep", "grep"])
+budget = total(cleared(msgs, [5, 7])) + 10
+case("clear_tool_results_keeps_excluded_tools",
+     "exclude_tools keeps the results of exchanges calling those tools (here the plan): the next "
+     "oldest are cleared instead; keep 1 lets all but the newest exchange be cleared.",
+     {"messages": msgs, "max_bytes": budget,
+      "clear_tool_results": {"keep": 1, "exclude_tools": ["plan"], "placeholder": CLEARED}},
+     ok(cleared(msgs, [5, 7]), dropped_messages=[],
+        cleared_tool_results=[{"index": 5, "bytes": cost_of_text(msgs[5])},
+                              {"index": 7, "bytes": cost_of_text(msgs[7])}]))
+msgs = tool_loop(["grep", "grep", "grep", "grep", "grep"])
+case("clear_tool_results_is_off_by_default",
+     "Without the option the same budget drops the oldest exchanges whole (DESIGN §6).",
+     {"messages": msgs, "max_bytes": total(cleared(msgs, [3, 5])) + 10},
+     ok(msgs[:2] + msgs[6:], dropped_messages=[2, 3, 4, 5], cleared_tool_results=[]))
+case("clear_tool_results_names_a_bad_key",
+     "A misspelt key of clear_tool_results is named with its path.",
+     {"messages": msgs, "max_bytes": 100000, "clear_tool_results": {"kep": 1}},
+     err("invalid_request", path="clear_tool_results.kep"))
 
 for c in CASES:
     (HERE / f"{c['name']}.json").write_text(json.dumps(c, indent=1, ensure_ascii=False) + "\n")

@@ -39,6 +39,7 @@ const REPORT_KEYS = [
   "dropped_attachments",
   "limited_by",
   "refilled",
+  "cleared_tool_results",
   "warnings",
   "repaired",
 ];

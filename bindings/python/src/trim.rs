@@ -106,6 +106,7 @@ impl TrimResult {
     tokenizer = None,
     token_factor = None,
     overhead_tokens = None,
+    clear_tool_results = None,
     image_profile = None,
     on_image_overflow = None,
     model = None,
@@ -115,7 +116,7 @@ impl TrimResult {
     **unknown
 ), text_signature = "(messages, *, max_bytes=None, context_tokens=None, max_output_tokens=0, \
     tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, tokenizer=None, \
-    token_factor=None, overhead_tokens=None, max_messages=40, \
+    token_factor=None, overhead_tokens=None, clear_tool_results=None, max_messages=40, \
     image_profile='ankita', on_image_overflow='placeholder', model=None, image_sizes=None, \
     format='openai', system=None)")]
 #[allow(clippy::too_many_arguments)]
@@ -132,6 +133,7 @@ pub fn trim<'py>(
     tokenizer: Option<&Bound<'py, PyAny>>,
     token_factor: Option<&Bound<'py, PyAny>>,
     overhead_tokens: Option<&Bound<'py, PyAny>>,
+    clear_tool_results: Option<&Bound<'py, PyAny>>,
     image_profile: Option<&Bound<'py, PyAny>>,
     on_image_overflow: Option<&Bound<'py, PyAny>>,
     model: Option<&Bound<'py, PyAny>>,
@@ -151,6 +153,7 @@ pub fn trim<'py>(
         ("tokenizer", tokenizer),
         ("token_factor", token_factor),
         ("overhead_tokens", overhead_tokens),
+        ("clear_tool_results", clear_tool_results),
         ("image_profile", image_profile),
         ("on_image_overflow", on_image_overflow),
         ("model", model),

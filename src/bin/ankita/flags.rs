@@ -31,6 +31,8 @@ pub enum Sets {
     Integer(&'static str),
     /// A request key holding a number.
     Number(&'static str),
+    /// A request key holding the option's text read as JSON (`true`, `{"keep": 2}`).
+    Json(&'static str),
     /// A request key holding the option's text.
     Text(&'static str),
     /// A request key holding the text of a file.
@@ -47,6 +49,7 @@ impl Sets {
         match self {
             Sets::Integer(key)
             | Sets::Number(key)
+            | Sets::Json(key)
             | Sets::Text(key)
             | Sets::FileText(key)
             | Sets::FileJson(key) => Some(key),
@@ -184,6 +187,16 @@ pub const TRIM: &[Flag] = &[
     BYTES_PER_TOKEN,
     TOKENIZER,
     TOKEN_FACTOR,
+    Flag {
+        long: "clear-tool-results",
+        alias: None,
+        short: None,
+        value: Some("JSON"),
+        doc: "before dropping whole tool exchanges, replace the results of those older than the \
+              newest 3 with a placeholder: true, or {\"keep\": N, \"exclude_tools\": [...], \
+              \"placeholder\": \"...\"}",
+        sets: Sets::Json("clear_tool_results"),
+    },
     Flag {
         long: "max-messages",
         alias: None,
@@ -415,6 +428,12 @@ pub fn parse(parser: &mut Parser, flags: &[Flag]) -> Result<Parsed, Failure> {
                         Failure::Usage(format!("{name} takes a number, not {text:?}"))
                     })?;
                 parsed.keys.push((key, KeyValue::Value(Value::Number(n))));
+            }
+            Sets::Json(key) => {
+                let text = text(value)?;
+                let json: Value = serde_json::from_str(&text)
+                    .map_err(|e| Failure::Usage(format!("{name} takes JSON, not {text:?}: {e}")))?;
+                parsed.keys.push((key, KeyValue::Value(json)));
             }
             Sets::Text(key) => parsed
                 .keys

@@ -21,6 +21,8 @@ from ._ankita import (
 )
 from ._messages import count_tokens, sanitize, sanitize_with_report, trim
 from ._types import (
+    ClearedToolResult,
+    ClearToolResults,
     DroppedAttachment,
     DroppedBlock,
     DroppedImage,
@@ -39,6 +41,8 @@ from ._types import (
 
 __all__ = [
     "AnkitaError",
+    "ClearToolResults",
+    "ClearedToolResult",
     "ContextBudgetExceeded",
     "DroppedAttachment",
     "DroppedBlock",

@@ -4,6 +4,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar, final
 
 from ._types import (
+    ClearToolResults,
     ImageFormat,
     MessageFormat,
     OnImageOverflow,
@@ -138,6 +139,7 @@ def trim(
     tokenizer: Tokenizer | None = None,
     token_factor: float | None = None,
     overhead_tokens: int | None = None,
+    clear_tool_results: bool | ClearToolResults | None = None,
     max_messages: int | None = 40,
     image_profile: str | None = "ankita",
     on_image_overflow: OnImageOverflow | None = "placeholder",

@@ -16,7 +16,14 @@ from typing import Any, TypeVar, overload
 
 from . import _ankita
 from ._ankita import TrimResult
-from ._types import MessageFormat, OnImageOverflow, SanitizeReport, TokenCount, Tokenizer
+from ._types import (
+    ClearToolResults,
+    MessageFormat,
+    OnImageOverflow,
+    SanitizeReport,
+    TokenCount,
+    Tokenizer,
+)
 
 # Formats whose changed messages the core rebuilds whole (new dicts): the native functions
 # take SDK objects as they are and return them for unchanged messages.
@@ -127,6 +134,7 @@ def trim(
     tokenizer: Tokenizer | None = None,
     token_factor: float | None = None,
     overhead_tokens: int | None = None,
+    clear_tool_results: bool | ClearToolResults | None = None,
     max_messages: int | None = 40,
     image_profile: str | None = "ankita",
     on_image_overflow: OnImageOverflow | None = "placeholder",
@@ -151,6 +159,7 @@ def trim(
     tokenizer: Tokenizer | None = None,
     token_factor: float | None = None,
     overhead_tokens: int | None = None,
+    clear_tool_results: bool | ClearToolResults | None = None,
     max_messages: int | None = 40,
     image_profile: str | None = "ankita",
     on_image_overflow: OnImageOverflow | None = "placeholder",

@@ -94,6 +94,28 @@ class TrimWarning(TypedDict):
     message: str
 
 
+class _ClearedToolResultFields(TypedDict):
+    index: int
+
+
+class ClearedToolResult(_ClearedToolResultFields, total=False):
+    """A tool result replaced by the ``clear_tool_results`` placeholder: what it cost before, in
+    ``bytes`` or, when the report's ``unit`` is "tokens", in ``tokens``."""
+
+    bytes: int
+    tokens: int
+
+
+class ClearToolResults(TypedDict, total=False):
+    """The ``clear_tool_results`` option: clear the results of tool exchanges older than the
+    newest ``keep`` (default 3), oldest first, before dropping whole exchanges; exchanges calling
+    a tool of ``exclude_tools`` keep theirs; ``placeholder`` replaces the result's text."""
+
+    keep: int
+    exclude_tools: list[str]
+    placeholder: str
+
+
 class _TrimReportFields(TypedDict):
     format: MessageFormat
     unit: Literal["tokens", "bytes"]
@@ -111,6 +133,7 @@ class _TrimReportFields(TypedDict):
     dropped_attachments: list[DroppedAttachment]
     limited_by: Optional[Literal["max_messages", "budget"]]
     refilled: list[int]
+    cleared_tool_results: list[ClearedToolResult]
     warnings: list[TrimWarning]
     repaired: list[Repair]
 
