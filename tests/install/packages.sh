@@ -69,7 +69,9 @@ for f in pyproject.toml Cargo.toml Cargo.lock LICENSE-MIT LICENSE-APACHE build.r
 done
 check "sdist holds no tests, fuzz, examples, docs, node or CI files" \
     bash -c "! grep -E '^(tests|fuzz|examples|docs|\.ci|bindings/node|bindings/python/(tests|bench))/' '$scratch/sdist.txt'"
-check "sdist is under 200 KB" test "$(stat -c %s "$sdist")" -lt 200000
+# Sources only (four format adapters, the CLI, the bindings' Rust and Python): ~220 KB; a
+# stray build output or data file would be megabytes.
+check "sdist is under 300 KB" test "$(stat -c %s "$sdist")" -lt 300000
 
 echo "== a wheel from the sdist (pip, maturin backend, reusing target/)"
 if PATH="$repo/target/dist/venv/bin:$PATH" CARGO_TARGET_DIR="$repo/target" \
