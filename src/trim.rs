@@ -49,9 +49,22 @@ pub fn plan_trim<'a>(
     system: Option<Raw<'a>>,
     options: &TrimOptions,
 ) -> Result<Plan<'a>, Error> {
+    plan_trim_cached(doc, messages, system, options, None)
+}
+
+/// [`plan_trim`] with the token counts of an incremental session ([`crate::session`]): what
+/// earlier trims counted is taken from `cache`, and what this one counts is added to it.
+pub(crate) fn plan_trim_cached<'a>(
+    doc: &Doc<'a>,
+    messages: Raw<'a>,
+    system: Option<Raw<'a>>,
+    options: &TrimOptions,
+    cache: Option<&mut crate::session::CountCache>,
+) -> Result<Plan<'a>, Error> {
     let budget = options.history_budget()?;
     let session = split(doc, messages, system, options)?;
     let mut trimmer = Trimmer::new(doc, session, options, budget);
+    trimmer.cache = cache;
     trimmer.select();
     if let Some(budget) = budget {
         trimmer.shed(budget)?;

@@ -42,6 +42,9 @@ pub(crate) struct Trimmer<'a, 'o> {
     /// bytes mode, where every cost is final from the start.
     pub measure: Measure,
     counted: Vec<bool>,
+    /// Token counts kept from earlier trims of the same messages (an incremental session,
+    /// [`crate::session`]): a message found there is not counted again.
+    pub cache: Option<&'o mut crate::session::CountCache>,
 }
 
 impl<'a, 'o> Trimmer<'a, 'o> {
@@ -78,6 +81,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             report,
             measure: options.measure,
             counted,
+            cache: None,
         }
     }
 
@@ -101,6 +105,12 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             let cost = self.session.cost(m);
             return limit.is_none_or(|l| cost <= l).then_some(cost);
         }
+        if let Some(cache) = self.cache.as_deref_mut() {
+            if let Some(found) = cache.apply(&mut self.session, m, limit) {
+                self.counted[m] = found.is_some();
+                return found;
+            }
+        }
         let adapter = self.options.format.adapter();
         let cost = count_message(
             self.doc,
@@ -111,6 +121,9 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             limit,
         )?;
         self.counted[m] = true;
+        if let Some(cache) = self.cache.as_deref_mut() {
+            cache.store(&self.session, m);
+        }
         Some(cost)
     }
 

@@ -1,0 +1,366 @@
+//! Incremental sessions: a history fed message by message, trimmed at any time.
+//!
+//! A companion trims before every model call a history that grows by a few messages a turn.
+//! Stateless, every call hands over (and the caller serialises) the whole history again. A
+//! [`TrimSession`] is given the trim options once, then each message once ([`append`]); an
+//! edit or a regeneration cuts the tail ([`truncate`]) and appends the new version. Its answer
+//! ([`trim_answer`], [`plan`]) is always the stateless [`crate::api::trim_json`] answer for the
+//! same history and options.
+//!
+//! What a session holds:
+//!
+//! - the messages' JSON text as given (validated once, when appended), one after the other in
+//!   one buffer that reads as a messages array, grown by half its size when full (so the
+//!   buffer's capacity stays within 1.5× the bytes given, plus the latest append);
+//! - the end of each message in the buffer (8 bytes a message) and where each long string
+//!   without escapes lies (16 bytes per string of 24 bytes or more), so a trim reads the buffer
+//!   in place without validating or scanning those strings again;
+//! - in token mode, each counted message's token costs (its fields and each of its parts), so
+//!   a text is tokenized once over the session's life, not once a turn.
+//!
+//! A trim then splits the buffer into the neutral model, plans and rebuilds as a stateless trim
+//! does: its work is linear in the messages and their parts, with no validation, no
+//! serialisation by the caller and no tokenizing of what was counted before.
+//!
+//! [`append`]: TrimSession::append
+//! [`truncate`]: TrimSession::truncate
+//! [`trim_answer`]: TrimSession::trim_answer
+//! [`plan`]: TrimSession::plan
+//!
+//! ```
+//! use ankita::session::TrimSession;
+//! let mut session = TrimSession::new(r#"{"max_bytes": 4096}"#).unwrap();
+//! session.append(r#"[{"role": "system", "content": "Be brief."}]"#).unwrap();
+//! session.append(r#"[{"role": "user", "content": "Hi"}]"#).unwrap();
+//! let answer = session.trim_answer().unwrap().into_string();
+//! let stateless = ankita::api::trim_json(&format!(
+//!     r#"{{"messages": {}, "max_bytes": 4096}}"#,
+//!     session.messages_json()
+//! ));
+//! assert_eq!(answer, stateless);
+//! ```
+
+use crate::api::{options_of, write_plan_answer, write_trim_answer, Answer};
+use crate::error::{Error, ErrorCode};
+use crate::model::{Change, Origin, Session};
+use crate::raw::{kind, Doc, Kind};
+use crate::request::TrimOptions;
+use crate::trim::{plan_trim_cached, Plan};
+use std::collections::HashMap;
+
+/// A chat history held between trims (see the module documentation).
+pub struct TrimSession {
+    options: TrimOptions,
+    /// The format's outside system prompt as given, then `\n[`, the messages separated by
+    /// commas, and `]`.
+    text: String,
+    /// Where the outside system prompt is in `text`.
+    system: Option<(usize, usize)>,
+    /// Where the messages array starts in `text` (its `[`).
+    open: usize,
+    /// Where each message ends in `text` (it starts after the comma, or the `[`, before it).
+    ends: Vec<usize>,
+    /// The long strings without escapes of `text`, in order (see [`Doc::from_validated`]).
+    noted: Vec<(usize, usize)>,
+    counts: CountCache,
+    /// Bytes given to the session (every `append` argument, and the options).
+    given: usize,
+}
+
+impl TrimSession {
+    /// A session with the trim options of a request (every request key but `messages`, which
+    /// may be given too: the session then starts with those messages).
+    pub fn new(options_json: &str) -> Result<TrimSession, Error> {
+        let doc = Doc::parse(options_json).map_err(invalid_json)?;
+        let fields = doc.fields(doc.root()).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidRequest,
+                "the session options must be a JSON object",
+            )
+        })?;
+        let (system, options) = options_of(&fields)?;
+        let mut session = TrimSession {
+            options,
+            text: String::new(),
+            system: None,
+            open: 0,
+            ends: Vec::new(),
+            noted: Vec::new(),
+            counts: CountCache::default(),
+            given: options_json.len(),
+        };
+        if let Some(system) = system {
+            let at = doc.offset_of(system);
+            session.text.push_str(system);
+            session.noted.extend(
+                doc.noted()
+                    .iter()
+                    .filter(|&&(s, e)| s >= at && e <= at + system.len())
+                    .map(|&(s, e)| (s - at, e - at)),
+            );
+            session.system = Some((0, system.len()));
+            session.text.push('\n');
+        }
+        session.open = session.text.len();
+        session.text.push_str("[]");
+        if let Some(messages) = crate::raw::get(&fields, "messages") {
+            if kind(messages) != Kind::Array {
+                return Err(Error::invalid_request(
+                    "messages must be an array",
+                    "messages",
+                ));
+            }
+            session.append_from(&doc, messages);
+        }
+        Ok(session)
+    }
+
+    /// Appends messages given as a JSON array (validated here, once). Returns how many
+    /// messages the session holds. A message the trim cannot read is not refused here: the
+    /// trim answers the error a stateless trim of the same history answers.
+    pub fn append(&mut self, messages_json: &str) -> Result<usize, Error> {
+        let doc = Doc::parse(messages_json).map_err(invalid_json)?;
+        let root = doc.root();
+        if kind(root) != Kind::Array {
+            return Err(Error::invalid_request(
+                "append takes a JSON array of messages",
+                "messages",
+            ));
+        }
+        self.given += messages_json.len();
+        self.append_from(&doc, root);
+        Ok(self.ends.len())
+    }
+
+    fn append_from(&mut self, doc: &Doc<'_>, array: &str) {
+        let items = doc.items(array).unwrap_or_default();
+        let add: usize = items.iter().map(|m| m.len() + 1).sum();
+        self.reserve(add);
+        let noted = doc.noted();
+        let mut n = noted.partition_point(|&(s, _)| s < doc.offset_of(array));
+        self.text.pop(); // the closing `]`
+        for item in items {
+            if !self.ends.is_empty() {
+                self.text.push(',');
+            }
+            let from = doc.offset_of(item);
+            let to = self.text.len();
+            self.text.push_str(item);
+            while let Some(&(s, e)) = noted.get(n) {
+                if s >= from + item.len() {
+                    break;
+                }
+                self.noted.push((s - from + to, e - from + to));
+                n += 1;
+            }
+            self.ends.push(self.text.len());
+        }
+        self.text.push(']');
+    }
+
+    /// Room for `add` more bytes, growing the buffer by half its size at least (not doubling
+    /// it: the capacity stays within 1.5× what it holds, plus the latest append).
+    fn reserve(&mut self, add: usize) {
+        let len = self.text.len();
+        if len + add > self.text.capacity() {
+            self.text.reserve_exact(add.max(len / 2));
+        }
+    }
+
+    /// Keeps the first `len` messages (an edit or a regeneration then appends the new tail).
+    /// A `len` past the end changes nothing. Returns how many messages the session holds.
+    pub fn truncate(&mut self, len: usize) -> usize {
+        if len >= self.ends.len() {
+            return self.ends.len();
+        }
+        let end = if len == 0 {
+            self.open + 1
+        } else {
+            self.ends[len - 1]
+        };
+        self.text.truncate(end);
+        self.text.push(']');
+        self.ends.truncate(len);
+        let keep = self.noted.partition_point(|&(s, _)| s < end);
+        self.noted.truncate(keep);
+        self.counts.forget_from(len);
+        if self.text.capacity() > 2 * self.text.len() + 4096 {
+            self.text.shrink_to(self.text.len() + self.text.len() / 4);
+        }
+        self.ends.len()
+    }
+
+    /// How many messages the session holds.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The messages as a JSON array, as given (what an application saves to restore the
+    /// session later: a new session with the same options, then [`TrimSession::append`]).
+    pub fn messages_json(&self) -> &str {
+        &self.text[self.open..]
+    }
+
+    /// The trim options.
+    pub fn options(&self) -> &TrimOptions {
+        &self.options
+    }
+
+    /// Bytes given to the session so far (options and every append, as passed).
+    pub fn bytes_given(&self) -> usize {
+        self.given
+    }
+
+    /// Bytes the session holds on the heap: its buffer's capacity, the message ends, the
+    /// string notes and the token counts.
+    pub fn bytes_held(&self) -> usize {
+        self.text.capacity()
+            + self.ends.capacity() * std::mem::size_of::<usize>()
+            + self.noted.capacity() * std::mem::size_of::<(usize, usize)>()
+            + self.counts.bytes_held()
+    }
+
+    /// Plans the trim of the history held (see [`crate::trim::plan_trim`]).
+    pub fn plan(&mut self) -> Result<Plan<'_>, Error> {
+        self.with_plan(|_, _, plan| plan)
+    }
+
+    /// The answer a stateless trim of the same history gives (`{"ok": true, "messages",
+    /// "report", "system"?}`).
+    pub fn trim_answer(&mut self) -> Result<Answer<'_>, Error> {
+        let options = self.options.clone();
+        self.with_plan(|doc, system, plan| write_trim_answer(doc, system, &options, plan))
+    }
+
+    /// The answer as a plan: `{"ok": true, "plan": [...], "report": {...}}`, where each item
+    /// of `plan` is the index of a message returned as given (a number) or a message that
+    /// changed (an object); for callers that hold the messages themselves.
+    pub fn plan_answer(&mut self) -> Result<Answer<'_>, Error> {
+        self.with_plan(|doc, _, plan| write_plan_answer(doc, plan))
+    }
+
+    fn with_plan<'s, T>(
+        &'s mut self,
+        then: impl FnOnce(&Doc<'s>, Option<&'s str>, Plan<'s>) -> T,
+    ) -> Result<T, Error> {
+        let TrimSession {
+            options,
+            text,
+            system,
+            open,
+            noted,
+            counts,
+            ..
+        } = self;
+        let text: &'s str = text.as_str();
+        let doc = Doc::from_validated(text, noted.clone());
+        let system = system.map(|(s, e)| &text[s..e]);
+        let messages = &text[*open..];
+        let cache = options.measure.in_tokens().then_some(counts);
+        let plan = plan_trim_cached(
+            &doc,
+            messages,
+            system.filter(|s| kind(s) != Kind::Null),
+            options,
+            cache,
+        )?;
+        Ok(then(&doc, system, plan))
+    }
+}
+
+/// Token costs of the messages counted by earlier trims of a session: a message's fields and
+/// each of its parts, as [`crate::trimmer::count_message`] wrote them. Only messages that
+/// repair left alone are kept (their costs depend on nothing else).
+#[derive(Debug, Default)]
+pub struct CountCache {
+    entries: HashMap<(Option<u32>, Origin), Counted>,
+}
+
+#[derive(Debug)]
+struct Counted {
+    meta: u64,
+    meta_without_calls: u64,
+    units: Box<[u64]>,
+}
+
+impl CountCache {
+    fn eligible(session: &Session<'_>, m: usize) -> bool {
+        let msg = &session.messages[m];
+        msg.note.is_none() && session.units_of(m).iter().all(|u| u.change == Change::Keep)
+    }
+
+    /// Applies the kept costs of message `m` when there are: `Some(Some(cost))`, or
+    /// `Some(None)` (the session left as it was) when the cost is over `limit`; `None` when
+    /// the message was not counted before.
+    pub(crate) fn apply(
+        &self,
+        session: &mut Session<'_>,
+        m: usize,
+        limit: Option<u128>,
+    ) -> Option<Option<u128>> {
+        let msg = &session.messages[m];
+        let counted = self.entries.get(&(msg.physical, msg.origin))?;
+        if counted.units.len() != session.units_of(m).len() || !Self::eligible(session, m) {
+            return None;
+        }
+        let meta = if msg.remove_tool_calls {
+            counted.meta_without_calls
+        } else {
+            counted.meta
+        };
+        let cost = u128::from(meta) + counted.units.iter().map(|&c| u128::from(c)).sum::<u128>();
+        if limit.is_some_and(|l| cost > l) {
+            return Some(None);
+        }
+        let range = msg.unit_range();
+        for (unit, &c) in session.units[range].iter_mut().zip(counted.units.iter()) {
+            unit.bytes = c;
+        }
+        session.notes_in_meta = true;
+        let msg = &mut session.messages[m];
+        msg.meta_bytes = counted.meta;
+        msg.meta_without_calls = counted.meta_without_calls;
+        debug_assert_eq!(session.cost(m), cost);
+        Some(Some(cost))
+    }
+
+    /// Keeps the costs of message `m`, just counted.
+    pub(crate) fn store(&mut self, session: &Session<'_>, m: usize) {
+        if !Self::eligible(session, m) {
+            return;
+        }
+        let msg = &session.messages[m];
+        self.entries.insert(
+            (msg.physical, msg.origin),
+            Counted {
+                meta: msg.meta_bytes,
+                meta_without_calls: msg.meta_without_calls,
+                units: session.units_of(m).iter().map(|u| u.bytes).collect(),
+            },
+        );
+    }
+
+    /// Forgets the messages from the caller's index `len` on.
+    fn forget_from(&mut self, len: usize) {
+        self.entries
+            .retain(|&(physical, _), _| physical.is_none_or(|p| (p as usize) < len));
+    }
+
+    fn bytes_held(&self) -> usize {
+        let entry = std::mem::size_of::<((Option<u32>, Origin), Counted)>() + 8;
+        self.entries.capacity() * entry
+            + self
+                .entries
+                .values()
+                .map(|c| c.units.len() * 8)
+                .sum::<usize>()
+    }
+}
+
+fn invalid_json(e: serde_json::Error) -> Error {
+    Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}"))
+}
