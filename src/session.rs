@@ -45,7 +45,7 @@ use crate::error::{Error, ErrorCode};
 use crate::model::{Change, Origin, Session};
 use crate::raw::{kind, Doc, Kind};
 use crate::request::TrimOptions;
-use crate::trim::{plan_trim_cached, Plan};
+use crate::trim::{plan_split, Plan};
 use std::collections::HashMap;
 
 /// A chat history held between trims (see the module documentation).
@@ -63,9 +63,28 @@ pub struct TrimSession {
     /// The long strings without escapes of `text`, in order (see [`Doc::from_validated`]).
     noted: Vec<(usize, usize)>,
     counts: CountCache,
+    /// The messages split into the neutral model, kept between trims (see [`Split`]).
+    split: Option<Split>,
     /// Bytes given to the session (every `append` argument, and the options).
     given: usize,
 }
+
+/// The held messages split into the neutral model, borrowing from the session's buffer.
+///
+/// The lifetime is the buffer's, erased: the split is dropped before the buffer's bytes under
+/// it move or change (the buffer grows into a new allocation, or is cut before them), and it is
+/// only lent out for a borrow of the session. Appending writes after the last message only.
+struct Split {
+    session: Session<'static>,
+    /// Where the buffer was when the split was made.
+    base: *const u8,
+}
+
+// SAFETY: the split's references point into the session's own buffer (a `String`, which is
+// `Send` and `Sync`), read only through the session.
+unsafe impl Send for Split {}
+// SAFETY: as above.
+unsafe impl Sync for Split {}
 
 impl TrimSession {
     /// A session with the trim options of a request (every request key but `messages`, which
@@ -87,6 +106,7 @@ impl TrimSession {
             ends: Vec::new(),
             noted: Vec::new(),
             counts: CountCache::default(),
+            split: None,
             given: options_json.len(),
         };
         if let Some(system) = system {
@@ -134,13 +154,26 @@ impl TrimSession {
 
     fn append_from(&mut self, doc: &Doc<'_>, array: &str) {
         let items = doc.items(array).unwrap_or_default();
+        if items.is_empty() {
+            return;
+        }
         let add: usize = items.iter().map(|m| m.len() + 1).sum();
-        self.reserve(add);
+        self.reserve(add + 1);
         let noted = doc.noted();
         let mut n = noted.partition_point(|&(s, _)| s < doc.offset_of(array));
+        let first = self.ends.len();
+        let first_note = self.noted.len();
         self.text.pop(); // the closing `]`
-        for item in items {
-            if !self.ends.is_empty() {
+                         // The new messages are written as an array of their own (`[` where the comma after
+                         // the last message goes), split as such, then the `[` becomes that comma.
+        let open = if first > 0 {
+            self.text.push('[');
+            self.text.len() - 1
+        } else {
+            self.open
+        };
+        for (k, item) in items.iter().enumerate() {
+            if k > 0 {
                 self.text.push(',');
             }
             let from = doc.offset_of(item);
@@ -156,14 +189,54 @@ impl TrimSession {
             self.ends.push(self.text.len());
         }
         self.text.push(']');
+        self.split_new(open, first, first_note);
+        if first > 0 {
+            // SAFETY: `open` < len is the `[` written above (ASCII, so the text stays UTF-8);
+            // written through the vector's pointer, without a reference to its bytes, which
+            // the split borrows elsewhere.
+            unsafe { self.text.as_mut_vec().as_mut_ptr().add(open).write(b',') };
+        }
     }
 
-    /// Room for `add` more bytes, growing the buffer by half its size at least (not doubling
-    /// it: the capacity stays within 1.5× what it holds, plus the latest append).
+    /// Adds messages `first..` (the array at `open`) to the kept split, if there is one.
+    fn split_new(&mut self, open: usize, first: usize, first_note: usize) {
+        let Some(split) = &mut self.split else {
+            return;
+        };
+        let text: &str = &self.text;
+        let doc = Doc::from_validated(text, self.noted[first_note..].to_vec());
+        let Ok(part) = crate::trim::split(&doc, &text[open..], None, &self.options) else {
+            // The trim answers the error, from a split of the whole history.
+            self.split = None;
+            return;
+        };
+        // SAFETY: see `Split`; the buffer did not move since the split was made (it is
+        // dropped when it grows) and the new messages stay where they are.
+        let part: Session<'static> = unsafe { std::mem::transmute(part) };
+        debug_assert_eq!(split.base, self.text.as_ptr());
+        let held = &mut split.session;
+        grow(&mut held.messages, part.messages.len());
+        grow(&mut held.units, part.units.len());
+        grow(&mut held.inputs, part.inputs.len());
+        let units = held.units.len() as u32;
+        for mut msg in part.messages {
+            msg.physical = msg.physical.map(|p| p + first as u32);
+            msg.units = (msg.units.0 + units, msg.units.1 + units);
+            held.messages.push(msg);
+        }
+        held.units.extend(part.units);
+        held.inputs.extend(part.inputs);
+    }
+
+    /// Room for `add` more bytes, growing the buffer by a quarter of its size at least (not
+    /// doubling it: the capacity stays within 1.25× what it holds, plus the latest append).
+    /// The kept split goes when the buffer moves (the next trim splits the history again:
+    /// once per quarter of growth).
     fn reserve(&mut self, add: usize) {
         let len = self.text.len();
         if len + add > self.text.capacity() {
-            self.text.reserve_exact(add.max(len / 2));
+            self.split = None;
+            self.text.reserve_exact(add.max(len / 4));
         }
     }
 
@@ -178,6 +251,21 @@ impl TrimSession {
         } else {
             self.ends[len - 1]
         };
+        if let Some(split) = &mut self.split {
+            let held = &mut split.session;
+            let logical = held
+                .messages
+                .iter()
+                .position(|m| m.physical.is_some_and(|p| p as usize >= len))
+                .unwrap_or(held.messages.len());
+            let units = held
+                .messages
+                .get(logical)
+                .map_or(held.units.len(), |m| m.units.0 as usize);
+            held.messages.truncate(logical);
+            held.units.truncate(units);
+            held.inputs.truncate(len);
+        }
         self.text.truncate(end);
         self.text.push(']');
         self.ends.truncate(len);
@@ -185,6 +273,7 @@ impl TrimSession {
         self.noted.truncate(keep);
         self.counts.forget_from(len);
         if self.text.capacity() > 2 * self.text.len() + 4096 {
+            self.split = None;
             self.text.shrink_to(self.text.len() + self.text.len() / 4);
         }
         self.ends.len()
@@ -222,6 +311,7 @@ impl TrimSession {
             + self.ends.capacity() * std::mem::size_of::<usize>()
             + self.noted.capacity() * std::mem::size_of::<(usize, usize)>()
             + self.counts.bytes_held()
+            + self.split.as_ref().map_or(0, |s| split_bytes(&s.session))
     }
 
     /// Plans the trim of the history held (see [`crate::trim::plan_trim`]).
@@ -247,27 +337,47 @@ impl TrimSession {
         &'s mut self,
         then: impl FnOnce(&Doc<'s>, Option<&'s str>, Plan<'s>) -> T,
     ) -> Result<T, Error> {
+        // The errors in a stateless trim's order: the budget, then the messages.
+        let budget = self.options.history_budget()?;
+        if self.split.is_none() {
+            let given = self
+                .system
+                .map(|(s, e)| &self.text[s..e])
+                .filter(|s| kind(s) != Kind::Null);
+            let doc = Doc::from_validated(&self.text, self.noted.clone());
+            let session = crate::trim::split(&doc, &self.text[self.open..], given, &self.options)?;
+            // SAFETY: see `Split`.
+            let mut session: Session<'static> = unsafe { std::mem::transmute(session) };
+            session.messages.shrink_to_fit();
+            session.units.shrink_to_fit();
+            session.inputs.shrink_to_fit();
+            self.split = Some(Split {
+                session,
+                base: self.text.as_ptr(),
+            });
+        }
         let TrimSession {
             options,
             text,
             system,
-            open,
             noted,
             counts,
+            split,
             ..
         } = self;
         let text: &'s str = text.as_str();
-        let doc = Doc::from_validated(text, noted.clone());
         let system = system.map(|(s, e)| &text[s..e]);
-        let messages = &text[*open..];
+        let held = &split.as_ref().expect("split above").session;
+        // Lent for the session's borrow `'s` only (`Session` is covariant in its lifetime).
+        let session: Session<'s> = Session {
+            messages: held.messages.clone(),
+            units: held.units.clone(),
+            inputs: held.inputs.clone(),
+            notes_in_meta: false,
+        };
+        let doc = Doc::from_validated(text, noted.clone());
         let cache = options.measure.in_tokens().then_some(counts);
-        let plan = plan_trim_cached(
-            &doc,
-            messages,
-            system.filter(|s| kind(s) != Kind::Null),
-            options,
-            cache,
-        )?;
+        let plan = plan_split(&doc, session, options, budget, cache)?;
         Ok(then(&doc, system, plan))
     }
 }
@@ -359,6 +469,30 @@ impl CountCache {
                 .map(|c| c.units.len() * 8)
                 .sum::<usize>()
     }
+}
+
+/// Room for `add` more items, growing by a quarter at least (not doubling).
+fn grow<T>(v: &mut Vec<T>, add: usize) {
+    if v.len() + add > v.capacity() {
+        v.reserve_exact(add.max(v.len() / 4));
+    }
+}
+
+/// Heap bytes of a split: its messages, units, inputs and tool call ids.
+fn split_bytes(session: &Session<'_>) -> usize {
+    use crate::model::{Message, ToolCalls, Unit};
+    let calls: usize = session
+        .messages
+        .iter()
+        .map(|m| match &m.tool_calls {
+            ToolCalls::Valid(ids) => ids.capacity() * std::mem::size_of::<std::borrow::Cow<str>>(),
+            _ => 0,
+        })
+        .sum();
+    session.messages.capacity() * std::mem::size_of::<Message>()
+        + session.units.capacity() * std::mem::size_of::<Unit>()
+        + session.inputs.capacity() * std::mem::size_of::<&str>()
+        + calls
 }
 
 fn invalid_json(e: serde_json::Error) -> Error {
