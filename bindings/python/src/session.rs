@@ -168,4 +168,11 @@ impl Session {
     fn bytes_held(&self) -> usize {
         self.core.bytes_held()
     }
+
+    /// Bytes of JSON handed to the core so far (the options and every append; large
+    /// screenshots as header-only stand-ins).
+    #[getter]
+    fn bytes_given(&self) -> usize {
+        self.core.bytes_given()
+    }
 }

@@ -92,6 +92,10 @@ class Session:
     def bytes_held(self) -> int:
         """Bytes the core holds for this session: its copy of the messages' JSON, and what it
         keeps to trim them again without reading them again."""
+    @property
+    def bytes_given(self) -> int:
+        """Bytes of JSON handed to the core so far (the options and every append; large
+        screenshots as header-only stand-ins)."""
 
 @final
 class ImageInfo:
