@@ -76,15 +76,9 @@ pub struct TrimSession {
 /// only lent out for a borrow of the session. Appending writes after the last message only.
 struct Split {
     session: Session<'static>,
-    /// Where the buffer was when the split was made.
-    base: *const u8,
+    /// Where the buffer was when the split was made (checked in debug builds).
+    base: usize,
 }
-
-// SAFETY: the split's references point into the session's own buffer (a `String`, which is
-// `Send` and `Sync`), read only through the session.
-unsafe impl Send for Split {}
-// SAFETY: as above.
-unsafe impl Sync for Split {}
 
 impl TrimSession {
     /// A session with the trim options of a request (every request key but `messages`, which
@@ -213,7 +207,7 @@ impl TrimSession {
         // SAFETY: see `Split`; the buffer did not move since the split was made (it is
         // dropped when it grows) and the new messages stay where they are.
         let part: Session<'static> = unsafe { std::mem::transmute(part) };
-        debug_assert_eq!(split.base, self.text.as_ptr());
+        debug_assert_eq!(split.base, self.text.as_ptr() as usize);
         let held = &mut split.session;
         grow(&mut held.messages, part.messages.len());
         grow(&mut held.units, part.units.len());
@@ -230,13 +224,18 @@ impl TrimSession {
 
     /// Room for `add` more bytes, growing the buffer by a quarter of its size at least (not
     /// doubling it: the capacity stays within 1.25× what it holds, plus the latest append).
-    /// The kept split goes when the buffer moves (the next trim splits the history again:
-    /// once per quarter of growth).
     fn reserve(&mut self, add: usize) {
         let len = self.text.len();
         if len + add > self.text.capacity() {
-            self.split = None;
-            self.text.reserve_exact(add.max(len / 4));
+            // A new buffer, filled before the old one goes: the split moves to it at once
+            // (it never refers to freed bytes), without splitting anything again.
+            let mut grown = String::with_capacity(len + add.max(len / 4));
+            grown.push_str(&self.text);
+            if let Some(split) = &mut self.split {
+                rebase(&mut split.session, &self.text, &grown);
+                split.base = grown.as_ptr() as usize;
+            }
+            self.text = grown;
         }
     }
 
@@ -353,7 +352,7 @@ impl TrimSession {
             session.inputs.shrink_to_fit();
             self.split = Some(Split {
                 session,
-                base: self.text.as_ptr(),
+                base: self.text.as_ptr() as usize,
             });
         }
         let TrimSession {
@@ -469,6 +468,89 @@ impl CountCache {
                 .map(|c| c.units.len() * 8)
                 .sum::<usize>()
     }
+}
+
+/// Points every reference of `session` into `old` at the same bytes of `new` (a copy of `old`,
+/// so far).
+///
+/// Every field of the model is named here, without `..`: a field or a variant added to the
+/// model that may borrow from the text fails to compile until it is rebased too.
+fn rebase(session: &mut Session<'static>, old: &str, new: &str) {
+    use crate::model::{Message, TextSource, ToolCalls, Unit};
+    let (from, end, to) = (
+        old.as_ptr() as usize,
+        old.as_ptr() as usize + old.len(),
+        new.as_ptr(),
+    );
+    debug_assert!(new.len() >= old.len() && new.as_bytes()[..old.len()] == *old.as_bytes());
+    let moved = |s: &mut &'static str| {
+        let at = s.as_ptr() as usize;
+        if at >= from && at + s.len() <= end {
+            // SAFETY: `s` lies in `old`, whose bytes `new` holds at the same offsets; the
+            // lifetime is the buffer's, as for the whole split (see `Split`).
+            *s = unsafe {
+                std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                    to.add(at - from),
+                    s.len(),
+                ))
+            };
+        }
+    };
+    let cow = |c: &mut std::borrow::Cow<'static, str>| {
+        if let std::borrow::Cow::Borrowed(s) = c {
+            moved(s);
+        }
+    };
+    let Session {
+        messages,
+        units,
+        inputs,
+        notes_in_meta: _,
+    } = session;
+    for message in messages {
+        let Message {
+            physical: _,
+            origin: _,
+            role: _,
+            role_raw,
+            shape: _,
+            units: _,
+            meta_bytes: _,
+            meta_without_calls: _,
+            tool_calls,
+            tool_call_id,
+            has_refusal: _,
+            note: _,
+            remove_tool_calls: _,
+        } = message;
+        moved(role_raw);
+        match tool_calls {
+            ToolCalls::None | ToolCalls::Empty | ToolCalls::Malformed { why: _, path: _ } => {}
+            ToolCalls::Valid(ids) => ids.iter_mut().for_each(cow),
+        }
+        if let Some(id) = tool_call_id {
+            cow(id);
+        }
+    }
+    for unit in units {
+        let Unit {
+            part: _,
+            sub: _,
+            kind: _,
+            text,
+            bytes: _,
+            change: _,
+        } = unit;
+        match text {
+            TextSource::Raw(raw) => moved(raw),
+            TextSource::Document { title, body } => {
+                cow(title);
+                moved(body);
+            }
+            TextSource::None => {}
+        }
+    }
+    inputs.iter_mut().for_each(moved);
 }
 
 /// Room for `add` more items, growing by a quarter at least (not doubling).

@@ -260,6 +260,18 @@ static void test_session(void) {
     CHECK(r && strstr(r, "session is NULL") != NULL, "%s", r);
     ankita_string_free(r);
 
+    /* Growing after trims: the buffer moves while the session keeps its split (valgrind
+       would see any read of the old one), truncating and appending again. */
+    for (int i = 0; i < 60; i++) {
+        char *grown = ankita_session_append(restored, turn);
+        CHECK(grown && strncmp(grown, "{\"ok\":true,", 11) == 0, "%s", grown);
+        ankita_string_free(grown);
+        if (i % 7 == 3) ankita_string_free(ankita_session_truncate(restored, (size_t)(10 + i)));
+        char *trimmed = ankita_session_trim(restored);
+        CHECK(trimmed && strncmp(trimmed, "{\"ok\":true,", 11) == 0, "%s", trimmed);
+        ankita_string_free(trimmed);
+    }
+
     ankita_session_free(s);
     ankita_session_free(restored);
     ankita_session_free(NULL);

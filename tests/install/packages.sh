@@ -69,7 +69,8 @@ for f in pyproject.toml Cargo.toml Cargo.lock LICENSE-MIT LICENSE-APACHE build.r
 done
 check "sdist holds no tests, fuzz, examples, docs, node or CI files" \
     bash -c "! grep -E '^(tests|fuzz|examples|docs|\.ci|bindings/node|bindings/python/(tests|bench))/' '$scratch/sdist.txt'"
-check "sdist is under 200 KB" test "$(stat -c %s "$sdist")" -lt 200000
+# The sources alone (compressed): a budget that catches a stray large file, not growth.
+check "sdist is under 225 KB" test "$(stat -c %s "$sdist")" -lt 225000
 
 echo "== a wheel from the sdist (pip, maturin backend, reusing target/)"
 if PATH="$repo/target/dist/venv/bin:$PATH" CARGO_TARGET_DIR="$repo/target" \

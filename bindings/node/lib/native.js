@@ -115,6 +115,9 @@ let bound = null;
 /** How many library strings have been released through ankita_string_free (for the tests). */
 export const stringStats = { released: 0 };
 
+/** How many sessions have been made and freed through ankita_session_free (for the tests). */
+export const sessionStats = { made: 0, freed: 0 };
+
 /**
  * Loads the library once and declares its functions.
  *
@@ -188,7 +191,7 @@ export function native() {
     "const char *",
     koffi.out(koffi.pointer("void *")),
   ]);
-  const sessionFree = declare("ankita_session_free", "void", [SessionHandle]);
+  const freeSession = declare("ankita_session_free", "void", [SessionHandle]);
   Object.assign(bound, {
     /**
      * @param {string} options the options JSON
@@ -197,6 +200,7 @@ export function native() {
     sessionNew(options) {
       const error = [null];
       const handle = sessionNew(options, error);
+      if (handle) sessionStats.made++;
       let text = null;
       if (error[0] !== null) {
         text = koffi.decode(error[0], "char", -1);
@@ -205,7 +209,10 @@ export function native() {
       }
       return { handle, error: text };
     },
-    sessionFree,
+    sessionFree(handle) {
+      sessionStats.freed++;
+      freeSession(handle);
+    },
     sessionAppend: declare("ankita_session_append", AnkitaString, [SessionHandle, "const char *"]),
     sessionTruncate: declare("ankita_session_truncate", AnkitaString, [SessionHandle, "size_t"]),
     sessionPlan: declare("ankita_session_plan", AnkitaString, [SessionHandle]),

@@ -9,6 +9,7 @@ import { test } from "node:test";
 
 import { AnkitaError, Session, trim } from "../index.js";
 import { standInSettings } from "../lib/images.js";
+import { sessionStats } from "../lib/native.js";
 import { IMAGES_DIR } from "./helpers.js";
 
 const PNG = fs.readFileSync(path.join(IMAGES_DIR, "png", "rgb_1700x2200.png"));
@@ -211,4 +212,28 @@ test("bad arguments and options are AnkitaErrors", () => {
   assert.throws(() => session.truncate(-1), { code: "invalid_argument" });
   assert.equal(session.length, 0);
   session.close();
+});
+
+test("a session dropped without close() is freed by the FinalizationRegistry", async () => {
+  if (typeof globalThis.gc !== "function") {
+    const v8 = await import("node:v8");
+    const vm = await import("node:vm");
+    v8.setFlagsFromString("--expose-gc");
+    globalThis.gc = vm.runInNewContext("gc");
+  }
+  const before = sessionStats.freed;
+  (() => {
+    for (let i = 0; i < 50; i++)
+      new Session({ max_bytes: 4096 }).append([{ role: "user", content: "x" }]);
+  })();
+  for (let i = 0; i < 50 && sessionStats.freed - before < 50; i++) {
+    globalThis.gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.equal(sessionStats.freed - before, 50);
+  const closed = new Session({ max_bytes: 4096 });
+  const freed = sessionStats.freed;
+  closed.close();
+  closed.close();
+  assert.equal(sessionStats.freed, freed + 1);
 });
