@@ -10,17 +10,21 @@
 //! What a session holds:
 //!
 //! - the messages' JSON text as given (validated once, when appended), one after the other in
-//!   one buffer that reads as a messages array, grown by half its size when full (so the
-//!   buffer's capacity stays within 1.5× the bytes given, plus the latest append);
+//!   one buffer that reads as a messages array, grown by a quarter of its size when full (so
+//!   the buffer's capacity stays within 1.25× its bytes, plus the latest append);
 //! - the end of each message in the buffer (8 bytes a message) and where each long string
-//!   without escapes lies (16 bytes per string of 24 bytes or more), so a trim reads the buffer
-//!   in place without validating or scanning those strings again;
+//!   without escapes lies (16 bytes per string of 24 bytes or more), so the buffer is read in
+//!   place without validating or scanning those strings again;
+//! - the messages split into the neutral model ([`crate::model`]: roles, units, prices), made
+//!   when they are appended (an image's header is read once over the session's life) and kept
+//!   (some 300 bytes a message);
 //! - in token mode, each counted message's token costs (its fields and each of its parts), so
 //!   a text is tokenized once over the session's life, not once a turn.
 //!
-//! A trim then splits the buffer into the neutral model, plans and rebuilds as a stateless trim
-//! does: its work is linear in the messages and their parts, with no validation, no
-//! serialisation by the caller and no tokenizing of what was counted before.
+//! A trim then runs the pipeline from repair on over a copy of the kept split (repair,
+//! selection, shedding, the report, the answer): linear in the messages and their parts, with
+//! no validation, no probing, no serialisation by the caller and no tokenizing of what was
+//! counted before.
 //!
 //! [`append`]: TrimSession::append
 //! [`truncate`]: TrimSession::truncate
@@ -71,9 +75,11 @@ pub struct TrimSession {
 
 /// The held messages split into the neutral model, borrowing from the session's buffer.
 ///
-/// The lifetime is the buffer's, erased: the split is dropped before the buffer's bytes under
-/// it move or change (the buffer grows into a new allocation, or is cut before them), and it is
-/// only lent out for a borrow of the session. Appending writes after the last message only.
+/// The lifetime is the buffer's, erased. The bytes under the split never change while it is
+/// kept: appending writes after the last message; growing fills a new buffer and moves the
+/// split to it ([`rebase`]) before the old one is freed; truncating cuts the split with the
+/// messages, and drops it when the buffer shrinks into a new allocation. The split is only
+/// lent out for a borrow of the session.
 struct Split {
     session: Session<'static>,
     /// Where the buffer was when the split was made (checked in debug builds).
@@ -382,7 +388,7 @@ impl TrimSession {
 }
 
 /// Token costs of the messages counted by earlier trims of a session: a message's fields and
-/// each of its parts, as [`crate::trimmer::count_message`] wrote them. Only messages that
+/// each of its parts, as the trimmer counted them. Only messages that
 /// repair left alone are kept (their costs depend on nothing else).
 #[derive(Debug, Default)]
 pub struct CountCache {

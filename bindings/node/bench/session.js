@@ -6,7 +6,10 @@
 //   trim         the stateless trim(history, options) of the whole history;
 //   trimMessages a small JS reimplementation of the classic count-and-bytes trimming (below).
 //
-//   node --expose-gc bench/session.js [--turns N] [--runs N]   (from bindings/node)
+//   node --expose-gc bench/session.js [--turns N] [--runs N] [--tokens]   (from bindings/node)
+//
+// --tokens: costs in gpt-4o's tokens (context_tokens 128,000) instead of bytes; the session
+// tokenizes each message once, the stateless trim every turn.
 
 import { performance } from "node:perf_hooks";
 
@@ -20,7 +23,10 @@ const TURNS = arg("--turns", 1000);
 const RUNS = arg("--runs", 5);
 const SAMPLES = [1, 100, 500, 1000].filter((t) => t <= TURNS);
 
-const OPTIONS = { max_bytes: 512_000, max_messages: 1000 };
+const TOKENS = process.argv.includes("--tokens");
+const OPTIONS = TOKENS
+  ? { context_tokens: 128_000, model: "gpt-4o", max_messages: 1000 }
+  : { max_bytes: 512_000, max_messages: 1000 };
 
 /** xorshift32: the same session on every run. */
 let seed = 0x5eed;
