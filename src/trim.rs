@@ -49,25 +49,14 @@ pub fn plan_trim<'a>(
     system: Option<Raw<'a>>,
     options: &TrimOptions,
 ) -> Result<Plan<'a>, Error> {
-    plan_trim_cached(doc, messages, system, options, None)
-}
-
-/// [`plan_trim`] with the token counts of an incremental session ([`crate::session`]): what
-/// earlier trims counted is taken from `cache`, and what this one counts is added to it.
-pub(crate) fn plan_trim_cached<'a>(
-    doc: &Doc<'a>,
-    messages: Raw<'a>,
-    system: Option<Raw<'a>>,
-    options: &TrimOptions,
-    cache: Option<&mut crate::session::CountCache>,
-) -> Result<Plan<'a>, Error> {
     let budget = options.history_budget()?;
     let session = split(doc, messages, system, options)?;
-    plan_split(doc, session, options, budget, cache)
+    plan_split(doc, session, options, budget, None)
 }
 
 /// Plans the trim of a request already split into the neutral model (an incremental session
-/// keeps its split between trims), to the history budget `budget`.
+/// keeps its split between trims), to the history budget `budget`; with the token counts of
+/// such a session's earlier trims (`cache`: taken from there, and what this trim counts added).
 pub(crate) fn plan_split<'a>(
     doc: &Doc<'a>,
     session: Session<'a>,
