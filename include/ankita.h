@@ -3,7 +3,8 @@
  *
  * Every function takes and returns UTF-8, NUL-terminated JSON (see README, "C API").
  * Every returned char* is owned by the caller and released with ankita_string_free().
- * All functions are thread-safe.
+ * All functions are thread-safe, except that a session handle (ankita_session_*) is used by
+ * one thread at a time.
  */
 
 #ifndef ANKITA_H
@@ -16,6 +17,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** An incremental session (ankita_session_new); opaque. */
+typedef struct AnkitaSession AnkitaSession;
 
 /**
  * Probes an image given as a data URL or bare base64 text, reading only its header.
@@ -209,6 +213,112 @@ void ankita_string_free(char *s);
  * The library version, e.g. `"0.1.0"`. The string is static: never release it.
  */
 const char *ankita_version(void);
+
+/**
+ * Creates an incremental session: a chat history held by the library, fed message by message
+ * and trimmed at any time, each turn costing what changed rather than the whole history.
+ *
+ * `options_json` is a trim request without its messages (`{"max_bytes": ...}`,
+ * `{"context_tokens": ..., "model": ..., "format": ..., "system": ...}`; `messages` may be
+ * given too, as the first messages). Returns the handle, or NULL when the options are not
+ * valid; then, when `error` is not NULL, `*error` receives the error JSON (as `ankita_trim`
+ * answers it; release it with `ankita_string_free`); otherwise `*error` is set to NULL.
+ *
+ * Release the handle with `ankita_session_free`. Thread safety: a handle is used by one
+ * thread at a time (overlapping calls on one handle answer an `invalid_argument` error);
+ * distinct handles may be used from any threads at once.
+ *
+ * # Safety
+ * `options_json` is NULL or a NUL-terminated string valid for the duration of the call;
+ * `error` is NULL or points to writable storage for a pointer.
+ */
+struct AnkitaSession *ankita_session_new(const char *options_json, char **error);
+
+/**
+ * Appends messages to a session: `messages_json` is a JSON array of messages in the
+ * session's format (validated here, once). Answers `{"ok": true, "messages": N}` (how many
+ * messages the session holds) or an error JSON. A message that cannot be trimmed (a wrong
+ * shape) is accepted here; `ankita_session_trim` then answers the error a stateless trim of
+ * the same history answers.
+ *
+ * Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
+ * safety: see `ankita_session_new`.
+ *
+ * # Safety
+ * `s` is NULL or a live handle; `messages_json` is NULL or a NUL-terminated string valid for
+ * the duration of the call.
+ */
+char *ankita_session_append(struct AnkitaSession *s, const char *messages_json);
+
+/**
+ * `ankita_session_append` for `len` bytes of JSON (no NUL needed).
+ *
+ * # Safety
+ * `s` is NULL or a live handle; `messages_json` is NULL or points to `len` readable bytes
+ * valid for the duration of the call.
+ */
+char *ankita_session_append_n(struct AnkitaSession *s, const char *messages_json, size_t len);
+
+/**
+ * Keeps the first `len` messages of a session (an edit or a regeneration then appends the new
+ * tail); a `len` past the end changes nothing. Answers `{"ok": true, "messages": N}`.
+ *
+ * Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
+ * safety: see `ankita_session_new`.
+ *
+ * # Safety
+ * `s` is NULL or a live handle.
+ */
+char *ankita_session_truncate(struct AnkitaSession *s, size_t len);
+
+/**
+ * Trims the session's history: the answer `ankita_trim` gives for a request made of the
+ * session's options and messages (`{"ok": true, "messages": [...], "report": {...}}` or an
+ * error JSON), computed from what the session keeps.
+ *
+ * Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
+ * safety: see `ankita_session_new`.
+ *
+ * # Safety
+ * `s` is NULL or a live handle.
+ */
+char *ankita_session_trim(struct AnkitaSession *s);
+
+/**
+ * Trims the session's history, answering a plan for callers that hold the messages
+ * themselves: `{"ok": true, "plan": [...], "report": {...}}`, each item of `plan` the index
+ * of a message returned as given (a number) or a message that changed (an object, the
+ * message to send). The report is `ankita_session_trim`'s.
+ *
+ * Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
+ * safety: see `ankita_session_new`.
+ *
+ * # Safety
+ * `s` is NULL or a live handle.
+ */
+char *ankita_session_plan(struct AnkitaSession *s);
+
+/**
+ * The session's messages as given, for an application that persists sessions:
+ * `{"ok": true, "messages": [...]}`. To restore, create a session with the same options and
+ * append the `messages` array.
+ *
+ * Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
+ * safety: see `ankita_session_new`.
+ *
+ * # Safety
+ * `s` is NULL or a live handle.
+ */
+char *ankita_session_snapshot(struct AnkitaSession *s);
+
+/**
+ * Releases a session. NULL is accepted and ignored. The handle must not be in use by
+ * another thread, and must not be used again.
+ *
+ * # Safety
+ * `s` is NULL or a live handle from `ankita_session_new`, not in use.
+ */
+void ankita_session_free(struct AnkitaSession *s);
 
 #ifdef __cplusplus
 } /* extern "C" */

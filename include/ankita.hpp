@@ -391,6 +391,56 @@ inline std::string estimate_image_tokens(std::uint32_t width, std::uint32_t heig
 /** The library's version (static; never released). */
 inline std::string_view version() noexcept { return ankita_version(); }
 
+/**
+ * An incremental session (`ankita_session_*`): a history given message by message, trimmed at
+ * any time with the answer `trim` gives for the same history and options. Move-only; the
+ * handle is released by the destructor. Used by one thread at a time.
+ *
+ *   ankita::session s(R"({"context_tokens": 128000, "model": "gpt-4o"})");
+ *   s.append(R"([{"role": "user", "content": "Hi"}])").value();
+ *   std::string answer = s.trim().value();
+ */
+class session {
+public:
+    /** Throws ankita::error when the options are not valid. */
+    explicit session(std::string_view options_json) {
+        std::string arg;
+        if (!detail::c_string(options_json, &arg)) {
+            detail::nul_byte("options_json").value();
+        }
+        char *failure = nullptr;
+        handle_ = ankita_session_new(arg.c_str(), &failure);
+        if (!handle_) detail::take(failure).value();
+    }
+    session(const session &) = delete;
+    session &operator=(const session &) = delete;
+    session(session &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    session &operator=(session &&other) noexcept {
+        std::swap(handle_, other.handle_);
+        return *this;
+    }
+    ~session() { ankita_session_free(handle_); }
+
+    /** Appends a JSON array of messages: `{"ok": true, "messages": N}`. */
+    result append(std::string_view messages_json) {
+        return detail::take(
+            ankita_session_append_n(handle_, messages_json.data(), messages_json.size()));
+    }
+    /** Keeps the first `length` messages: `{"ok": true, "messages": N}`. */
+    result truncate(std::size_t length) {
+        return detail::take(ankita_session_truncate(handle_, length));
+    }
+    /** The answer of `trim` for the history held. */
+    result trim() { return detail::take(ankita_session_trim(handle_)); }
+    /** The same as a plan: indices of the messages held, and the changed messages. */
+    result plan() { return detail::take(ankita_session_plan(handle_)); }
+    /** `{"ok": true, "messages": [...]}`: the messages held, to save and append again. */
+    result snapshot() { return detail::take(ankita_session_snapshot(handle_)); }
+
+private:
+    AnkitaSession *handle_ = nullptr;
+};
+
 }  // namespace ankita
 
 #endif /* ANKITA_HPP */

@@ -117,27 +117,7 @@ impl<'a> Request<'a> {
             }
             None => return Err(Error::invalid_request("messages is missing", "messages")),
         };
-        let mut map = Map::new();
-        let mut system = None;
-        for (key, value) in &fields {
-            match key.as_ref() {
-                "messages" => {}
-                "system" => {
-                    system = Some(*value);
-                    // The options only need to know it is there.
-                    let given = kind(value) != Kind::Null;
-                    map.insert(
-                        "system".into(),
-                        if given { true.into() } else { Value::Null },
-                    );
-                }
-                _ => {
-                    let value = serde_json::from_str(value).map_err(invalid_json)?;
-                    map.insert(key.to_string(), value);
-                }
-            }
-        }
-        let options = TrimOptions::from_map(&map)?;
+        let (system, options) = options_of(&fields)?;
         Ok(Request {
             doc,
             messages,
@@ -151,6 +131,34 @@ impl<'a> Request<'a> {
         let system = self.system.filter(|s| kind(s) != Kind::Null);
         plan_trim(&self.doc, self.messages, system, &self.options)
     }
+}
+
+/// The options of a request object's fields (every field but `messages`), and its `system`
+/// value when it has one.
+pub(crate) fn options_of<'a>(
+    fields: &crate::raw::Fields<'a>,
+) -> Result<(Option<Raw<'a>>, TrimOptions), Error> {
+    let mut map = Map::new();
+    let mut system = None;
+    for (key, value) in fields {
+        match key.as_ref() {
+            "messages" => {}
+            "system" => {
+                system = Some(*value);
+                // The options only need to know it is there.
+                let given = kind(value) != Kind::Null;
+                map.insert(
+                    "system".into(),
+                    if given { true.into() } else { Value::Null },
+                );
+            }
+            _ => {
+                let value = serde_json::from_str(value).map_err(invalid_json)?;
+                map.insert(key.to_string(), value);
+            }
+        }
+    }
+    Ok((system, TrimOptions::from_map(&map)?))
 }
 
 /// A sanitize request read in place: the messages array, or `{"messages": [...], "format"?}`.
@@ -212,19 +220,56 @@ impl<'a> SanitizeRequest<'a> {
 pub fn trim_answer(text: &str) -> Result<Answer<'_>, Error> {
     let request = Request::parse(text)?;
     let plan = request.plan()?;
+    Ok(write_trim_answer(
+        &request.doc,
+        request.system,
+        &request.options,
+        plan,
+    ))
+}
+
+/// The answer to a trim: `{"ok": true, "system"?, "messages": [...], "report": {...}}`.
+pub(crate) fn write_trim_answer<'a>(
+    doc: &Doc<'a>,
+    system: Option<Raw<'a>>,
+    options: &TrimOptions,
+    plan: Plan<'a>,
+) -> Answer<'a> {
     let mut w = Answer::default();
     w.push_str("{\"ok\":true,");
-    if let (Some(system), true) = (request.system, request.options.format.takes_system()) {
+    if let (Some(system), true) = (system, options.format.takes_system()) {
         w.push_str("\"system\":");
         w.push_raw(system);
         w.push_str(",");
     }
     w.push_str("\"messages\":");
-    write_messages(&mut w, &request.doc, &plan.inputs, &plan.messages);
+    write_messages(&mut w, doc, &plan.inputs, &plan.messages);
     w.push_str(",\"report\":");
     w.push_report(plan.report, false);
     w.push_str("}");
-    Ok(w)
+    w
+}
+
+/// The answer to a trim as a plan: `{"ok": true, "plan": [...], "report": {...}}` where each
+/// item of `plan` is the input index of a message returned unchanged (a number) or a message
+/// that changed or is new (an object). The format's outside system is not repeated.
+pub(crate) fn write_plan_answer<'a>(doc: &Doc<'a>, plan: Plan<'a>) -> Answer<'a> {
+    let mut w = Answer::default();
+    w.push_str("{\"ok\":true,\"plan\":[");
+    for (k, out) in plan.messages.iter().enumerate() {
+        if k > 0 {
+            w.push_str(",");
+        }
+        match out {
+            Out::Same(i) => w.push_str(&i.to_string()),
+            Out::New(text) => w.push_str(text),
+            Out::Edited(edit) => write_edited(&mut w, doc, plan.inputs[edit.index], edit),
+        }
+    }
+    w.push_str("],\"report\":");
+    w.push_report(plan.report, false);
+    w.push_str("}");
+    w
 }
 
 /// The answer to a sanitize request.

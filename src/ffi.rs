@@ -5,10 +5,13 @@
 
 use crate::api::Answer;
 use crate::error::{Error, ErrorCode};
+use crate::session::TrimSession;
 use serde_json::Value;
+use std::cell::UnsafeCell;
 use std::ffi::{c_char, CStr};
 use std::mem::{size_of, ManuallyDrop};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Every string the library returns is `[capacity: usize][text][NUL]` in one allocation of the
 /// text's exact size; the caller holds a pointer to the text, and [`ankita_string_free`] finds
@@ -444,6 +447,230 @@ pub extern "C" fn ankita_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
+/// An incremental session (`ankita_session_new`): opaque to C.
+///
+/// Thread rules: a handle is used by one thread at a time (calls on one handle from two
+/// threads at once are a misuse, answered with an `invalid_argument` error rather than a
+/// data race when they overlap); any number of handles may be used in parallel.
+pub struct AnkitaSession {
+    busy: AtomicBool,
+    inner: UnsafeCell<TrimSession>,
+}
+
+/// Runs `body` on the session behind `s`, or answers why it cannot (NULL, in use by another
+/// thread).
+///
+/// # Safety
+/// `s` is NULL or a live handle from `ankita_session_new`.
+unsafe fn with_session<'s>(
+    s: *mut AnkitaSession,
+    body: impl FnOnce(&'s mut TrimSession) -> Result<Reply<'s>, Error>,
+) -> *mut c_char {
+    if s.is_null() {
+        return text_string(&null_error("session").to_response().to_string());
+    }
+    // SAFETY: a live handle, per the caller's contract.
+    let session: &'s AnkitaSession = unsafe { &*s };
+    if session
+        .busy
+        .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .is_err()
+    {
+        let error = Error::new(
+            ErrorCode::InvalidArgument,
+            "the session is in use by another thread (a handle is used by one thread at a time)",
+        );
+        return text_string(&error.to_response().to_string());
+    }
+    // SAFETY: the flag gives this call the only access to the session until it is cleared.
+    let inner = unsafe { &mut *session.inner.get() };
+    let answer = boundary_answer(|| body(inner));
+    session.busy.store(false, Ordering::Release);
+    answer
+}
+
+fn count_reply(len: usize) -> Result<Reply<'static>, Error> {
+    Ok(Reply::Text(format!("{{\"ok\":true,\"messages\":{len}}}")))
+}
+
+/// Creates an incremental session: a chat history held by the library, fed message by message
+/// and trimmed at any time, each turn costing what changed rather than the whole history.
+///
+/// `options_json` is a trim request without its messages (`{"max_bytes": ...}`,
+/// `{"context_tokens": ..., "model": ..., "format": ..., "system": ...}`; `messages` may be
+/// given too, as the first messages). Returns the handle, or NULL when the options are not
+/// valid; then, when `error` is not NULL, `*error` receives the error JSON (as `ankita_trim`
+/// answers it; release it with `ankita_string_free`); otherwise `*error` is set to NULL.
+///
+/// Release the handle with `ankita_session_free`. Thread safety: a handle is used by one
+/// thread at a time (overlapping calls on one handle answer an `invalid_argument` error);
+/// distinct handles may be used from any threads at once.
+///
+/// # Safety
+/// `options_json` is NULL or a NUL-terminated string valid for the duration of the call;
+/// `error` is NULL or points to writable storage for a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_session_new(
+    options_json: *const c_char,
+    error: *mut *mut c_char,
+) -> *mut AnkitaSession {
+    let made = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: forwarded from this function's contract.
+        let options = unsafe { str_arg(options_json, "options_json") }?;
+        TrimSession::new(options)
+    }))
+    .unwrap_or_else(|panic| Err(Error::from_panic(&*panic)));
+    let (handle, message) = match made {
+        Ok(session) => (
+            Box::into_raw(Box::new(AnkitaSession {
+                busy: AtomicBool::new(false),
+                inner: UnsafeCell::new(session),
+            })),
+            std::ptr::null_mut(),
+        ),
+        Err(e) => (
+            std::ptr::null_mut(),
+            text_string(&e.to_response().to_string()),
+        ),
+    };
+    if error.is_null() {
+        // SAFETY: a string from `text_string`, not handed out.
+        unsafe { ankita_string_free(message) };
+    } else {
+        // SAFETY: writable per the caller's contract.
+        unsafe { *error = message };
+    }
+    handle
+}
+
+/// Appends messages to a session: `messages_json` is a JSON array of messages in the
+/// session's format (validated here, once). Answers `{"ok": true, "messages": N}` (how many
+/// messages the session holds) or an error JSON. A message that cannot be trimmed (a wrong
+/// shape) is accepted here; `ankita_session_trim` then answers the error a stateless trim of
+/// the same history answers.
+///
+/// Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
+/// safety: see `ankita_session_new`.
+///
+/// # Safety
+/// `s` is NULL or a live handle; `messages_json` is NULL or a NUL-terminated string valid for
+/// the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_session_append(
+    s: *mut AnkitaSession,
+    messages_json: *const c_char,
+) -> *mut c_char {
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        with_session(s, |session| {
+            let messages = str_arg(messages_json, "messages_json")?;
+            count_reply(session.append(messages)?)
+        })
+    }
+}
+
+/// `ankita_session_append` for `len` bytes of JSON (no NUL needed).
+///
+/// # Safety
+/// `s` is NULL or a live handle; `messages_json` is NULL or points to `len` readable bytes
+/// valid for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_session_append_n(
+    s: *mut AnkitaSession,
+    messages_json: *const c_char,
+    len: usize,
+) -> *mut c_char {
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        with_session(s, |session| {
+            let messages = bytes_arg(messages_json, len, "messages_json")?;
+            count_reply(session.append(messages)?)
+        })
+    }
+}
+
+/// Keeps the first `len` messages of a session (an edit or a regeneration then appends the new
+/// tail); a `len` past the end changes nothing. Answers `{"ok": true, "messages": N}`.
+///
+/// Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
+/// safety: see `ankita_session_new`.
+///
+/// # Safety
+/// `s` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_session_truncate(s: *mut AnkitaSession, len: usize) -> *mut c_char {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { with_session(s, |session| count_reply(session.truncate(len))) }
+}
+
+/// Trims the session's history: the answer `ankita_trim` gives for a request made of the
+/// session's options and messages (`{"ok": true, "messages": [...], "report": {...}}` or an
+/// error JSON), computed from what the session keeps.
+///
+/// Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
+/// safety: see `ankita_session_new`.
+///
+/// # Safety
+/// `s` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_session_trim(s: *mut AnkitaSession) -> *mut c_char {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { with_session(s, |session| session.trim_answer().map(Reply::Answer)) }
+}
+
+/// Trims the session's history, answering a plan for callers that hold the messages
+/// themselves: `{"ok": true, "plan": [...], "report": {...}}`, each item of `plan` the index
+/// of a message returned as given (a number) or a message that changed (an object, the
+/// message to send). The report is `ankita_session_trim`'s.
+///
+/// Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
+/// safety: see `ankita_session_new`.
+///
+/// # Safety
+/// `s` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_session_plan(s: *mut AnkitaSession) -> *mut c_char {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { with_session(s, |session| session.plan_answer().map(Reply::Answer)) }
+}
+
+/// The session's messages as given, for an application that persists sessions:
+/// `{"ok": true, "messages": [...]}`. To restore, create a session with the same options and
+/// append the `messages` array.
+///
+/// Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
+/// safety: see `ankita_session_new`.
+///
+/// # Safety
+/// `s` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_session_snapshot(s: *mut AnkitaSession) -> *mut c_char {
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        with_session(s, |session| {
+            let messages = session.messages_json();
+            let mut text = String::with_capacity(messages.len() + 24);
+            text.push_str("{\"ok\":true,\"messages\":");
+            text.push_str(messages);
+            text.push('}');
+            Ok(Reply::Text(text))
+        })
+    }
+}
+
+/// Releases a session. NULL is accepted and ignored. The handle must not be in use by
+/// another thread, and must not be used again.
+///
+/// # Safety
+/// `s` is NULL or a live handle from `ankita_session_new`, not in use.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_session_free(s: *mut AnkitaSession) {
+    if !s.is_null() {
+        // SAFETY: a handle from `Box::into_raw`, per the caller's contract.
+        drop(unsafe { Box::from_raw(s) });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -473,6 +700,28 @@ mod tests {
         assert_eq!(v["ok"], false);
         assert_eq!(v["error"]["code"], "internal");
         assert_eq!(v["error"]["message"], "internal error: boom");
+    }
+
+    #[test]
+    fn a_session_in_use_answers_an_error_instead_of_racing() {
+        let options = c"{\"max_bytes\": 4096}";
+        // SAFETY: a valid string; the handle is freed below.
+        let s = unsafe { ankita_session_new(options.as_ptr(), std::ptr::null_mut()) };
+        assert!(!s.is_null());
+        // SAFETY: a live handle.
+        unsafe { &*s }.busy.store(true, Ordering::SeqCst);
+        let messages = c"[]";
+        // SAFETY: a live handle and a valid string.
+        let v = call(|| unsafe { ankita_session_append(s, messages.as_ptr()) });
+        assert_eq!(v["error"]["code"], "invalid_argument");
+        assert!(v["error"]["message"].as_str().unwrap().contains("in use"));
+        // SAFETY: a live handle.
+        unsafe { &*s }.busy.store(false, Ordering::SeqCst);
+        // SAFETY: a live handle and a valid string.
+        let v = call(|| unsafe { ankita_session_append(s, messages.as_ptr()) });
+        assert_eq!(v, serde_json::json!({"ok": true, "messages": 0}));
+        // SAFETY: a live handle, not in use, not used again.
+        unsafe { ankita_session_free(s) };
     }
 
     #[test]

@@ -164,7 +164,7 @@ pub struct Message<'a> {
 }
 
 /// Where a logical message came from in its physical message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Origin {
     /// The whole physical message (OpenAI messages; Anthropic messages with string content).
     Whole,
@@ -180,7 +180,7 @@ pub enum Origin {
 }
 
 /// What a non-message item is to the step it belongs to (Responses input items).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ItemKind {
     /// Travels with the item(s) after it in its step; never kept without them (a reasoning
     /// item).

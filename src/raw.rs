@@ -132,6 +132,33 @@ impl<'a> Doc<'a> {
         })
     }
 
+    /// A document over `text` that was validated before, in pieces (a session's messages,
+    /// each validated by [`Doc::parse`] when it was given): `noted` are the long strings without
+    /// escapes of those pieces ([`Doc::noted`]), moved to their offsets in `text`, in order.
+    /// Nothing is validated again: `text` must be the pieces as they were validated, joined
+    /// with JSON punctuation and white space only.
+    pub fn from_validated(text: &'a str, noted: Vec<(usize, usize)>) -> Doc<'a> {
+        Doc {
+            text,
+            noted,
+            root_keys: None,
+            root_arrays: Vec::new(),
+            hint: Cell::new(0),
+            scanned: RefCell::new(HashMap::default()),
+        }
+    }
+
+    /// The (start, end) offsets of the long strings without escapes noted while validating,
+    /// in order (see [`Doc::from_validated`]).
+    pub fn noted(&self) -> &[(usize, usize)] {
+        &self.noted
+    }
+
+    /// Where `raw` (a value of this text) starts in it.
+    pub fn offset_of(&self, raw: Raw<'a>) -> usize {
+        self.offset(raw)
+    }
+
     /// The whole value, without the white space around it.
     pub fn root(&self) -> Raw<'a> {
         self.text

@@ -51,7 +51,21 @@ pub fn plan_trim<'a>(
 ) -> Result<Plan<'a>, Error> {
     let budget = options.history_budget()?;
     let session = split(doc, messages, system, options)?;
+    plan_split(doc, session, options, budget, None)
+}
+
+/// Plans the trim of a request already split into the neutral model (an incremental session
+/// keeps its split between trims), to the history budget `budget`; with the token counts of
+/// such a session's earlier trims (`cache`: taken from there, and what this trim counts added).
+pub(crate) fn plan_split<'a>(
+    doc: &Doc<'a>,
+    session: Session<'a>,
+    options: &TrimOptions,
+    budget: Option<u64>,
+    cache: Option<&mut crate::session::CountCache>,
+) -> Result<Plan<'a>, Error> {
     let mut trimmer = Trimmer::new(doc, session, options, budget);
+    trimmer.cache = cache;
     trimmer.select();
     if let Some(budget) = budget {
         if trimmer.total > u128::from(budget) {
@@ -129,7 +143,7 @@ pub fn plan_count<'a>(
     Ok(count)
 }
 
-fn split<'a>(
+pub(crate) fn split<'a>(
     doc: &Doc<'a>,
     messages: Raw<'a>,
     system: Option<Raw<'a>>,

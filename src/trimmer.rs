@@ -50,6 +50,9 @@ pub(crate) struct Trimmer<'a, 'o> {
     pub frontier: usize,
     /// Messages of the kept groups, for `max_messages`.
     pub count: usize,
+    /// Token counts kept from earlier trims of the same messages (an incremental session,
+    /// [`crate::session`]): a message found there is not counted again.
+    pub cache: Option<&'o mut crate::session::CountCache>,
 }
 
 impl<'a, 'o> Trimmer<'a, 'o> {
@@ -89,6 +92,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             cleared: Vec::new(),
             frontier: groups,
             count: 0,
+            cache: None,
         }
     }
 
@@ -112,6 +116,12 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             let cost = self.session.cost(m);
             return limit.is_none_or(|l| cost <= l).then_some(cost);
         }
+        if let Some(cache) = self.cache.as_deref_mut() {
+            if let Some(found) = cache.apply(&mut self.session, m, limit) {
+                self.counted[m] = found.is_some();
+                return found;
+            }
+        }
         let adapter = self.options.format.adapter();
         let cost = count_message(
             self.doc,
@@ -122,6 +132,9 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             limit,
         )?;
         self.counted[m] = true;
+        if let Some(cache) = self.cache.as_deref_mut() {
+            cache.store(&self.session, m);
+        }
         Some(cost)
     }
 

@@ -616,3 +616,34 @@ export function version(): string;
 
 /** The path of the native library in use. */
 export function libraryPath(): string;
+
+/**
+ * An incremental session: a chat history fed to the library as it happens (each message
+ * crosses the boundary once), trimmed at any time. `trim()` answers what {@link trim} answers
+ * for the same messages and options; messages returned unchanged are the objects given to
+ * `append`. Release the native handle with `close()` or a `using` declaration (a
+ * FinalizationRegistry frees it if the session is garbage-collected first). Throws
+ * {@link AnkitaError}s.
+ */
+export class Session<M extends object = Message, S extends System = System> {
+  /** `options`: the request keys of {@link trim}; `messages`, when given, are appended. */
+  constructor(options?: TrimOptions & { system?: S; messages?: readonly M[] });
+  /** Appends messages; returns how many the session holds. */
+  append(messages: readonly M[]): number;
+  /** Keeps the first `length` messages (then append the edited or regenerated tail). */
+  truncate(length: number): number;
+  /** Trims the history held. */
+  trim(): TrimResult<M, S>;
+  /** The messages held (a new array of the objects given), to save. */
+  snapshot(): M[];
+  /** A session holding `messages` (a snapshot, or what an app saved). */
+  static restore<M extends object = Message, S extends System = System>(
+    messages: readonly M[],
+    options?: TrimOptions & { system?: S },
+  ): Session<M, S>;
+  /** How many messages the session holds. */
+  readonly length: number;
+  /** Releases the native session; later calls throw. Calling it again does nothing. */
+  close(): void;
+  [Symbol.dispose](): void;
+}

@@ -64,6 +64,11 @@ impl Adapter for Gemini {
         "gemini"
     }
 
+    /// Responses without ids are matched to the calls of the content before them.
+    fn splits_alone(&self) -> bool {
+        false
+    }
+
     fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
         let msg = &session.messages[m];
         let (Origin::Blocks, Some(p)) = (msg.origin, msg.physical) else {

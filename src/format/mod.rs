@@ -173,6 +173,13 @@ pub trait Adapter: Sync {
         (msg.meta_bytes, msg.meta_without_calls)
     }
 
+    /// Whether a message splits the same alone as after the messages before it (an incremental
+    /// session then splits only what is appended). Not so where a reply is matched to its
+    /// call by position (Gemini's responses without ids).
+    fn splits_alone(&self) -> bool {
+        true
+    }
+
     /// The names of the tools logical message `m` calls (for `clear_tool_results`'s
     /// `exclude_tools`); none by default.
     fn call_names(&self, _doc: &Doc<'_>, _session: &Session<'_>, _m: usize) -> Vec<String> {

@@ -187,6 +187,97 @@ static void test_version(void) {
     CHECK(v != NULL && strlen(v) >= 5 && strchr(v, '.') != NULL, "version %s", v ? v : "(null)");
 }
 
+/* Takes a library string, checks it equals `expected`, and frees it. */
+static void expect_string(char *got, const char *expected, const char *what) {
+    CHECK(got != NULL && strcmp(got, expected) == 0, "%s:\n  got      %s\n  expected %s", what,
+          got ? got : "(null)", expected);
+    ankita_string_free(got);
+}
+
+static void test_session(void) {
+    char *error = NULL;
+    AnkitaSession *bad = ankita_session_new("{\"max_byts\": 10}", &error);
+    CHECK(bad == NULL, "a session with an unknown option");
+    CHECK(error != NULL && strstr(error, "\"code\":\"invalid_request\"") != NULL, "%s",
+          error ? error : "(null)");
+    ankita_string_free(error);
+    CHECK(ankita_session_new(NULL, NULL) == NULL, "NULL options");
+
+    AnkitaSession *s = ankita_session_new("{\"max_bytes\": 600}", &error);
+    CHECK(s != NULL && error == NULL, "session_new");
+    expect_string(ankita_session_append(s, "[{\"role\":\"system\",\"content\":\"Be brief.\"}]"),
+                  "{\"ok\":true,\"messages\":1}", "append");
+    const char *turn = "[{\"role\":\"user\",\"content\":\"Lorem ipsum dolor sit amet, consectetur "
+                       "adipiscing elit, sed do eiusmod tempor incididunt ut labore.\"},"
+                       "{\"role\":\"assistant\",\"content\":\"Ut enim ad minim veniam, quis nostrud "
+                       "exercitation ullamco laboris nisi ut aliquip ex ea commodo.\"}]";
+    for (int i = 0; i < 8; i++) {
+        char *r = ankita_session_append_n(s, turn, strlen(turn));
+        CHECK(r && strncmp(r, "{\"ok\":true,\"messages\":", 22) == 0, "%s", r);
+        ankita_string_free(r);
+    }
+    expect_string(ankita_session_truncate(s, 16), "{\"ok\":true,\"messages\":16}", "truncate");
+    expect_string(ankita_session_truncate(s, 99), "{\"ok\":true,\"messages\":16}", "truncate past");
+
+    /* The session answers as a stateless trim of the same history. */
+    char *snapshot = ankita_session_snapshot(s);
+    CHECK(snapshot && strncmp(snapshot, "{\"ok\":true,\"messages\":[", 23) == 0, "%s", snapshot);
+    size_t request_len = strlen(snapshot) + 32;
+    char *request = malloc(request_len);
+    snprintf(request, request_len, "{\"max_bytes\":600,%s", snapshot + 11);
+    char *stateless = ankita_trim(request);
+    char *answer = ankita_session_trim(s);
+    CHECK(answer && stateless && strcmp(answer, stateless) == 0, "\n  session   %s\n  stateless %s",
+          answer, stateless);
+    CHECK(answer && strstr(answer, "\"dropped_messages\":[1,2,") != NULL, "%s", answer);
+    ankita_string_free(answer);
+    ankita_string_free(stateless);
+    free(request);
+
+    char *plan = ankita_session_plan(s);
+    CHECK(plan && strncmp(plan, "{\"ok\":true,\"plan\":[0,", 21) == 0, "%s", plan);
+    ankita_string_free(plan);
+
+    /* Restore: a new session fed the saved messages answers the same. */
+    AnkitaSession *restored = ankita_session_new("{\"max_bytes\":600}", NULL);
+    char *messages = snapshot + 22;
+    messages[strlen(messages) - 1] = '\0'; /* drop the closing brace */
+    expect_string(ankita_session_append(restored, messages), "{\"ok\":true,\"messages\":16}",
+                  "restore");
+    char *a = ankita_session_trim(s);
+    char *b = ankita_session_trim(restored);
+    CHECK(a && b && strcmp(a, b) == 0, "restored session answers differently");
+    ankita_string_free(a);
+    ankita_string_free(b);
+    ankita_string_free(snapshot);
+
+    char *r = ankita_session_append(s, "{\"role\":\"user\"}");
+    CHECK(r && strstr(r, "\"code\":\"invalid_request\"") != NULL, "%s", r);
+    ankita_string_free(r);
+    r = ankita_session_append(s, NULL);
+    CHECK(r && strstr(r, "messages_json is NULL") != NULL, "%s", r);
+    ankita_string_free(r);
+    r = ankita_session_trim(NULL);
+    CHECK(r && strstr(r, "session is NULL") != NULL, "%s", r);
+    ankita_string_free(r);
+
+    /* Growing after trims: the buffer moves while the session keeps its split (valgrind
+       would see any read of the old one), truncating and appending again. */
+    for (int i = 0; i < 60; i++) {
+        char *grown = ankita_session_append(restored, turn);
+        CHECK(grown && strncmp(grown, "{\"ok\":true,", 11) == 0, "%s", grown);
+        ankita_string_free(grown);
+        if (i % 7 == 3) ankita_string_free(ankita_session_truncate(restored, (size_t)(10 + i)));
+        char *trimmed = ankita_session_trim(restored);
+        CHECK(trimmed && strncmp(trimmed, "{\"ok\":true,", 11) == 0, "%s", trimmed);
+        ankita_string_free(trimmed);
+    }
+
+    ankita_session_free(s);
+    ankita_session_free(restored);
+    ankita_session_free(NULL);
+}
+
 int main(void) {
     test_version();
     test_probe();
@@ -195,6 +286,7 @@ int main(void) {
     test_count_tokens();
     test_estimate();
     test_probe_with_profile();
+    test_session();
     if (failures) {
         fprintf(stderr, "%d C check(s) failed\n", failures);
         return 1;

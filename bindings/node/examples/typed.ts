@@ -5,6 +5,7 @@ import {
   estimateImageTokens,
   probeImage,
   sanitize,
+  Session,
   trim,
   trimAsync,
   version,
@@ -102,4 +103,16 @@ export async function main(): Promise<void> {
   const firstRole: "user" | "model" | undefined = gemini.messages[0]?.role;
 
   console.log(version(), count, budget, repaired, width, tokens, budget_bytes, firstRole);
+}
+
+// An incremental session: each turn appends what happened, then trims.
+export function companionTurn(session: Session, said: Message, answer: Message): Message[] {
+  session.append([said, answer]);
+  const { messages, report } = session.trim();
+  const saved: Message[] = session.snapshot();
+  const restored = Session.restore(saved, { max_bytes: 4096 });
+  const held: number = restored.length + session.truncate(saved.length);
+  restored[Symbol.dispose]();
+  console.log(report.dropped_messages, held);
+  return messages;
 }

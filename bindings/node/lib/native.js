@@ -115,6 +115,9 @@ let bound = null;
 /** How many library strings have been released through ankita_string_free (for the tests). */
 export const stringStats = { released: 0 };
 
+/** How many sessions have been made and freed through ankita_session_free (for the tests). */
+export const sessionStats = { made: 0, freed: 0 };
+
 /**
  * Loads the library once and declares its functions.
  *
@@ -181,5 +184,38 @@ export function native() {
     // Static string: a plain (non-disposable) type, never released.
     version: declare("const char *ankita_version(void)"),
   };
+
+  // Incremental sessions (index.js, Session). The handle type is anonymous, as above.
+  const SessionHandle = koffi.pointer(koffi.opaque());
+  const sessionNew = declare("ankita_session_new", SessionHandle, [
+    "const char *",
+    koffi.out(koffi.pointer("void *")),
+  ]);
+  const freeSession = declare("ankita_session_free", "void", [SessionHandle]);
+  Object.assign(bound, {
+    /**
+     * @param {string} options the options JSON
+     * @returns {{ handle: unknown, error: string | null }}
+     */
+    sessionNew(options) {
+      const error = [null];
+      const handle = sessionNew(options, error);
+      if (handle) sessionStats.made++;
+      let text = null;
+      if (error[0] !== null) {
+        text = koffi.decode(error[0], "char", -1);
+        stringStats.released++;
+        stringFree(error[0]);
+      }
+      return { handle, error: text };
+    },
+    sessionFree(handle) {
+      sessionStats.freed++;
+      freeSession(handle);
+    },
+    sessionAppend: declare("ankita_session_append", AnkitaString, [SessionHandle, "const char *"]),
+    sessionTruncate: declare("ankita_session_truncate", AnkitaString, [SessionHandle, "size_t"]),
+    sessionPlan: declare("ankita_session_plan", AnkitaString, [SessionHandle]),
+  });
   return bound;
 }

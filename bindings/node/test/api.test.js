@@ -14,6 +14,7 @@ const manifest = JSON.parse(fs.readFileSync(path.join(IMAGES_DIR, "manifest.json
 test("the package exports exactly the documented API", () => {
   assert.deepStrictEqual(Object.keys(ankita).sort(), [
     "AnkitaError",
+    "Session",
     "countTokens",
     "estimateImageTokens",
     "libraryPath",

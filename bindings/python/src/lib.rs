@@ -2,6 +2,7 @@
 //! package `ankita`. This file only registers things; each binding file follows a core module:
 //!
 //! - `trim.rs`    — `trim`, `sanitize`, `count_tokens`, `TrimResult` (core `trim`);
+//! - `session.rs` — `Session`, an incremental session (core `session`);
 //! - `probe.rs`   — `probe_image`, `ImageInfo` (core `probe`, `pricing`);
 //! - `api.rs`     — `trim_json`, `sanitize_json`, `estimate_image_tokens` (core `api`);
 //! - `error.rs`   — the exception classes (core `error`);
@@ -17,6 +18,7 @@ mod api;
 mod convert;
 mod error;
 mod probe;
+mod session;
 mod standins;
 mod trim;
 
@@ -27,6 +29,7 @@ fn _ankita(m: &Bound<'_, PyModule>) -> PyResult<()> {
     error::register(m)?;
     m.add_class::<trim::TrimResult>()?;
     m.add_class::<probe::ImageInfo>()?;
+    m.add_class::<session::Session>()?;
     m.add_function(wrap_pyfunction!(trim::trim, m)?)?;
     m.add_function(wrap_pyfunction!(trim::sanitize, m)?)?;
     m.add_function(wrap_pyfunction!(trim::count_tokens, m)?)?;

@@ -27,15 +27,15 @@ use crate::error::{panic_error, to_py_err};
 pub struct TrimResult {
     /// The messages to send, in order.
     #[pyo3(get)]
-    messages: Py<PyList>,
+    pub(crate) messages: Py<PyList>,
     /// What was removed or changed, by input index (a dict shaped like the JSON report).
     #[pyo3(get)]
-    report: Py<PyDict>,
+    pub(crate) report: Py<PyDict>,
     /// The system prompt given outside the messages (Anthropic's top-level `system`, the
     /// Responses format's instructions, Gemini's system instruction), as given (the caller's
     /// own object), or None.
     #[pyo3(get)]
-    system: Py<PyAny>,
+    pub(crate) system: Py<PyAny>,
 }
 
 #[pymethods]
@@ -254,7 +254,7 @@ pub fn count_tokens<'py>(
     to_py(py, &count)?.cast_into::<PyDict>().map_err(Into::into)
 }
 
-fn report_dict<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn report_dict<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>> {
     let value: Value = serde_json::from_str(json).expect("the core writes valid JSON");
     to_py(py, &value)?.cast_into::<PyDict>().map_err(Into::into)
 }
@@ -322,7 +322,7 @@ fn message_values(originals: &[Bound<'_, PyAny>], stand_ins: bool) -> Result<Vec
 }
 
 /// Runs the core with the GIL released; a panic becomes an `internal` error.
-fn without_gil<T: Send>(
+pub(crate) fn without_gil<T: Send>(
     py: Python<'_>,
     f: impl FnOnce() -> Result<T, Error> + Send,
 ) -> Result<T, Error> {
@@ -330,7 +330,7 @@ fn without_gil<T: Send>(
 }
 
 /// The returned messages, built from the caller's own objects (see the module doc).
-fn build_messages<'py>(
+pub(crate) fn build_messages<'py>(
     py: Python<'py>,
     originals: &[Bound<'py, PyAny>],
     plan: &[Out],

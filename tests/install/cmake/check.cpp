@@ -89,6 +89,25 @@ int main() {
         R"( {"role": "user", "content": "hi"}])");
     check(contains(sanitized, R"("repaired":[{)"), "sanitize", sanitized);
 
+    // A session answers what trim answers for the same history.
+    {
+        ankita::session s(R"({"max_bytes": 4096})");
+        check(contains(s.append(R"([{"role": "user", "content": "Hi"}])").value(),
+                       R"("messages":1)"),
+              "session append", "");
+        ankita::session moved = std::move(s);
+        check(moved.trim().value() ==
+                  ankita::trim(R"({"messages": [{"role": "user", "content": "Hi"}], "max_bytes": 4096})"),
+              "session trim", "");
+        check(contains(moved.plan().value(), R"("plan":[0])"), "session plan", "");
+        check(contains(moved.truncate(0).value(), R"("messages":0)"), "session truncate", "");
+        try {
+            ankita::session unknown(R"({"max_byts": 1})");
+            check(false, "a session with an unknown option throws", "");
+        } catch (const ankita::error &e) {
+            check(e.code() == "invalid_request", "session error code", e.code());
+        }
+    }
     check(ankita::version() == ANKITA_TEST_VERSION, "version", ankita::version());
 
     // The owning pointer releases through ankita_string_free (valgrind checks the leaks).

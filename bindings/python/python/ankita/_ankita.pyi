@@ -22,6 +22,7 @@ __all__ = [
     "ImageInfo",
     "ImageOverflow",
     "InvalidRequest",
+    "Session",
     "TrimResult",
     "__version__",
     "count_tokens",
@@ -60,6 +61,43 @@ class TrimResult(Generic[_T]):
         """The system prompt given outside the messages (Anthropic's top-level ``system``, the
         Responses format's instructions, Gemini's system instruction), as given (your own
         object), or None."""
+
+@final
+class Session:
+    """An incremental session: a chat history handed over as it happens, trimmed at any time.
+
+    ``Session(messages=None, **options)`` takes the keyword options of ``trim``. ``append``
+    adds messages (each is converted once, when appended), ``truncate(n)`` keeps the first
+    ``n`` (then append the edited or regenerated tail), ``trim()`` answers what ``trim`` answers
+    for the same messages and options: a ``TrimResult`` whose unchanged messages are the objects
+    given to ``append``. ``snapshot()`` is the list of messages held (to save);
+    ``Session.restore(saved, **options)`` makes a session of them again.
+
+    A session is used by one thread at a time: a call while another thread's call on the same
+    session runs raises RuntimeError. The GIL is released while the plan is computed.
+    """
+
+    def __new__(cls, messages: Sequence[Any] | None = None, **options: Any) -> Session: ...
+    def append(self, messages: Sequence[Any]) -> int:
+        """Appends messages (a list or tuple); returns how many the session holds."""
+    def truncate(self, length: int) -> int:
+        """Keeps the first ``length`` messages; returns how many the session holds."""
+    def trim(self) -> TrimResult[Any]:
+        """Trims the history held: what ``trim`` answers for the same messages and options."""
+    def snapshot(self) -> list[Any]:
+        """The messages held, as a new list of the objects given (to save, then restore)."""
+    @classmethod
+    def restore(cls, messages: Sequence[Any], **options: Any) -> Session:
+        """A session holding ``messages`` (a snapshot, or what an application saved)."""
+    def __len__(self) -> int: ...
+    @property
+    def bytes_held(self) -> int:
+        """Bytes the core holds for this session: its copy of the messages' JSON, and what it
+        keeps to trim them again without reading them again."""
+    @property
+    def bytes_given(self) -> int:
+        """Bytes of JSON handed to the core so far (the options and every append; large
+        screenshots as header-only stand-ins)."""
 
 @final
 class ImageInfo:

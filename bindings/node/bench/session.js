@@ -1,0 +1,184 @@
+// Benchmark: a 1,000-turn companion session growing to 20,000 messages (text, tool loops with
+// multi-kilobyte outputs, a pasted screenshot every 20 turns), trimmed before every model call.
+// Per-turn cost at turns 1, 100, 500 and 1,000 of:
+//
+//   Session      session.append(the turn's messages) + session.trim(), every turn;
+//   trim         the stateless trim(history, options) of the whole history;
+//   trimMessages a small JS reimplementation of the classic count-and-bytes trimming (below).
+//
+//   node --expose-gc bench/session.js [--turns N] [--runs N] [--tokens]   (from bindings/node)
+//
+// --tokens: costs in gpt-4o's tokens (context_tokens 128,000) instead of bytes; the session
+// tokenizes each message once, the stateless trim every turn.
+
+import { performance } from "node:perf_hooks";
+
+import { Session, trim, version } from "../index.js";
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const TURNS = arg("--turns", 1000);
+const RUNS = arg("--runs", 5);
+const SAMPLES = [1, 100, 500, 1000].filter((t) => t <= TURNS);
+
+const TOKENS = process.argv.includes("--tokens");
+const OPTIONS = TOKENS
+  ? { context_tokens: 128_000, model: "gpt-4o", max_messages: 1000 }
+  : { max_bytes: 512_000, max_messages: 1000 };
+
+/** xorshift32: the same session on every run. */
+let seed = 0x5eed;
+function rand(n) {
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return (seed >>> 0) % n;
+}
+
+const WORDS = ["build", "failed", "at", "line", "the", "config", "value", "error:", "expected"];
+function prose(bytes) {
+  let s = "";
+  while (s.length < bytes) s += `${WORDS[rand(WORDS.length)]} `;
+  return s;
+}
+
+/** A ~300 KB PNG data URL: a real 1920×1080 PNG header, then filler. */
+function screenshot() {
+  const header = Buffer.from(
+    "89504e470d0a1a0a0000000d49484452000007800000043808060000005c72a866",
+    "hex",
+  );
+  const filler = Buffer.alloc(225_000);
+  for (let i = 0; i < filler.length; i++) filler[i] = rand(256);
+  return `data:image/png;base64,${Buffer.concat([header, filler]).toString("base64")}`;
+}
+
+/** The 20 messages of turn `t`: the user's message, a 9-call tool loop, the answer. */
+function turn(t) {
+  const out = [];
+  out.push(
+    t % 20 === 1
+      ? {
+          role: "user",
+          content: [
+            { type: "text", text: `Turn ${t}: here is my screen. ${prose(200)}` },
+            { type: "image_url", image_url: { url: screenshot() } },
+          ],
+        }
+      : { role: "user", content: `Turn ${t}: ${prose(300)}` },
+  );
+  for (let c = 0; c < 9; c++) {
+    const id = `call_${t}_${c}`;
+    out.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        {
+          id,
+          type: "function",
+          function: { name: "read_file", arguments: JSON.stringify({ path: `src/f${c}.rs` }) },
+        },
+      ],
+    });
+    out.push({ role: "tool", tool_call_id: id, content: prose(200 + rand(1800)) });
+  }
+  out.push({ role: "assistant", content: prose(400) });
+  return out;
+}
+
+/**
+ * The classic trimMessages() ankita replaces, as companions wrote it: keep the system
+ * message, measure the history (JSON bytes of every message), and when it is over the budget
+ * keep the newest messages while both the count and the bytes fit, then drop tool replies whose
+ * call was cut off. Screenshots count as their data URL's length.
+ */
+function trimMessages(messages, { maxBytes, maxMessages }) {
+  const sizes = messages.map((m) => JSON.stringify(m).length);
+  const total = sizes.reduce((a, b) => a + b, 0);
+  if (total <= maxBytes && messages.length <= maxMessages) return messages;
+  const system = messages[0]?.role === "system" ? [messages[0]] : [];
+  let bytes = system.length ? sizes[0] : 0;
+  let start = messages.length;
+  while (start > system.length) {
+    const size = sizes[start - 1];
+    if (bytes + size > maxBytes || messages.length - start + system.length >= maxMessages) break;
+    bytes += size;
+    start--;
+  }
+  let kept = messages.slice(start);
+  while (kept.length && kept[0].role === "tool") kept = kept.slice(1);
+  return [...system, ...kept];
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function time(fn) {
+  const t0 = performance.now();
+  fn();
+  return performance.now() - t0;
+}
+
+const history = [{ role: "system", content: `You are a desktop companion. ${prose(1500)}` }];
+const session = new Session(OPTIONS);
+session.append(history);
+const rows = [];
+const sessionTimes = [];
+for (let t = 1; t <= TURNS; t++) {
+  const added = turn(t);
+  history.push(...added);
+  let result;
+  sessionTimes.push(
+    time(() => {
+      session.append(added);
+      result = session.trim();
+    }),
+  );
+  if (!SAMPLES.includes(t)) continue;
+  globalThis.gc?.();
+  // The session's figure: the median of the turns around this one (it ran once a turn).
+  const around = sessionTimes.slice(-Math.min(5, sessionTimes.length));
+  // The same turn again, timed on its own (append of the turn's messages + trim).
+  const again = [];
+  for (let r = 0; r < RUNS; r++) {
+    session.truncate(history.length - added.length);
+    again.push(
+      time(() => {
+        session.append(added);
+        session.trim();
+      }),
+    );
+  }
+  const stateless = [];
+  let expected;
+  for (let r = 0; r < RUNS; r++) stateless.push(time(() => (expected = trim(history, OPTIONS))));
+  const classic = [];
+  for (let r = 0; r < RUNS; r++) {
+    classic.push(time(() => trimMessages(history, { maxBytes: 512_000, maxMessages: 1000 })));
+  }
+  if (JSON.stringify(result) !== JSON.stringify(expected)) {
+    throw new Error(`turn ${t}: the session's answer differs from trim's`);
+  }
+  rows.push({
+    turn: t,
+    messages: history.length,
+    "Session ms": median([...around, ...again]).toFixed(2),
+    "trim ms": median(stateless).toFixed(2),
+    "trimMessages ms": median(classic).toFixed(2),
+    kept: result.messages.length,
+  });
+}
+session.close();
+
+console.log(`ankita ${version()}, node ${process.version}; options ${JSON.stringify(OPTIONS)}`);
+console.table(rows);
+const first = Number(rows.find((r) => r.turn === 100)?.["Session ms"] ?? NaN);
+const last = Number(rows.at(-1)["Session ms"]);
+console.log(
+  `Session per turn: ${last.toFixed(2)} ms at turn ${rows.at(-1).turn} vs ${first.toFixed(2)} ms at turn 100 ` +
+    `(×${(last / first).toFixed(1)} for ×${(rows.at(-1).messages / rows[1]?.messages).toFixed(0)} messages)`,
+);

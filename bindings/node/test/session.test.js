@@ -1,0 +1,239 @@
+// Incremental sessions: over random append / truncate / trim sequences, Session#trim() answers
+// what the stateless trim() answers for the same history and options, in every format and
+// unit; unchanged messages are the caller's own objects; the native handle is released.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+
+import { AnkitaError, Session, trim } from "../index.js";
+import { standInSettings } from "../lib/images.js";
+import { sessionStats } from "../lib/native.js";
+import { IMAGES_DIR } from "./helpers.js";
+
+const PNG = fs.readFileSync(path.join(IMAGES_DIR, "png", "rgb_1700x2200.png"));
+// A screenshot: a real PNG padded past the stand-in threshold.
+const SCREENSHOT = `data:image/png;base64,${Buffer.concat([PNG, Buffer.alloc(40_000, 7)]).toString("base64")}`;
+
+/** xorshift32: deterministic cases. */
+function rng(seed) {
+  let x = seed >>> 0 || 1;
+  return (n) => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) % n;
+  };
+}
+
+function text(r, n) {
+  const words = ["build", "failed", "é世", "line\n", '"quoted"', "config", "value"];
+  let s = "";
+  while (s.length < n) s += `${words[r(words.length)]} `;
+  return s;
+}
+
+function step(format, r, k) {
+  const t = text(r, r(1200));
+  const id = `call_${k}`;
+  const kind = r(7);
+  if (format === "openai") {
+    return [
+      [{ role: "user", content: t }],
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: t },
+            { type: "image_url", image_url: { url: SCREENSHOT, detail: "high" } },
+          ],
+        },
+      ],
+      [{ role: "assistant", content: t }],
+      [
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id, type: "function", function: { name: "read", arguments: "{}" } }],
+        },
+        { role: "tool", tool_call_id: id, content: t },
+      ],
+      [{ role: "tool", tool_call_id: "orphan", content: t }],
+      [{ role: "user", content: [{ type: "text", text: `Attached file: a.txt\n${t}` }] }],
+      [{ role: "bogus", content: t }],
+    ][kind];
+  }
+  if (format === "anthropic") {
+    return [
+      [{ role: "user", content: t }],
+      [{ role: "assistant", content: t }],
+      [
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id, name: "read", input: { path: "a" } }],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: t }] },
+      ],
+      [{ role: "user", content: [{ type: "tool_result", tool_use_id: "orphan", content: t }] }],
+      [{ role: "user", content: [{ type: "text", text: t }] }],
+      [{ role: "assistant", content: [{ type: "text", text: t }] }],
+      [{ role: "user", content: t }],
+    ][kind];
+  }
+  return [
+    [{ role: "user", content: t }],
+    [{ type: "message", role: "assistant", content: [{ type: "output_text", text: t }] }],
+    [
+      { type: "function_call", call_id: id, name: "read", arguments: "{}" },
+      { type: "function_call_output", call_id: id, output: t },
+    ],
+    [{ type: "function_call_output", call_id: "orphan", output: t }],
+    [{ type: "function_call", call_id: id, name: "read", arguments: "{}" }],
+    [{ role: "user", content: [{ type: "input_text", text: t }] }],
+    [{ role: "user", content: t }],
+  ][kind];
+}
+
+const OPTIONS = [
+  { max_bytes: 6000 },
+  { max_bytes: 20000, max_messages: 12 },
+  { context_tokens: 3000, max_output_tokens: 200, model: "gpt-4o", overhead_bytes: 0 },
+  { context_tokens: 5000, tokenizer: "cl100k_base", max_messages: 1000 },
+];
+
+function outcome(call) {
+  try {
+    return call();
+  } catch (error) {
+    if (!(error instanceof AnkitaError)) throw error;
+    return { error: error.code, message: error.message };
+  }
+}
+
+for (const format of ["openai", "anthropic", "responses"]) {
+  test(`a ${format} session answers as the stateless trim over random edits`, () => {
+    for (let seed = 1; seed <= 24; seed++) {
+      const r = rng(seed * 7919);
+      const options = { ...OPTIONS[seed % OPTIONS.length], format };
+      if (format !== "openai") options.system = "Be terse.";
+      const session = new Session(options);
+      const held = [];
+      for (let op = 0; op < 20; op++) {
+        const what = r(10);
+        if (what < 6) {
+          const added = [];
+          for (let k = r(4); k > 0; k--) added.push(...step(format, r, op * 10 + k));
+          assert.equal(session.append(added), held.length + added.length);
+          held.push(...added);
+        } else if (what < 7) {
+          const n = r(held.length + 3);
+          session.truncate(n);
+          held.length = Math.min(n, held.length);
+          assert.equal(session.length, held.length);
+        } else {
+          const got = outcome(() => session.trim());
+          assert.deepEqual(
+            got,
+            outcome(() => trim(held, options)),
+            `seed ${seed}, op ${op}`,
+          );
+          for (const m of got.messages ?? []) {
+            // Unchanged messages are the caller's objects; changed ones are new.
+            if (held.includes(m)) continue;
+            assert.ok(!held.some((h) => h === m));
+          }
+        }
+      }
+      assert.deepEqual(session.snapshot(), held);
+      const restored = Session.restore(session.snapshot(), options);
+      assert.deepEqual(
+        outcome(() => restored.trim()),
+        outcome(() => session.trim()),
+      );
+      restored.close();
+      session[Symbol.dispose]();
+      assert.throws(() => session.append([]), { code: "invalid_argument" });
+    }
+  });
+}
+
+test("unchanged messages come back as the caller's own objects", () => {
+  const session = new Session({ max_bytes: 4096 });
+  const history = [
+    { role: "system", content: "Be brief." },
+    { role: "tool", tool_call_id: "gone", content: "orphan" },
+    { role: "user", content: [{ type: "image_url", image_url: { url: SCREENSHOT } }] },
+  ];
+  session.append(history);
+  const { messages, report } = session.trim();
+  assert.equal(messages[0], history[0]);
+  assert.equal(messages[1], history[2]);
+  assert.equal(report.repaired[0].action, "orphan_tool_removed");
+  session.close();
+  session.close();
+  assert.throws(() => session.trim(), { code: "invalid_argument" });
+});
+
+test("a changed message keeps its screenshot URL, though a stand-in crossed", () => {
+  const saved = { ...standInSettings };
+  standInSettings.minLength = 64;
+  try {
+    const image = { type: "image_url", image_url: { url: SCREENSHOT } };
+    // Repair edits the message (its broken tool calls go, a note is appended); its image
+    // part is kept.
+    const history = [
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "Look:" }, image],
+        tool_calls: [{ id: "a", type: "function" }],
+      },
+      { role: "user", content: "And now?" },
+    ];
+    const session = new Session({ max_bytes: 100_000 });
+    session.append(history);
+    const got = session.trim();
+    assert.equal(got.report.repaired[0].action, "incomplete_tool_calls_removed");
+    assert.deepEqual(got, trim(history, { max_bytes: 100_000 }));
+    assert.notEqual(got.messages[0], history[0]);
+    assert.equal(got.messages[0].content[1].image_url.url, SCREENSHOT);
+    assert.equal(got.messages[1], history[1]);
+    session.close();
+  } finally {
+    Object.assign(standInSettings, saved);
+  }
+});
+
+test("bad arguments and options are AnkitaErrors", () => {
+  assert.throws(() => new Session({ max_byts: 1 }), { code: "invalid_request" });
+  assert.throws(() => new Session({ max_bytes: NaN }), { code: "invalid_request" });
+  const session = new Session({ max_bytes: 4096 });
+  assert.throws(() => session.append({ role: "user" }), { code: "invalid_request" });
+  assert.throws(() => session.truncate(-1), { code: "invalid_argument" });
+  assert.equal(session.length, 0);
+  session.close();
+});
+
+test("a session dropped without close() is freed by the FinalizationRegistry", async () => {
+  if (typeof globalThis.gc !== "function") {
+    const v8 = await import("node:v8");
+    const vm = await import("node:vm");
+    v8.setFlagsFromString("--expose-gc");
+    globalThis.gc = vm.runInNewContext("gc");
+  }
+  const before = sessionStats.freed;
+  (() => {
+    for (let i = 0; i < 50; i++)
+      new Session({ max_bytes: 4096 }).append([{ role: "user", content: "x" }]);
+  })();
+  for (let i = 0; i < 50 && sessionStats.freed - before < 50; i++) {
+    globalThis.gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.equal(sessionStats.freed - before, 50);
+  const closed = new Session({ max_bytes: 4096 });
+  const freed = sessionStats.freed;
+  closed.close();
+  closed.close();
+  assert.equal(sessionStats.freed, freed + 1);
+});

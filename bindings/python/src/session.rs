@@ -1,0 +1,178 @@
+//! `Session` (core: `ankita::session`): a history handed over message by message, trimmed at
+//! any time. Each message is converted to JSON once, when appended; a trim plans over what the
+//! core holds with the GIL released and answers with the caller's own objects.
+
+use ankita::json::to_json_string;
+use ankita::session::TrimSession;
+use ankita::Out;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use serde_json::{Map, Value};
+
+use crate::convert::{items, message_to_value, to_value, Path};
+use crate::error::to_py_err;
+use crate::trim::{build_messages, report_dict, without_gil, TrimResult};
+
+/// An incremental session: a chat history handed over as it happens, trimmed at any time.
+///
+/// ``Session(messages=None, **options)`` takes the keyword options of ``trim``. ``append``
+/// adds messages (each is converted once, when appended), ``truncate(n)`` keeps the first
+/// ``n`` (then append the edited or regenerated tail), ``trim()`` answers what ``trim`` answers
+/// for the same messages and options: a ``TrimResult`` whose unchanged messages are the objects
+/// given to ``append``. ``snapshot()`` is the list of messages held (to save);
+/// ``Session.restore(saved, **options)`` makes a session of them again.
+///
+/// A session is used by one thread at a time: a call while another thread's call on the same
+/// session runs raises RuntimeError. The GIL is released while the plan is computed.
+#[pyclass(module = "ankita")]
+pub struct Session {
+    core: TrimSession,
+    /// The caller's messages, in order.
+    given: Vec<Py<PyAny>>,
+    /// What each message was handed to the core as: the message itself, or its dict form
+    /// (an SDK object); changed messages are copies of these.
+    sent: Vec<Py<PyAny>>,
+    system: Py<PyAny>,
+    /// Large screenshots cross as header-only stand-ins (the OpenAI format).
+    stand_ins: bool,
+}
+
+#[pymethods]
+impl Session {
+    #[new]
+    #[pyo3(signature = (messages = None, **options))]
+    fn new(
+        py: Python<'_>,
+        messages: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let mut map = Map::new();
+        let mut system = py.None();
+        let mut stand_ins = true;
+        for (key, value) in options.iter().flat_map(|d| d.iter()) {
+            let key = key.str()?.to_string();
+            if value.is_none() {
+                continue;
+            }
+            if key == "system" {
+                system = value.clone().unbind();
+            }
+            if key == "format" {
+                stand_ins = value.cast::<PyString>().is_ok_and(|f| f == "openai");
+            }
+            let json = to_value(&value, Path::Root(&key)).map_err(|e| to_py_err(py, &e))?;
+            map.insert(key, json);
+        }
+        let core = TrimSession::new(&to_json_string(&Value::Object(map)))
+            .map_err(|e| to_py_err(py, &e))?;
+        let mut session = Session {
+            core,
+            given: Vec::new(),
+            sent: Vec::new(),
+            system,
+            stand_ins,
+        };
+        if let Some(messages) = messages.filter(|m| !m.is_none()) {
+            session.append(py, messages)?;
+        }
+        Ok(session)
+    }
+
+    /// Appends messages (a list or tuple); returns how many the session holds.
+    fn append(&mut self, py: Python<'_>, messages: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let given = items(messages, "messages").map_err(|e| to_py_err(py, &e))?;
+        let as_mapping = if self.stand_ins {
+            Some(py.import("ankita._messages")?.getattr("_as_mapping")?)
+        } else {
+            None
+        };
+        let mut sent = Vec::with_capacity(given.len());
+        let mut values = Vec::with_capacity(given.len());
+        let root = Path::Root("messages");
+        for (i, message) in given.iter().enumerate() {
+            let form = match &as_mapping {
+                Some(f) => f.call1((message,))?,
+                None => message.clone(),
+            };
+            let path = Path::Index(&root, self.given.len() + i);
+            values.push(
+                message_to_value(&form, path, self.stand_ins).map_err(|e| to_py_err(py, &e))?,
+            );
+            sent.push(form.unbind());
+        }
+        let text = to_json_string(&Value::Array(values));
+        let core = &mut self.core;
+        let len = without_gil(py, || core.append(&text)).map_err(|e| to_py_err(py, &e))?;
+        self.given.extend(given.into_iter().map(Bound::unbind));
+        self.sent.extend(sent);
+        Ok(len)
+    }
+
+    /// Keeps the first ``length`` messages; returns how many the session holds.
+    fn truncate(&mut self, length: usize) -> usize {
+        self.given.truncate(length);
+        self.sent.truncate(length);
+        self.core.truncate(length)
+    }
+
+    /// Trims the history held: what ``trim`` answers for the same messages and options.
+    fn trim(&mut self, py: Python<'_>) -> PyResult<TrimResult> {
+        let core = &mut self.core;
+        let plan = without_gil(py, || core.plan()).map_err(|e| to_py_err(py, &e))?;
+        let sent: Vec<Bound<'_, PyAny>> = self.sent.iter().map(|m| m.bind(py).clone()).collect();
+        let messages = build_messages(py, &sent, &plan.messages)?;
+        for (k, out) in plan.messages.iter().enumerate() {
+            if let Out::Same(i) = out {
+                messages.set_item(k, self.given[*i].bind(py))?;
+            }
+        }
+        Ok(TrimResult {
+            messages: messages.unbind(),
+            report: report_dict(py, &plan.report.to_json_string())?.unbind(),
+            system: self.system.clone_ref(py),
+        })
+    }
+
+    /// The messages held, as a new list of the objects given (to save, then restore).
+    fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.given.iter().map(|m| m.bind(py)))
+    }
+
+    /// A session holding ``messages`` (a snapshot, or what an application saved).
+    #[classmethod]
+    #[pyo3(signature = (messages, **options))]
+    fn restore(
+        _cls: &Bound<'_, pyo3::types::PyType>,
+        py: Python<'_>,
+        messages: &Bound<'_, PyAny>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        Session::new(py, Some(messages), options)
+    }
+
+    fn __len__(&self) -> usize {
+        self.given.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Session(<{} messages>, {} bytes held)",
+            self.given.len(),
+            self.core.bytes_held()
+        )
+    }
+
+    /// Bytes the core holds for this session: its copy of the messages' JSON, and what it
+    /// keeps to trim them again without reading them again.
+    #[getter]
+    fn bytes_held(&self) -> usize {
+        self.core.bytes_held()
+    }
+
+    /// Bytes of JSON handed to the core so far (the options and every append; large
+    /// screenshots as header-only stand-ins).
+    #[getter]
+    fn bytes_given(&self) -> usize {
+        self.core.bytes_given()
+    }
+}

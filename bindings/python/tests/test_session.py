@@ -1,0 +1,199 @@
+"""Incremental sessions: over random append / truncate / trim sequences, ``Session.trim()``
+answers what the stateless ``trim`` answers for the same history and options, in every format
+and unit; unchanged messages are the caller's own objects."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from typing import Any
+
+import ankita
+import pytest
+from helpers import SCREENSHOT, image_part, tool_call
+
+OPTIONS: list[dict[str, Any]] = [
+    {"max_bytes": 6000},
+    {"max_bytes": 20000, "max_messages": 12},
+    {"context_tokens": 3000, "max_output_tokens": 200, "model": "gpt-4o", "overhead_bytes": 0},
+    {"context_tokens": 5000, "tokenizer": "cl100k_base", "max_messages": 1000},
+]
+
+
+def text(r: random.Random, n: int) -> str:
+    words = ["build", "failed", "é世", "line\n", '"quoted"', "config", "value"]
+    out = ""
+    while len(out) < n:
+        out += r.choice(words) + " "
+    return out
+
+
+def step(fmt: str, r: random.Random, k: int) -> list[dict[str, Any]]:
+    t = text(r, r.randrange(1200))
+    cid = f"call_{k}"
+    kind = r.randrange(7)
+    steps: list[list[dict[str, Any]]]
+    if fmt == "openai":
+        steps = [
+            [{"role": "user", "content": t}],
+            [{"role": "user", "content": [{"type": "text", "text": t}, image_part(SCREENSHOT)]}],
+            [{"role": "assistant", "content": t}],
+            [
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [tool_call(cid, "read", "{}")],
+                },
+                {"role": "tool", "tool_call_id": cid, "content": t},
+            ],
+            [{"role": "tool", "tool_call_id": "orphan", "content": t}],
+            [{"role": "user", "content": [{"type": "text", "text": f"Attached file: a.txt\n{t}"}]}],
+            [{"role": "bogus", "content": t}],
+        ]
+        return steps[kind]
+    if fmt == "anthropic":
+        steps = [
+            [{"role": "user", "content": t}],
+            [{"role": "assistant", "content": t}],
+            [
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": cid, "name": "read", "input": {}}],
+                },
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": cid, "content": t}],
+                },
+            ],
+            [
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "orphan", "content": t}],
+                }
+            ],
+            [{"role": "user", "content": [{"type": "text", "text": t}]}],
+            [{"role": "assistant", "content": [{"type": "text", "text": t}]}],
+            [{"role": "user", "content": t}],
+        ]
+        return steps[kind]
+    steps = [
+        [{"role": "user", "content": t}],
+        [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": t}]}],
+        [
+            {"type": "function_call", "call_id": cid, "name": "read", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": cid, "output": t},
+        ],
+        [{"type": "function_call_output", "call_id": "orphan", "output": t}],
+        [{"type": "function_call", "call_id": cid, "name": "read", "arguments": "{}"}],
+        [{"role": "user", "content": [{"type": "input_text", "text": t}]}],
+        [{"role": "user", "content": t}],
+    ]
+    return steps[kind]
+
+
+def outcome(call: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        result = call(*args, **kwargs)
+    except ankita.AnkitaError as error:
+        return {"error": type(error).__name__, "message": str(error)}
+    return {"messages": result.messages, "report": result.report, "system": result.system}
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "responses"])
+def test_a_session_answers_as_the_stateless_trim_over_random_edits(fmt: str) -> None:
+    for seed in range(1, 25):
+        r = random.Random(seed)
+        options = {**OPTIONS[seed % len(OPTIONS)], "format": fmt}
+        if fmt != "openai":
+            options["system"] = "Be terse."
+        session = ankita.Session(**options)
+        held: list[dict[str, Any]] = []
+        for op in range(20):
+            what = r.randrange(10)
+            if what < 6:
+                added: list[dict[str, Any]] = []
+                for k in range(r.randrange(4)):
+                    added += step(fmt, r, op * 10 + k)
+                assert session.append(added) == len(held) + len(added)
+                held += added
+            elif what < 7:
+                n = r.randrange(len(held) + 3)
+                session.truncate(n)
+                del held[n:]
+                assert len(session) == len(held)
+            else:
+                got = outcome(session.trim)
+                assert got == outcome(ankita.trim, held, **options), (seed, op)
+                for message in got.get("messages", []):
+                    # An unchanged message is the caller's object; a changed one is new.
+                    same = [h for h in held if h is message]
+                    assert same or all(message is not h for h in held)
+        assert session.snapshot() == held
+        restored = ankita.Session.restore(session.snapshot(), **options)
+        assert outcome(restored.trim) == outcome(session.trim)
+
+
+def test_unchanged_messages_are_the_callers_objects() -> None:
+    history = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "tool", "tool_call_id": "gone", "content": "orphan"},
+        {"role": "user", "content": [image_part(SCREENSHOT)]},
+    ]
+    session = ankita.Session(history, max_bytes=4096)
+    result = session.trim()
+    assert result.messages[0] is history[0]
+    assert result.messages[1] is history[2]
+    assert result.report["repaired"][0]["action"] == "orphan_tool_removed"
+    assert session.bytes_held <= 1.5 * len(json.dumps(history))
+    assert "3 messages" in repr(session)
+
+
+def test_a_changed_message_keeps_the_callers_parts() -> None:
+    image = image_part(SCREENSHOT)
+    history = [
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Look:"}, image],
+            "tool_calls": [{"id": "a", "type": "function"}],
+        },
+        {"role": "user", "content": "And now?"},
+    ]
+    result = ankita.Session(history, max_bytes=100_000).trim()
+    assert result.messages[0] is not history[0]
+    assert result.messages[0]["content"][1] is image
+    assert result.messages[1] is history[1]
+    assert outcome(lambda: result) == outcome(lambda: ankita.trim(history, max_bytes=100_000))
+
+
+def test_bad_options_and_messages_raise() -> None:
+    with pytest.raises(ankita.InvalidRequest):
+        ankita.Session(max_byts=1)
+    session = ankita.Session(max_bytes=4096)
+    with pytest.raises(ankita.InvalidRequest):
+        session.append("not messages")
+    with pytest.raises(ankita.InvalidRequest) as info:
+        session.append([{"role": "user", "content": "ok"}, {"role": "user", "content": {1}}])
+    assert info.value.path is not None and info.value.path.startswith("messages[1]")
+    assert len(session) == 0
+
+
+def test_one_thread_at_a_time() -> None:
+    session = ankita.Session(max_bytes=1_000_000, max_messages=100_000)
+    session.append([{"role": "user", "content": "x" * 2000} for _ in range(20_000)])
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        for _ in range(20):
+            try:
+                session.trim()
+            except RuntimeError as error:
+                errors.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # Overlapping calls are refused (never a data race); the others answer.
+    assert all("borrow" in str(e) for e in errors)

@@ -1,0 +1,593 @@
+//! Incremental sessions: a history fed message by message, trimmed at any time.
+//!
+//! A companion trims before every model call a history that grows by a few messages a turn.
+//! Stateless, every call hands over (and the caller serialises) the whole history again. A
+//! [`TrimSession`] is given the trim options once, then each message once ([`append`]); an
+//! edit or a regeneration cuts the tail ([`truncate`]) and appends the new version. Its answer
+//! ([`trim_answer`], [`plan`]) is always the stateless [`crate::api::trim_json`] answer for the
+//! same history and options.
+//!
+//! What a session holds:
+//!
+//! - the messages' JSON text as given (validated once, when appended), one after the other in
+//!   one buffer that reads as a messages array, grown by a quarter of its size when full (so
+//!   the buffer's capacity stays within 1.25× its bytes, plus the latest append);
+//! - the end of each message in the buffer (8 bytes a message) and where each long string
+//!   without escapes lies (16 bytes per string of 24 bytes or more), so the buffer is read in
+//!   place without validating or scanning those strings again;
+//! - the messages split into the neutral model ([`crate::model`]: roles, units, prices), made
+//!   when they are appended (an image's header is read once over the session's life) and kept
+//!   (some 300 bytes a message);
+//! - in token mode, each counted message's token costs (its fields and each of its parts), so
+//!   a text is tokenized once over the session's life, not once a turn.
+//!
+//! A trim then runs the pipeline from repair on over a copy of the kept split (repair,
+//! selection, shedding, the report, the answer): linear in the messages and their parts, with
+//! no validation, no probing, no serialisation by the caller and no tokenizing of what was
+//! counted before.
+//!
+//! [`append`]: TrimSession::append
+//! [`truncate`]: TrimSession::truncate
+//! [`trim_answer`]: TrimSession::trim_answer
+//! [`plan`]: TrimSession::plan
+//!
+//! ```
+//! use ankita::session::TrimSession;
+//! let mut session = TrimSession::new(r#"{"max_bytes": 4096}"#).unwrap();
+//! session.append(r#"[{"role": "system", "content": "Be brief."}]"#).unwrap();
+//! session.append(r#"[{"role": "user", "content": "Hi"}]"#).unwrap();
+//! let answer = session.trim_answer().unwrap().into_string();
+//! let stateless = ankita::api::trim_json(&format!(
+//!     r#"{{"messages": {}, "max_bytes": 4096}}"#,
+//!     session.messages_json()
+//! ));
+//! assert_eq!(answer, stateless);
+//! ```
+
+use crate::api::{options_of, write_plan_answer, write_trim_answer, Answer};
+use crate::error::{Error, ErrorCode};
+use crate::model::{Change, Origin, Session};
+use crate::raw::{kind, Doc, Kind};
+use crate::request::TrimOptions;
+use crate::trim::{plan_split, Plan};
+use std::collections::HashMap;
+
+/// A chat history held between trims (see the module documentation).
+pub struct TrimSession {
+    options: TrimOptions,
+    /// The format's outside system prompt as given, then `\n[`, the messages separated by
+    /// commas, and `]`.
+    text: String,
+    /// Where the outside system prompt is in `text`.
+    system: Option<(usize, usize)>,
+    /// Where the messages array starts in `text` (its `[`).
+    open: usize,
+    /// Where each message ends in `text` (it starts after the comma, or the `[`, before it).
+    ends: Vec<usize>,
+    /// The long strings without escapes of `text`, in order (see [`Doc::from_validated`]).
+    noted: Vec<(usize, usize)>,
+    counts: CountCache,
+    /// The messages split into the neutral model, kept between trims (see [`Split`]).
+    split: Option<Split>,
+    /// Bytes given to the session (every `append` argument, and the options).
+    given: usize,
+}
+
+/// The held messages split into the neutral model, borrowing from the session's buffer.
+///
+/// The lifetime is the buffer's, erased. The bytes under the split never change while it is
+/// kept: appending writes after the last message; growing fills a new buffer and moves the
+/// split to it ([`rebase`]) before the old one is freed; truncating cuts the split with the
+/// messages, and drops it when the buffer shrinks into a new allocation. The split is only
+/// lent out for a borrow of the session.
+struct Split {
+    session: Session<'static>,
+    /// Where the buffer was when the split was made (checked in debug builds).
+    base: usize,
+}
+
+impl TrimSession {
+    /// A session with the trim options of a request (every request key but `messages`, which
+    /// may be given too: the session then starts with those messages).
+    pub fn new(options_json: &str) -> Result<TrimSession, Error> {
+        let doc = Doc::parse(options_json).map_err(invalid_json)?;
+        let fields = doc.fields(doc.root()).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidRequest,
+                "the session options must be a JSON object",
+            )
+        })?;
+        let (system, options) = options_of(&fields)?;
+        let mut session = TrimSession {
+            options,
+            text: String::new(),
+            system: None,
+            open: 0,
+            ends: Vec::new(),
+            noted: Vec::new(),
+            counts: CountCache::default(),
+            split: None,
+            given: options_json.len(),
+        };
+        if let Some(system) = system {
+            let at = doc.offset_of(system);
+            session.text.push_str(system);
+            session.noted.extend(
+                doc.noted()
+                    .iter()
+                    .filter(|&&(s, e)| s >= at && e <= at + system.len())
+                    .map(|&(s, e)| (s - at, e - at)),
+            );
+            session.system = Some((0, system.len()));
+            session.text.push('\n');
+        }
+        session.open = session.text.len();
+        session.text.push_str("[]");
+        if let Some(messages) = crate::raw::get(&fields, "messages") {
+            if kind(messages) != Kind::Array {
+                return Err(Error::invalid_request(
+                    "messages must be an array",
+                    "messages",
+                ));
+            }
+            session.append_from(&doc, messages);
+        }
+        Ok(session)
+    }
+
+    /// Appends messages given as a JSON array (validated here, once). Returns how many
+    /// messages the session holds. A message the trim cannot read is not refused here: the
+    /// trim answers the error a stateless trim of the same history answers.
+    pub fn append(&mut self, messages_json: &str) -> Result<usize, Error> {
+        let doc = Doc::parse(messages_json).map_err(invalid_json)?;
+        let root = doc.root();
+        if kind(root) != Kind::Array {
+            return Err(Error::invalid_request(
+                "append takes a JSON array of messages",
+                "messages",
+            ));
+        }
+        self.given += messages_json.len();
+        self.append_from(&doc, root);
+        Ok(self.ends.len())
+    }
+
+    fn append_from(&mut self, doc: &Doc<'_>, array: &str) {
+        let items = doc.items(array).unwrap_or_default();
+        if items.is_empty() {
+            return;
+        }
+        let add: usize = items.iter().map(|m| m.len() + 1).sum();
+        self.reserve(add + 1);
+        let noted = doc.noted();
+        let mut n = noted.partition_point(|&(s, _)| s < doc.offset_of(array));
+        let first = self.ends.len();
+        let first_note = self.noted.len();
+        self.text.pop(); // the closing `]`
+                         // The new messages are written as an array of their own (`[` where the comma after
+                         // the last message goes), split as such, then the `[` becomes that comma.
+        let open = if first > 0 {
+            self.text.push('[');
+            self.text.len() - 1
+        } else {
+            self.open
+        };
+        for (k, item) in items.iter().enumerate() {
+            if k > 0 {
+                self.text.push(',');
+            }
+            let from = doc.offset_of(item);
+            let to = self.text.len();
+            self.text.push_str(item);
+            while let Some(&(s, e)) = noted.get(n) {
+                if s >= from + item.len() {
+                    break;
+                }
+                self.noted.push((s - from + to, e - from + to));
+                n += 1;
+            }
+            self.ends.push(self.text.len());
+        }
+        self.text.push(']');
+        self.split_new(open, first, first_note);
+        if first > 0 {
+            // SAFETY: `open` < len is the `[` written above (ASCII, so the text stays UTF-8);
+            // written through the vector's pointer, without a reference to its bytes, which
+            // the split borrows elsewhere.
+            unsafe { self.text.as_mut_vec().as_mut_ptr().add(open).write(b',') };
+        }
+    }
+
+    /// Adds messages `first..` (the array at `open`) to the kept split, if there is one.
+    fn split_new(&mut self, open: usize, first: usize, first_note: usize) {
+        if !self.options.format.adapter().splits_alone() {
+            // The new messages split differently after the old ones: split again at the trim.
+            self.split = None;
+            return;
+        }
+        let Some(split) = &mut self.split else {
+            return;
+        };
+        let text: &str = &self.text;
+        let doc = Doc::from_validated(text, self.noted[first_note..].to_vec());
+        let Ok(part) = crate::trim::split(&doc, &text[open..], None, &self.options) else {
+            // The trim answers the error, from a split of the whole history.
+            self.split = None;
+            return;
+        };
+        // SAFETY: see `Split`; the buffer did not move since the split was made (it is
+        // dropped when it grows) and the new messages stay where they are.
+        let part: Session<'static> = unsafe { std::mem::transmute(part) };
+        debug_assert_eq!(split.base, self.text.as_ptr() as usize);
+        let held = &mut split.session;
+        grow(&mut held.messages, part.messages.len());
+        grow(&mut held.units, part.units.len());
+        grow(&mut held.inputs, part.inputs.len());
+        let units = held.units.len() as u32;
+        for mut msg in part.messages {
+            msg.physical = msg.physical.map(|p| p + first as u32);
+            msg.units = (msg.units.0 + units, msg.units.1 + units);
+            held.messages.push(msg);
+        }
+        held.units.extend(part.units);
+        held.inputs.extend(part.inputs);
+    }
+
+    /// Room for `add` more bytes, growing the buffer by a quarter of its size at least (not
+    /// doubling it: the capacity stays within 1.25× what it holds, plus the latest append).
+    fn reserve(&mut self, add: usize) {
+        let len = self.text.len();
+        if len + add > self.text.capacity() {
+            // A new buffer, filled before the old one goes: the split moves to it at once
+            // (it never refers to freed bytes), without splitting anything again.
+            let mut grown = String::with_capacity(len + add.max(len / 4));
+            grown.push_str(&self.text);
+            if let Some(split) = &mut self.split {
+                rebase(&mut split.session, &self.text, &grown);
+                split.base = grown.as_ptr() as usize;
+            }
+            self.text = grown;
+        }
+    }
+
+    /// Keeps the first `len` messages (an edit or a regeneration then appends the new tail).
+    /// A `len` past the end changes nothing. Returns how many messages the session holds.
+    pub fn truncate(&mut self, len: usize) -> usize {
+        if len >= self.ends.len() {
+            return self.ends.len();
+        }
+        let end = if len == 0 {
+            self.open + 1
+        } else {
+            self.ends[len - 1]
+        };
+        if let Some(split) = &mut self.split {
+            let held = &mut split.session;
+            let logical = held
+                .messages
+                .iter()
+                .position(|m| m.physical.is_some_and(|p| p as usize >= len))
+                .unwrap_or(held.messages.len());
+            let units = held
+                .messages
+                .get(logical)
+                .map_or(held.units.len(), |m| m.units.0 as usize);
+            held.messages.truncate(logical);
+            held.units.truncate(units);
+            held.inputs.truncate(len);
+        }
+        self.text.truncate(end);
+        self.text.push(']');
+        self.ends.truncate(len);
+        let keep = self.noted.partition_point(|&(s, _)| s < end);
+        self.noted.truncate(keep);
+        self.counts.forget_from(len);
+        if self.text.capacity() > 2 * self.text.len() + 4096 {
+            self.split = None;
+            self.text.shrink_to(self.text.len() + self.text.len() / 4);
+        }
+        self.ends.len()
+    }
+
+    /// How many messages the session holds.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The messages as a JSON array, as given (what an application saves to restore the
+    /// session later: a new session with the same options, then [`TrimSession::append`]).
+    pub fn messages_json(&self) -> &str {
+        &self.text[self.open..]
+    }
+
+    /// The trim options.
+    pub fn options(&self) -> &TrimOptions {
+        &self.options
+    }
+
+    /// Bytes given to the session so far (options and every append, as passed).
+    pub fn bytes_given(&self) -> usize {
+        self.given
+    }
+
+    /// Bytes the session holds on the heap: its buffer's capacity, the message ends, the
+    /// string notes and the token counts.
+    pub fn bytes_held(&self) -> usize {
+        self.text.capacity()
+            + self.ends.capacity() * std::mem::size_of::<usize>()
+            + self.noted.capacity() * std::mem::size_of::<(usize, usize)>()
+            + self.counts.bytes_held()
+            + self.split.as_ref().map_or(0, |s| split_bytes(&s.session))
+    }
+
+    /// Plans the trim of the history held (see [`crate::trim::plan_trim`]).
+    pub fn plan(&mut self) -> Result<Plan<'_>, Error> {
+        self.with_plan(|_, _, plan| plan)
+    }
+
+    /// The answer a stateless trim of the same history gives (`{"ok": true, "messages",
+    /// "report", "system"?}`).
+    pub fn trim_answer(&mut self) -> Result<Answer<'_>, Error> {
+        let options = self.options.clone();
+        self.with_plan(|doc, system, plan| write_trim_answer(doc, system, &options, plan))
+    }
+
+    /// The answer as a plan: `{"ok": true, "plan": [...], "report": {...}}`, where each item
+    /// of `plan` is the index of a message returned as given (a number) or a message that
+    /// changed (an object); for callers that hold the messages themselves.
+    pub fn plan_answer(&mut self) -> Result<Answer<'_>, Error> {
+        self.with_plan(|doc, _, plan| write_plan_answer(doc, plan))
+    }
+
+    fn with_plan<'s, T>(
+        &'s mut self,
+        then: impl FnOnce(&Doc<'s>, Option<&'s str>, Plan<'s>) -> T,
+    ) -> Result<T, Error> {
+        // The errors in a stateless trim's order: the budget, then the messages.
+        let budget = self.options.history_budget()?;
+        if self.split.is_none() {
+            let given = self
+                .system
+                .map(|(s, e)| &self.text[s..e])
+                .filter(|s| kind(s) != Kind::Null);
+            let doc = Doc::from_validated(&self.text, self.noted.clone());
+            let session = crate::trim::split(&doc, &self.text[self.open..], given, &self.options)?;
+            // SAFETY: see `Split`.
+            let mut session: Session<'static> = unsafe { std::mem::transmute(session) };
+            session.messages.shrink_to_fit();
+            session.units.shrink_to_fit();
+            session.inputs.shrink_to_fit();
+            self.split = Some(Split {
+                session,
+                base: self.text.as_ptr() as usize,
+            });
+        }
+        let TrimSession {
+            options,
+            text,
+            system,
+            noted,
+            counts,
+            split,
+            ..
+        } = self;
+        let text: &'s str = text.as_str();
+        let system = system.map(|(s, e)| &text[s..e]);
+        let held = &split.as_ref().expect("split above").session;
+        // Lent for the session's borrow `'s` only (`Session` is covariant in its lifetime).
+        let session: Session<'s> = Session {
+            messages: held.messages.clone(),
+            units: held.units.clone(),
+            inputs: held.inputs.clone(),
+            notes_in_meta: false,
+        };
+        let doc = Doc::from_validated(text, noted.clone());
+        let cache = options.measure.in_tokens().then_some(counts);
+        let plan = plan_split(&doc, session, options, budget, cache)?;
+        Ok(then(&doc, system, plan))
+    }
+}
+
+/// Token costs of the messages counted by earlier trims of a session: a message's fields and
+/// each of its parts, as the trimmer counted them. Only messages that
+/// repair left alone are kept (their costs depend on nothing else).
+#[derive(Debug, Default)]
+pub struct CountCache {
+    entries: HashMap<(Option<u32>, Origin), Counted>,
+}
+
+#[derive(Debug)]
+struct Counted {
+    meta: u64,
+    meta_without_calls: u64,
+    units: Box<[u64]>,
+}
+
+impl CountCache {
+    fn eligible(session: &Session<'_>, m: usize) -> bool {
+        let msg = &session.messages[m];
+        msg.note.is_none() && session.units_of(m).iter().all(|u| u.change == Change::Keep)
+    }
+
+    /// Applies the kept costs of message `m` when there are: `Some(Some(cost))`, or
+    /// `Some(None)` (the session left as it was) when the cost is over `limit`; `None` when
+    /// the message was not counted before.
+    pub(crate) fn apply(
+        &self,
+        session: &mut Session<'_>,
+        m: usize,
+        limit: Option<u128>,
+    ) -> Option<Option<u128>> {
+        let msg = &session.messages[m];
+        let counted = self.entries.get(&(msg.physical, msg.origin))?;
+        if counted.units.len() != session.units_of(m).len() || !Self::eligible(session, m) {
+            return None;
+        }
+        let meta = if msg.remove_tool_calls {
+            counted.meta_without_calls
+        } else {
+            counted.meta
+        };
+        let cost = u128::from(meta) + counted.units.iter().map(|&c| u128::from(c)).sum::<u128>();
+        if limit.is_some_and(|l| cost > l) {
+            return Some(None);
+        }
+        let range = msg.unit_range();
+        for (unit, &c) in session.units[range].iter_mut().zip(counted.units.iter()) {
+            unit.bytes = c;
+        }
+        session.notes_in_meta = true;
+        let msg = &mut session.messages[m];
+        msg.meta_bytes = counted.meta;
+        msg.meta_without_calls = counted.meta_without_calls;
+        debug_assert_eq!(session.cost(m), cost);
+        Some(Some(cost))
+    }
+
+    /// Keeps the costs of message `m`, just counted.
+    pub(crate) fn store(&mut self, session: &Session<'_>, m: usize) {
+        if !Self::eligible(session, m) {
+            return;
+        }
+        let msg = &session.messages[m];
+        self.entries.insert(
+            (msg.physical, msg.origin),
+            Counted {
+                meta: msg.meta_bytes,
+                meta_without_calls: msg.meta_without_calls,
+                units: session.units_of(m).iter().map(|u| u.bytes).collect(),
+            },
+        );
+    }
+
+    /// Forgets the messages from the caller's index `len` on.
+    fn forget_from(&mut self, len: usize) {
+        self.entries
+            .retain(|&(physical, _), _| physical.is_none_or(|p| (p as usize) < len));
+    }
+
+    fn bytes_held(&self) -> usize {
+        let entry = std::mem::size_of::<((Option<u32>, Origin), Counted)>() + 8;
+        self.entries.capacity() * entry
+            + self
+                .entries
+                .values()
+                .map(|c| c.units.len() * 8)
+                .sum::<usize>()
+    }
+}
+
+/// Points every reference of `session` into `old` at the same bytes of `new` (a copy of `old`,
+/// so far).
+///
+/// Every field of the model is named here, without `..`: a field or a variant added to the
+/// model that may borrow from the text fails to compile until it is rebased too.
+fn rebase(session: &mut Session<'static>, old: &str, new: &str) {
+    use crate::model::{Message, TextSource, ToolCalls, Unit};
+    let (from, end, to) = (
+        old.as_ptr() as usize,
+        old.as_ptr() as usize + old.len(),
+        new.as_ptr(),
+    );
+    debug_assert!(new.len() >= old.len() && new.as_bytes()[..old.len()] == *old.as_bytes());
+    let moved = |s: &mut &'static str| {
+        let at = s.as_ptr() as usize;
+        if at >= from && at + s.len() <= end {
+            // SAFETY: `s` lies in `old`, whose bytes `new` holds at the same offsets; the
+            // lifetime is the buffer's, as for the whole split (see `Split`).
+            *s = unsafe {
+                std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                    to.add(at - from),
+                    s.len(),
+                ))
+            };
+        }
+    };
+    let cow = |c: &mut std::borrow::Cow<'static, str>| {
+        if let std::borrow::Cow::Borrowed(s) = c {
+            moved(s);
+        }
+    };
+    let Session {
+        messages,
+        units,
+        inputs,
+        notes_in_meta: _,
+    } = session;
+    for message in messages {
+        let Message {
+            physical: _,
+            origin: _,
+            role: _,
+            role_raw,
+            shape: _,
+            units: _,
+            meta_bytes: _,
+            meta_without_calls: _,
+            tool_calls,
+            tool_call_id,
+            has_refusal: _,
+            note: _,
+            remove_tool_calls: _,
+        } = message;
+        moved(role_raw);
+        match tool_calls {
+            ToolCalls::None | ToolCalls::Empty | ToolCalls::Malformed { why: _, path: _ } => {}
+            ToolCalls::Valid(ids) => ids.iter_mut().for_each(cow),
+        }
+        if let Some(id) = tool_call_id {
+            cow(id);
+        }
+    }
+    for unit in units {
+        let Unit {
+            part: _,
+            sub: _,
+            kind: _,
+            text,
+            bytes: _,
+            change: _,
+        } = unit;
+        match text {
+            TextSource::Raw(raw) => moved(raw),
+            TextSource::Document { title, body } => {
+                cow(title);
+                moved(body);
+            }
+            TextSource::None => {}
+        }
+    }
+    inputs.iter_mut().for_each(moved);
+}
+
+/// Room for `add` more items, growing by a quarter at least (not doubling).
+fn grow<T>(v: &mut Vec<T>, add: usize) {
+    if v.len() + add > v.capacity() {
+        v.reserve_exact(add.max(v.len() / 4));
+    }
+}
+
+/// Heap bytes of a split: its messages, units, inputs and tool call ids.
+fn split_bytes(session: &Session<'_>) -> usize {
+    use crate::model::{Message, ToolCalls, Unit};
+    let calls: usize = session
+        .messages
+        .iter()
+        .map(|m| match &m.tool_calls {
+            ToolCalls::Valid(ids) => ids.capacity() * std::mem::size_of::<std::borrow::Cow<str>>(),
+            _ => 0,
+        })
+        .sum();
+    session.messages.capacity() * std::mem::size_of::<Message>()
+        + session.units.capacity() * std::mem::size_of::<Unit>()
+        + session.inputs.capacity() * std::mem::size_of::<&str>()
+        + calls
+}
+
+fn invalid_json(e: serde_json::Error) -> Error {
+    Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}"))
+}

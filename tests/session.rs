@@ -1,0 +1,262 @@
+//! Incremental sessions: over random append / truncate / trim sequences, a session's answer is
+//! the stateless trim's answer for the same history and options, in every format and in both
+//! units; its plan answer rebuilds the same messages from the ones given.
+
+use ankita::api::trim_json;
+use ankita::session::TrimSession;
+use base64::{engine::general_purpose::STANDARD, Engine};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+fn gif(w: u16, h: u16) -> String {
+    let mut bytes = b"GIF89a".to_vec();
+    bytes.extend(w.to_le_bytes());
+    bytes.extend(h.to_le_bytes());
+    bytes.extend([0xF7, 0, 0]);
+    // Padding: a long payload, as a screenshot's.
+    bytes.extend(std::iter::repeat_n(7u8, 300));
+    STANDARD.encode(bytes)
+}
+
+fn text(n: usize, seed: u64) -> String {
+    let unit = match seed % 3 {
+        0 => format!("word{seed} é世 "),
+        1 => format!("line {seed}\n\t\"quoted\" "),
+        _ => format!("plain{seed} text "),
+    };
+    unit.repeat(n / unit.len() + 1).chars().take(n).collect()
+}
+
+/// One step of a history, in `format`: a few messages (a tool exchange is several).
+fn messages(format: &str, kind: u8, size: usize, seed: u64) -> Vec<Value> {
+    let t = text(size, seed);
+    let id = format!("call_{seed}");
+    match (format, kind % 7) {
+        ("openai", 0) => vec![json!({"role": "user", "content": t})],
+        ("openai", 1) => vec![json!({"role": "user", "content": [
+            {"type": "text", "text": t},
+            {"type": "image_url", "image_url": {"url": format!("data:image/gif;base64,{}", gif(size as u16 + 1, 700))}}
+        ]})],
+        ("openai", 2) => vec![json!({"role": "assistant", "content": t})],
+        ("openai", 3) => vec![
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                {"id": id, "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}}]}),
+            json!({"role": "tool", "tool_call_id": id, "content": t}),
+        ],
+        ("openai", 4) => vec![json!({"role": "tool", "tool_call_id": "orphan", "content": t})],
+        ("openai", 5) => vec![json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": id, "type": "function", "function": {"name": "read", "arguments": "{}"}}]})],
+        ("openai", _) => vec![json!({"role": "user", "content": [
+            {"type": "text", "text": format!("Attached file: notes.txt\n{t}")}]})],
+        ("anthropic", 0 | 6) => vec![json!({"role": "user", "content": t})],
+        ("anthropic", 1) => vec![json!({"role": "user", "content": [
+            {"type": "text", "text": t},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/gif", "data": gif(size as u16 + 1, 500)}}
+        ]})],
+        ("anthropic", 2) => vec![json!({"role": "assistant", "content": t})],
+        ("anthropic", 3) => vec![
+            json!({"role": "assistant", "content": [{"type": "text", "text": "checking"},
+                {"type": "tool_use", "id": id, "name": "read", "input": {"path": "a"}}]}),
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": t}]}),
+        ],
+        ("anthropic", 4) => vec![json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "orphan", "content": t}]})],
+        ("anthropic", _) => vec![json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": id, "name": "read", "input": {}}]})],
+        ("gemini", 0 | 6) => vec![json!({"role": "user", "parts": [{"text": t}]})],
+        ("gemini", 1) => vec![json!({"role": "user", "parts": [
+            {"text": t},
+            {"inlineData": {"mimeType": "image/gif", "data": gif(size as u16 + 1, 600)}}
+        ]})],
+        ("gemini", 2) => vec![json!({"role": "model", "parts": [{"text": t}]})],
+        // Calls and responses without ids: matched by order and name across appends.
+        ("gemini", 3) => vec![
+            json!({"role": "model", "parts": [{"functionCall": {"name": "read", "args": {"path": "a"}}}]}),
+            json!({"role": "user", "parts": [{"functionResponse": {"name": "read", "response": {"output": t}}}]}),
+        ],
+        ("gemini", 4) => vec![json!({"role": "user", "parts": [
+            {"functionResponse": {"name": "read", "response": {"output": t}}}]})],
+        ("gemini", _) => vec![json!({"role": "model", "parts": [
+            {"functionCall": {"name": "read", "args": {}}}]})],
+        (_, 0 | 6) => vec![json!({"role": "user", "content": t})],
+        (_, 1) => vec![json!({"role": "user", "content": [
+            {"type": "input_text", "text": t},
+            {"type": "input_image", "image_url": format!("data:image/gif;base64,{}", gif(size as u16 + 1, 900))}
+        ]})],
+        (_, 2) => vec![json!({"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": t}]})],
+        (_, 3) => vec![
+            json!({"type": "function_call", "call_id": id, "name": "read", "arguments": "{}"}),
+            json!({"type": "function_call_output", "call_id": id, "output": t}),
+        ],
+        (_, 4) => vec![json!({"type": "function_call_output", "call_id": "orphan", "output": t})],
+        (_, _) => {
+            vec![json!({"type": "function_call", "call_id": id, "name": "read", "arguments": "{}"})]
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Append(Vec<(u8, usize, u64)>, bool),
+    Truncate(usize),
+    Trim,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (prop::collection::vec((0..7u8, 0..1500usize, any::<u64>()), 0..4), any::<bool>())
+            .prop_map(|(steps, pretty)| Op::Append(steps, pretty)),
+        1 => (0..30usize).prop_map(Op::Truncate),
+        3 => Just(Op::Trim),
+    ]
+}
+
+/// The options of a session (a JSON object's fields, without braces) in `format`.
+fn options(format: &str, which: u8) -> String {
+    let system = match format {
+        "anthropic" => r#","system":"You are terse.""#,
+        "responses" => r#","system":"Answer in French.""#,
+        "gemini" => r#","system":"Be brief.""#,
+        _ => "",
+    };
+    let budget = match which % 4 {
+        0 => r#""max_bytes":6000"#,
+        1 => r#""max_bytes":20000,"max_messages":12"#,
+        2 => r#""context_tokens":3000,"max_output_tokens":200,"model":"gpt-4o","overhead_bytes":0"#,
+        _ => r#""context_tokens":5000,"tokenizer":"cl100k_base","max_messages":1000"#,
+    };
+    format!(r#""format":"{format}",{budget}{system}"#)
+}
+
+fn run(format: &str, which: u8, ops: &[Op]) -> Result<(), TestCaseError> {
+    let options = options(format, which);
+    let mut session = TrimSession::new(&format!("{{{options}}}")).unwrap();
+    let mut held: Vec<String> = Vec::new();
+    let mut ops = ops.to_vec();
+    ops.push(Op::Trim);
+    for op in &ops {
+        match op {
+            Op::Append(steps, pretty) => {
+                let mut added = Vec::new();
+                for &(kind, size, seed) in steps {
+                    for m in messages(format, kind, size, seed) {
+                        added.push(if *pretty {
+                            serde_json::to_string_pretty(&m).unwrap()
+                        } else {
+                            m.to_string()
+                        });
+                    }
+                }
+                let len = session
+                    .append(&format!("[ {} ]", added.join(" ,\n")))
+                    .unwrap();
+                held.extend(added);
+                prop_assert_eq!(len, held.len());
+            }
+            Op::Truncate(n) => {
+                let len = session.truncate(*n);
+                held.truncate(*n);
+                prop_assert_eq!(len, held.len());
+            }
+            Op::Trim => {
+                let request = format!("{{\"messages\":[{}],{options}}}", held.join(","));
+                let stateless = trim_json(&request);
+                let answer = match session.trim_answer() {
+                    Ok(a) => a.into_string(),
+                    Err(e) => e.to_response().to_string(),
+                };
+                prop_assert_eq!(&answer, &stateless);
+                // The plan answer names the same messages.
+                let v: Value = serde_json::from_str(&stateless).unwrap();
+                if v["ok"] == true {
+                    let plan: Value =
+                        serde_json::from_str(&session.plan_answer().unwrap().into_string())
+                            .unwrap();
+                    let rebuilt: Vec<Value> = plan["plan"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|item| match item.as_u64() {
+                            Some(i) => serde_json::from_str(&held[i as usize]).unwrap(),
+                            None => item.clone(),
+                        })
+                        .collect();
+                    prop_assert_eq!(&Value::Array(rebuilt), &v["messages"]);
+                    prop_assert_eq!(&plan["report"], &v["report"]);
+                }
+            }
+        }
+        let messages: Value = serde_json::from_str(session.messages_json()).unwrap();
+        prop_assert_eq!(messages.as_array().unwrap().len(), held.len());
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn openai_session_answers_as_stateless_trim(which in 0..4u8, ops in prop::collection::vec(op(), 1..24)) {
+        run("openai", which, &ops)?;
+    }
+
+    #[test]
+    fn anthropic_session_answers_as_stateless_trim(which in 0..4u8, ops in prop::collection::vec(op(), 1..24)) {
+        run("anthropic", which, &ops)?;
+    }
+
+    #[test]
+    fn responses_session_answers_as_stateless_trim(which in 0..4u8, ops in prop::collection::vec(op(), 1..24)) {
+        run("responses", which, &ops)?;
+    }
+
+    #[test]
+    fn gemini_session_answers_as_stateless_trim(which in 0..4u8, ops in prop::collection::vec(op(), 1..24)) {
+        run("gemini", which, &ops)?;
+    }
+}
+
+#[test]
+fn options_may_carry_the_first_messages_and_errors_match() {
+    let mut s =
+        TrimSession::new(r#"{"max_bytes": 4096, "messages": [{"role": "user", "content": "hi"}]}"#)
+            .unwrap();
+    assert_eq!(s.len(), 1);
+    s.append(r#"[{"role": "user", "content": 5}]"#).unwrap();
+    let err = s.trim_answer().err().unwrap().to_response().to_string();
+    let stateless = trim_json(
+        r#"{"messages": [{"role": "user", "content": "hi"}, {"role": "user", "content": 5}], "max_bytes": 4096}"#,
+    );
+    assert_eq!(err, stateless);
+    assert!(TrimSession::new(r#"{"max_byts": 1}"#).is_err());
+    assert!(s.append("{").is_err());
+    assert!(s.append(r#"{"role": "user"}"#).is_err());
+    assert_eq!(s.truncate(1), 1);
+    assert!(s.trim_answer().is_ok());
+}
+
+#[test]
+fn memory_held_is_the_text_given_and_a_few_hundred_bytes_a_message() {
+    let mut s = TrimSession::new(r#"{"max_bytes": 100000}"#).unwrap();
+    for turn in 0..2000u64 {
+        let m = json!([{"role": "user", "content": text(200 + (turn as usize % 7) * 100, turn)},
+            {"role": "assistant", "content": text(300, turn + 1)}]);
+        s.append(&m.to_string()).unwrap();
+        if turn % 50 == 0 {
+            s.trim_answer().unwrap();
+        }
+    }
+    let (held, given) = (s.bytes_held(), s.bytes_given());
+    eprintln!(
+        "{} messages: held {held} bytes for {given} given ({:.2}×)",
+        s.len(),
+        held as f64 / given as f64
+    );
+    // The buffer grows by a quarter at most past what it holds; the split of each message
+    // (its logical message and units) is some 300 bytes.
+    assert!(
+        held <= given * 5 / 4 + 400 * s.len(),
+        "held {held} for {given} given"
+    );
+}
