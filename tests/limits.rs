@@ -1085,3 +1085,78 @@ fn image_overflow_errors_name_the_formats_own_path() {
         assert!(message.contains(path), "{message}");
     }
 }
+
+/// `clear_tool_results` in every format: the oldest results become the placeholder, their calls
+/// and ids stay, nothing is dropped, and the report names the cleared replies.
+#[test]
+fn clear_tool_results_in_every_format() {
+    use serde_json::{json, Value};
+    let body = |c: char| c.to_string().repeat(2000);
+    let mut anthropic = vec![json!({"role": "user", "content": "go"})];
+    let mut responses = vec![json!({"role": "user", "content": "go"})];
+    let mut gemini = vec![json!({"role": "user", "parts": [{"text": "go"}]})];
+    for i in 0..5 {
+        anthropic.push(json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": format!("t{i}"), "name": "grep", "input": {}}]}));
+        anthropic.push(json!({"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": format!("t{i}"), "content": [{"type": "text", "text": body('y')}]}]}));
+        responses.push(
+            json!({"type": "function_call", "call_id": format!("c{i}"), "name": "grep",
+            "arguments": "{}"}),
+        );
+        responses.push(
+            json!({"type": "function_call_output", "call_id": format!("c{i}"),
+            "output": body('z')}),
+        );
+        gemini.push(json!({"role": "model", "parts": [
+            {"functionCall": {"id": format!("g{i}"), "name": "grep", "args": {}}}]}));
+        gemini.push(json!({"role": "user", "parts": [{"functionResponse": {
+            "id": format!("g{i}"), "name": "grep", "response": {"output": body('w')}}}]}));
+    }
+    anthropic.push(json!({"role": "assistant", "content": "done"}));
+    anthropic.push(json!({"role": "user", "content": "next?"}));
+    responses.push(json!({"role": "user", "content": "next?"}));
+    gemini.push(json!({"role": "model", "parts": [{"text": "done"}]}));
+    gemini.push(json!({"role": "user", "parts": [{"text": "next?"}]}));
+    let placeholder = ankita::request::CLEARED_TOOL_RESULT;
+    for (format, messages, result_at) in [
+        ("anthropic", anthropic, "/content/0/content/0/text"),
+        ("responses", responses, "/output"),
+        (
+            "gemini",
+            gemini,
+            "/parts/0/functionResponse/response/output",
+        ),
+    ] {
+        let request = json!({"format": format, "messages": messages, "max_bytes": 8000});
+        let plain: Value =
+            serde_json::from_str(&ankita::api::trim_json(&request.to_string())).unwrap();
+        assert_ne!(
+            plain["report"]["dropped_messages"],
+            json!([]),
+            "{format}: the budget drops"
+        );
+        let mut request = request;
+        request["clear_tool_results"] = json!(true);
+        let answer: Value =
+            serde_json::from_str(&ankita::api::trim_json(&request.to_string())).unwrap();
+        let report = &answer["report"];
+        assert_eq!(report["dropped_messages"], json!([]), "{format}: {report}");
+        let cleared: Vec<u64> = report["cleared_tool_results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["index"].as_u64().unwrap())
+            .collect();
+        assert_eq!(cleared, vec![2, 4], "{format}");
+        let out = answer["messages"].as_array().unwrap();
+        assert_eq!(out.len(), messages.len(), "{format}");
+        assert_eq!(
+            out[2].pointer(result_at),
+            Some(&json!(placeholder)),
+            "{format}"
+        );
+        assert_eq!(out[1], messages[1], "{format}: the call stays as written");
+        assert_eq!(out[6], messages[6], "{format}: newer results stay");
+    }
+}
