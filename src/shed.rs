@@ -540,6 +540,31 @@ mod tests {
     }
 
     #[test]
+    fn shrink_to_tokens_fits_the_token_target() {
+        let measure = Measure::exact(crate::tokens::Tokenizer::O200kBase);
+        let log: String = (0..400)
+            .map(|i| {
+                format!(
+                    "-rwxr-xr-x 1 root root {} Nov 30 23:{:02} tool{i}\n",
+                    1000 + 37 * i,
+                    i % 60
+                )
+            })
+            .collect();
+        let size = measure.text(&log);
+        for target in [32u64, 100, 500, size / 2] {
+            let (shrunk, cost) = shrink_to_tokens(&measure, &log, size, target);
+            assert_eq!(cost, measure.text(&shrunk), "the cost is the count");
+            assert!(cost <= target, "{target}: {cost}");
+            assert!(cost + target / 4 + 8 >= target, "{target}: only {cost}");
+            assert!(
+                shrunk.starts_with("-rw") && shrunk.ends_with("399\n"),
+                "{target}: {shrunk:?}"
+            );
+        }
+    }
+
+    #[test]
     fn water_level_shrinks_the_biggest_first() {
         // Cutting 1000 → 600 frees exactly 400.
         assert_eq!(water_level(&[1000, 300, 200], 400, 128), Some(600));

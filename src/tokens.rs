@@ -169,38 +169,6 @@ impl Measure {
         let cost = self.scale(count);
         (cost <= limit).then_some(cost)
     }
-
-    /// The longest prefix of `text` (cut at a character boundary) that costs at most `limit`,
-    /// found by halving: each probe is counted within the limit.
-    pub fn prefix_within<'t>(&self, text: &'t str, limit: u64) -> &'t str {
-        if !self.in_tokens() {
-            let mut end = (limit as usize).min(text.len());
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-            return &text[..end];
-        }
-        let (mut lo, mut hi) = (0usize, text.len());
-        if self.text_within(text, limit).is_some() {
-            return text;
-        }
-        // Invariant: text[..lo] fits, text[..hi] does not.
-        while hi - lo > 1 {
-            let mut mid = lo + (hi - lo) / 2;
-            while !text.is_char_boundary(mid) {
-                mid += 1;
-            }
-            if mid >= hi {
-                break;
-            }
-            if self.text_within(&text[..mid], limit).is_some() {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        &text[..lo]
-    }
 }
 
 #[cfg(test)]
@@ -251,17 +219,5 @@ mod tests {
         assert_eq!(e, (n as f64 * 1.35).ceil() as u64);
         assert_eq!(estimate.text_within(&text, e), Some(e));
         assert_eq!(estimate.text_within(&text, e - 1), None);
-    }
-
-    #[test]
-    fn prefix_fits_and_is_long() {
-        let text = "Grüße, 世界! fn main() { println!(\"hi\"); } ".repeat(30);
-        for limit in [0u64, 1, 7, 50, 200] {
-            let p = O200K.prefix_within(&text, limit);
-            assert!(O200K.text(p) <= limit, "{limit}");
-            // Within a few tokens of the limit (a prefix's count is not strictly monotone).
-            assert!(O200K.text(p) + 4 >= limit.min(O200K.text(&text)), "{limit}");
-        }
-        assert_eq!(Measure::BYTES.prefix_within("héllo", 2), "h");
     }
 }
