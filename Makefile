@@ -30,6 +30,9 @@ demo: build
 	$(CLI) probe examples/screenshots/*.png
 	$(CLI) trim examples/session.json --context-tokens 16000 --max-output-tokens 2000 \
 		--tools examples/tools.json --memory examples/memory.txt --summary > target/demo/response.json
+	@echo "The same trim in gpt-4o's own tokens (o200k_base), where the byte rule's answer is 14,422 tokens:"
+	$(CLI) trim examples/session.json --model gpt-4o --context-tokens 16000 --max-output-tokens 2000 \
+		--tools examples/tools.json --memory examples/memory.txt --summary > target/demo/response-gpt-4o.json
 	@echo "Trimmed session written to target/demo/response.json; the question it ends with:"
 	@python3 -c 'import json; m = json.load(open("target/demo/response.json"))["messages"]; print("  " + m[-1]["content"])'
 
