@@ -102,18 +102,7 @@ impl Adapter for Anthropic {
     /// The Messages API wants a user message first: every kept logical message before the
     /// first user one goes (an assistant turn, or an exchange with its tool replies).
     fn settle(&self, session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {
-        let mut removed = Vec::new();
-        for (m, msg) in session.messages.iter().enumerate() {
-            if !kept[m] || msg.origin == Origin::System {
-                continue;
-            }
-            if msg.role == Some(Role::User) {
-                break;
-            }
-            kept[m] = false;
-            removed.push(m);
-        }
-        removed
+        super::drop_before_first_user(session, kept)
     }
 
     /// A message's fields but `content`; its `tool_use` blocks (ids, names, inputs as
@@ -133,19 +122,13 @@ impl Adapter for Anthropic {
             // A few short fields (the id): their bytes, an upper bound, without reading the
             // message's blocks again for each of its tool results.
             Origin::ToolResult { .. } => (msg.meta_bytes, msg.meta_without_calls),
-            Origin::Blocks => {
-                let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
-                let (base, _) = fields_cost(&fields, &["content"], "", measure);
-                let blocks = get(&fields, "content").and_then(|c| doc.items(c));
-                let calls: u64 = blocks
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|&b| doc.fields(b))
-                    .filter(|f| get(f, "type").and_then(raw::string).as_deref() == Some("tool_use"))
-                    .map(|f| fields_cost(&f, &[], "", measure).0)
-                    .sum();
-                (base + calls, base)
-            }
+            Origin::Blocks => super::blocks_meta_cost(
+                doc,
+                session.inputs[p as usize],
+                "content",
+                |f| get(f, "type").and_then(raw::string).as_deref() == Some("tool_use"),
+                measure,
+            ),
             Origin::Whole | Origin::System | Origin::Item(_) => {
                 let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
                 let (base, _) = fields_cost(&fields, &["content"], "", measure);
@@ -167,28 +150,10 @@ impl Adapter for Anthropic {
     }
 
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
-        let mut pieces: Vec<Piece> = Vec::new();
-        let mut m = 0;
-        while m < session.messages.len() {
-            let Some(p) = session.messages[m].physical else {
-                m += 1;
-                continue;
-            };
-            let mut end = m + 1;
-            while end < session.messages.len() && session.messages[end].physical == Some(p) {
-                end += 1;
-            }
-            if (m..end).any(|k| kept[k]) {
-                pieces.push(piece(
-                    doc,
-                    session.inputs[p as usize],
-                    session,
-                    kept,
-                    m..end,
-                ));
-            }
-            m = end;
-        }
+        let pieces: Vec<Piece> = super::physical_runs(session)
+            .filter(|(_, run)| run.clone().any(|k| kept[k]))
+            .map(|(p, run)| piece(doc, session.inputs[p], session, kept, run))
+            .collect();
         // Adjacent messages of the same role merge, so roles alternate.
         let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
         let mut merged = Vec::new();

@@ -36,7 +36,7 @@
 //! note) are `{"text": ...}`, the same in both spellings.
 
 use super::openai::{string_unit, text_unit};
-use super::{fields_cost, message_path, Adapter, Merge, Out, Pricing, Rebuilt, Words};
+use super::{message_path, Adapter, Merge, Out, Pricing, Rebuilt, Words};
 use crate::error::Error;
 use crate::json::write_str;
 use crate::model::{
@@ -92,17 +92,8 @@ impl Adapter for Gemini {
         let (Origin::Blocks, Some(p)) = (msg.origin, msg.physical) else {
             return (msg.meta_bytes, msg.meta_without_calls);
         };
-        let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
-        let (base, _) = fields_cost(&fields, &["parts"], "", measure);
-        let parts = get(&fields, "parts").and_then(|c| doc.items(c));
-        let calls: u64 = parts
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|&part| doc.fields(part))
-            .filter(|f| call_of(f).is_some())
-            .map(|f| fields_cost(&f, &[], "", measure).0)
-            .sum();
-        (base + calls, base)
+        let message = session.inputs[p as usize];
+        super::blocks_meta_cost(doc, message, "parts", |f| call_of(f).is_some(), measure)
     }
 
     fn takes_system(&self) -> bool {
@@ -154,43 +145,14 @@ impl Adapter for Gemini {
     /// Gemini wants a user content first, and a history never starts with a function call:
     /// every kept logical message before the first user one goes.
     fn settle(&self, session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {
-        let mut removed = Vec::new();
-        for (m, msg) in session.messages.iter().enumerate() {
-            if !kept[m] || msg.origin == Origin::System {
-                continue;
-            }
-            if msg.role == Some(Role::User) {
-                break;
-            }
-            kept[m] = false;
-            removed.push(m);
-        }
-        removed
+        super::drop_before_first_user(session, kept)
     }
 
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
-        let mut pieces: Vec<Piece> = Vec::new();
-        let mut m = 0;
-        while m < session.messages.len() {
-            let Some(p) = session.messages[m].physical else {
-                m += 1;
-                continue;
-            };
-            let mut end = m + 1;
-            while end < session.messages.len() && session.messages[end].physical == Some(p) {
-                end += 1;
-            }
-            if (m..end).any(|k| kept[k]) {
-                pieces.push(piece(
-                    doc,
-                    session.inputs[p as usize],
-                    session,
-                    kept,
-                    m..end,
-                ));
-            }
-            m = end;
-        }
+        let pieces: Vec<Piece> = super::physical_runs(session)
+            .filter(|(_, run)| run.clone().any(|k| kept[k]))
+            .map(|(p, run)| piece(doc, session.inputs[p], session, kept, run))
+            .collect();
         // Contents of the same role that a drop left side by side merge, so roles alternate;
         // those the caller wrote side by side stay as they are (Gemini takes them).
         let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());

@@ -268,6 +268,70 @@ pub(crate) fn fields_cost(
     (all, part)
 }
 
+/// The cost of a message whose calls are items of its content array (Anthropic `tool_use`
+/// blocks, Gemini `functionCall` parts), with and without them: its fields but `content_key`,
+/// and each item `is_call` picks, whole.
+pub(crate) fn blocks_meta_cost(
+    doc: &Doc<'_>,
+    message: Raw<'_>,
+    content_key: &str,
+    is_call: impl Fn(&[(Cow<'_, str>, Raw<'_>)]) -> bool,
+    measure: &Measure,
+) -> (u64, u64) {
+    let fields = doc.fields(message).unwrap_or_default();
+    let (base, _) = fields_cost(&fields, &[content_key], "", measure);
+    let items = get(&fields, content_key).and_then(|c| doc.items(c));
+    let calls: u64 = items
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|&item| doc.fields(item))
+        .filter(|f| is_call(f))
+        .map(|f| fields_cost(&f, &[], "", measure).0)
+        .sum();
+    (base + calls, base)
+}
+
+/// For formats whose first message must be the user's (Anthropic, Gemini): drops every kept
+/// logical message before the first user one (an assistant turn, an exchange with its
+/// replies), the outside system prompt aside. Returns the indices it dropped, ascending.
+pub(crate) fn drop_before_first_user(session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {
+    let mut removed = Vec::new();
+    for (m, msg) in session.messages.iter().enumerate() {
+        if !kept[m] || msg.origin == crate::model::Origin::System {
+            continue;
+        }
+        if msg.role == Some(crate::model::Role::User) {
+            break;
+        }
+        kept[m] = false;
+        removed.push(m);
+    }
+    removed
+}
+
+/// The runs of logical messages split from one physical message, in order: (the caller's
+/// index, the logical messages' range). The outside system prompt is in none.
+pub(crate) fn physical_runs<'s>(
+    session: &'s Session<'_>,
+) -> impl Iterator<Item = (usize, std::ops::Range<usize>)> + 's {
+    let n = session.messages.len();
+    let mut m = 0;
+    std::iter::from_fn(move || {
+        while m < n {
+            let start = m;
+            m += 1;
+            let Some(p) = session.messages[start].physical else {
+                continue;
+            };
+            while m < n && session.messages[m].physical == Some(p) {
+                m += 1;
+            }
+            return Some((p as usize, start..m));
+        }
+        None
+    })
+}
+
 /// A JSON value's cost: a string's characters, or other values' compact JSON (as serde_json
 /// writes it, whatever the caller's white space and escapes, so that every front end counts
 /// the same).
