@@ -24,11 +24,21 @@ pub enum RepairAction {
     OrphanReasoningRemoved,
 }
 
+impl RepairAction {
+    /// Whether the message goes (rather than only its tool calls).
+    pub fn removes_message(self) -> bool {
+        !matches!(
+            self,
+            RepairAction::IncompleteToolCallsRemoved | RepairAction::EmptyToolCallsRemoved
+        )
+    }
+}
+
 /// Why: data, worded by the format when the report is written.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RepairReason<'a> {
     /// The role as written (JSON).
-    UnknownRole(&'a str),
+    UnknownRole(Cow<'a, str>),
     /// A reply that does not answer the assistant message right before it.
     Orphan,
     Malformed(Malformed),
@@ -52,6 +62,31 @@ pub enum RepairReason<'a> {
     FollowerRemoved {
         message: usize,
     },
+}
+
+impl RepairReason<'_> {
+    /// The same reason, owning its strings.
+    pub fn into_owned(self) -> RepairReason<'static> {
+        let own = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
+        match self {
+            RepairReason::UnknownRole(raw) => RepairReason::UnknownRole(own(raw)),
+            RepairReason::Orphan => RepairReason::Orphan,
+            RepairReason::Malformed(why) => RepairReason::Malformed(why),
+            RepairReason::ReplyWithoutId => RepairReason::ReplyWithoutId,
+            RepairReason::UnknownCall(id) => RepairReason::UnknownCall(own(id)),
+            RepairReason::AnsweredTwice(id) => RepairReason::AnsweredTwice(own(id)),
+            RepairReason::NoReply(id) => RepairReason::NoReply(own(id)),
+            RepairReason::ReplyOfIncomplete { assistant } => {
+                RepairReason::ReplyOfIncomplete { assistant }
+            }
+            RepairReason::EmptyToolCalls => RepairReason::EmptyToolCalls,
+            RepairReason::NoContent => RepairReason::NoContent,
+            RepairReason::NoCall(id) => RepairReason::NoCall(own(id)),
+            RepairReason::NoCallId => RepairReason::NoCallId,
+            RepairReason::NothingFollows => RepairReason::NothingFollows,
+            RepairReason::FollowerRemoved { message } => RepairReason::FollowerRemoved { message },
+        }
+    }
 }
 
 /// One repair of logical message `message`.
@@ -116,7 +151,7 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
             out.repairs.push(Repair {
                 message: i,
                 action: RepairAction::UnknownRoleRemoved,
-                reason: RepairReason::UnknownRole(session.messages[i].role_raw),
+                reason: RepairReason::UnknownRole(Cow::Borrowed(session.messages[i].role_raw)),
                 path: None,
             });
             i += 1;

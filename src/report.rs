@@ -108,6 +108,19 @@ pub struct RepairEntry<'a> {
     pub path: Option<String>,
 }
 
+impl RepairEntry<'_> {
+    /// The same entry, owning its strings.
+    pub fn into_owned(self) -> RepairEntry<'static> {
+        RepairEntry {
+            index: self.index,
+            action: self.action,
+            reason: self.reason.into_owned(),
+            assistant: self.assistant,
+            path: self.path,
+        }
+    }
+}
+
 /// Which limit bound the answer (`report.limited_by`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {

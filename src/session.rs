@@ -46,10 +46,11 @@
 
 use crate::api::{options_of, write_plan_answer, write_trim_answer, Answer};
 use crate::error::{Error, ErrorCode};
-use crate::model::{Change, Origin, Session};
+use crate::model::{Change, Origin, Role, Session};
 use crate::raw::{kind, Doc, Kind};
+use crate::report::{RepairEntry, Report, Warning};
 use crate::request::TrimOptions;
-use crate::trim::{plan_split, Plan};
+use crate::trim::{plan_split_reach, Plan, Reach, EARLIER_ANCHORS};
 use std::collections::HashMap;
 
 /// A chat history held between trims (see the module documentation).
@@ -71,6 +72,162 @@ pub struct TrimSession {
     split: Option<Split>,
     /// Bytes given to the session (every `append` argument, and the options).
     given: usize,
+    window: Window,
+    /// Trims answered from the newest messages (see [`Window`]).
+    windowed: usize,
+}
+
+/// A long history is trimmed from its newest messages when that is sure to give the stateless
+/// answer (see [`Window::start`]): selection takes groups newest first and stops at the first
+/// that does not fit, so what lies well before where the last trim stopped is dropped whole;
+/// repair of a message never looks before it, and what it found in the older messages is kept
+/// here. A trim of the newest messages (and the pinned system message) that stops inside them
+/// and anchors its earlier user messages there is the stateless trim, with the older messages
+/// added to `dropped_messages` and their repairs and warnings to the report's; one that does
+/// not is done again on the whole history.
+#[derive(Debug, Default)]
+struct Window {
+    /// Messages `[0, clean)` were read by a trim, and `clean` is not a tool message: no
+    /// message after it changes how they are repaired.
+    clean: usize,
+    /// The report's repairs and warnings of messages `[0, clean)`, in the report's order.
+    repaired: Vec<RepairEntry<'static>>,
+    warnings: Vec<Warning>,
+    /// The caller's index of the first message of the group that ended the last trim's
+    /// selection.
+    stopped_at: Option<usize>,
+}
+
+/// Where a windowed trim reads: the pinned system message (`head`, 0 or 1 messages), then
+/// the messages from `from` on.
+#[derive(Debug, Clone, Copy)]
+struct Start {
+    head: usize,
+    from: usize,
+}
+
+/// Messages kept between where the last trim stopped and where the next one starts reading,
+/// for a history that grows, or changes near its end, between trims.
+const WINDOW_MARGIN: usize = 64;
+
+impl Window {
+    fn start(&self, held: &Session<'_>, options: &TrimOptions) -> Option<Start> {
+        // Formats whose logical messages are the caller's, repaired by the generic repair,
+        // and a selection without clear_tool_results (which looks at every exchange).
+        if !options.format.adapter().trims_newest_alone() || options.clear_tool_results.is_some() {
+            return None;
+        }
+        let n = held.inputs.len();
+        if held.messages.len() != n {
+            return None;
+        }
+        // The first message must be a group of its own, as given: pinned in both trims when
+        // it is a system message, dropped in both otherwise.
+        if self.repaired.first().is_some_and(|r| r.index == 0) {
+            return None;
+        }
+        let head = usize::from(matches!(
+            held.messages.first()?.role,
+            Some(Role::System | Role::Developer)
+        ));
+        let mut from = self
+            .clean
+            .min(self.stopped_at?.saturating_sub(WINDOW_MARGIN));
+        // A user message: a group of its own, never pinned, and no tool reply's run crosses it.
+        while from > head && held.messages[from].role != Some(Role::User) {
+            from -= 1;
+        }
+        (from > head).then_some(Start { head, from })
+    }
+
+    /// Adds what the window's trim did not read to its report: the messages `[head, from)`
+    /// dropped, their repairs and their warnings.
+    fn complete(&self, report: &mut Report<'_>, start: Start) {
+        let Start { head, from } = start;
+        let older = self.repaired.partition_point(|r| r.index < from);
+        // Messages repair removed are not dropped by trimming.
+        let mut removed = self.repaired[..older]
+            .iter()
+            .filter(|r| r.action.removes_message())
+            .map(|r| r.index)
+            .peekable();
+        let at = report.dropped_messages.partition_point(|&i| i < from);
+        report.dropped_messages.splice(
+            at..at,
+            (head..from).filter(|&i| {
+                while removed.next_if(|&r| r < i).is_some() {}
+                removed.peek() != Some(&i)
+            }),
+        );
+        let at = report.repaired.partition_point(|r| r.index < from);
+        report
+            .repaired
+            .splice(at..at, self.repaired[..older].iter().cloned());
+        let older = self.warnings.partition_point(|w| w.index < from);
+        let at = report.warnings.partition_point(|w| w.index < from);
+        report
+            .warnings
+            .splice(at..at, self.warnings[..older].iter().cloned());
+    }
+
+    /// After a trim that read the messages from `start` on (all of them when 0), whose report
+    /// is complete.
+    fn update(&mut self, held: &Session<'_>, report: &Report<'_>, start: usize, reach: Reach) {
+        self.stopped_at = reach.stopped_at;
+        let n = held.messages.len();
+        if n == 0 || held.inputs.len() != n || start > self.clean {
+            return;
+        }
+        let mut clean = n - 1;
+        while clean > self.clean && held.messages[clean].role == Some(Role::Tool) {
+            clean -= 1;
+        }
+        if clean <= self.clean {
+            return;
+        }
+        let new = |i: usize| i >= self.clean && i < clean;
+        self.repaired.extend(
+            report
+                .repaired
+                .iter()
+                .filter(|r| new(r.index))
+                .map(|r| r.clone().into_owned()),
+        );
+        self.warnings
+            .extend(report.warnings.iter().filter(|w| new(w.index)).cloned());
+        self.clean = clean;
+    }
+
+    fn forget_from(&mut self, len: usize) {
+        if len < self.clean {
+            *self = Window::default();
+        }
+    }
+}
+
+/// The pinned system message (`start.head`) and messages `start.from..` of `held` (whose
+/// logical messages are the caller's), as a session of their own; the caller's indices stay.
+fn window_session<'a>(held: &Session<'a>, start: Start) -> Session<'a> {
+    let count = start.head + held.messages.len() - start.from;
+    let mut session = Session {
+        messages: Vec::with_capacity(count),
+        units: Vec::with_capacity(count),
+        inputs: held.inputs.clone(),
+        notes_in_meta: false,
+    };
+    for msg in held.messages[..start.head]
+        .iter()
+        .chain(&held.messages[start.from..])
+    {
+        let first = session.units.len() as u32;
+        session
+            .units
+            .extend_from_slice(&held.units[msg.unit_range()]);
+        let mut msg = msg.clone();
+        msg.units = (first, session.units.len() as u32);
+        session.messages.push(msg);
+    }
+    session
 }
 
 /// The held messages split into the neutral model, borrowing from the session's buffer.
@@ -108,6 +265,8 @@ impl TrimSession {
             counts: CountCache::default(),
             split: None,
             given: options_json.len(),
+            window: Window::default(),
+            windowed: 0,
         };
         if let Some(system) = system {
             let at = doc.offset_of(system);
@@ -282,6 +441,7 @@ impl TrimSession {
         let keep = self.noted.partition_point(|&(s, _)| s < end);
         self.noted.truncate(keep);
         self.counts.forget_from(len);
+        self.window.forget_from(len);
         if self.text.capacity() > 2 * self.text.len() + 4096 {
             self.split = None;
             self.text.shrink_to(self.text.len() + self.text.len() / 4);
@@ -322,6 +482,12 @@ impl TrimSession {
             + self.noted.capacity() * std::mem::size_of::<(usize, usize)>()
             + self.counts.bytes_held()
             + self.split.as_ref().map_or(0, |s| split_bytes(&s.session))
+    }
+
+    /// How many trims so far read only the newest messages of the history (the others read
+    /// all of it; the answers are the same, see the module documentation).
+    pub fn trims_from_newest(&self) -> usize {
+        self.windowed
     }
 
     /// Plans the trim of the history held (see [`crate::trim::plan_trim`]).
@@ -373,11 +539,29 @@ impl TrimSession {
             noted,
             counts,
             split,
+            window,
+            windowed,
             ..
         } = self;
         let text: &'s str = text.as_str();
         let system = system.map(|(s, e)| &text[s..e]);
         let held = &split.as_ref().expect("split above").session;
+        let doc = Doc::from_validated(text, noted.clone());
+        let mut cache = options.measure.in_tokens().then_some(counts);
+        if let Some(start) = window.start(held, options) {
+            let session: Session<'s> = window_session(held, start);
+            let planned = plan_split_reach(&doc, session, options, budget, cache.as_deref_mut());
+            if let Ok((mut plan, reach)) = planned {
+                if reach.anchors == EARLIER_ANCHORS
+                    && reach.stopped_at.is_some_and(|s| s >= start.from)
+                {
+                    window.complete(&mut plan.report, start);
+                    window.update(held, &plan.report, start.from, reach);
+                    *windowed += 1;
+                    return Ok(then(&doc, system, plan));
+                }
+            }
+        }
         // Lent for the session's borrow `'s` only (`Session` is covariant in its lifetime).
         let session: Session<'s> = Session {
             messages: held.messages.clone(),
@@ -385,9 +569,8 @@ impl TrimSession {
             inputs: held.inputs.clone(),
             notes_in_meta: false,
         };
-        let doc = Doc::from_validated(text, noted.clone());
-        let cache = options.measure.in_tokens().then_some(counts);
-        let plan = plan_split(&doc, session, options, budget, cache)?;
+        let (plan, reach) = plan_split_reach(&doc, session, options, budget, cache)?;
+        window.update(held, &plan.report, 0, reach);
         Ok(then(&doc, system, plan))
     }
 }

@@ -64,6 +64,28 @@ pub(crate) fn plan_split<'a>(
     budget: Option<u64>,
     cache: Option<&mut crate::session::CountCache>,
 ) -> Result<Plan<'a>, Error> {
+    plan_split_reach(doc, session, options, budget, cache).map(|(plan, _)| plan)
+}
+
+/// How far back a trim's selection looked (an incremental session uses it to trim only the
+/// newest messages of a long history, [`crate::session`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reach {
+    /// The caller's index of the first message of the optional group that ended selection
+    /// (the newest group that did not fit); `None` when selection took every group.
+    pub stopped_at: Option<usize>,
+    /// Earlier user messages anchored.
+    pub anchors: usize,
+}
+
+/// [`plan_split`], and how far back selection looked.
+pub(crate) fn plan_split_reach<'a>(
+    doc: &Doc<'a>,
+    session: Session<'a>,
+    options: &TrimOptions,
+    budget: Option<u64>,
+    cache: Option<&mut crate::session::CountCache>,
+) -> Result<(Plan<'a>, Reach), Error> {
     let mut trimmer = Trimmer::new(doc, session, options, budget);
     trimmer.cache = cache;
     trimmer.select();
@@ -73,7 +95,14 @@ pub(crate) fn plan_split<'a>(
             trimmer.refill();
         }
     }
-    Ok(trimmer.finish(doc))
+    let reach = Reach {
+        stopped_at: trimmer.stopped.map(|g| {
+            let m = trimmer.group_msgs(g)[0];
+            trimmer.session.messages[m].physical.unwrap_or(0) as usize
+        }),
+        anchors: trimmer.anchors,
+    };
+    Ok((trimmer.finish(doc), reach))
 }
 
 /// Repairs the caller's `messages` (DESIGN §5) without trimming.
@@ -198,6 +227,7 @@ impl<'a> Trimmer<'a, '_> {
                     anchored += 1;
                 }
             }
+            self.anchors = anchored;
         }
         // An agent in the middle of a tool loop must see the result it just asked for.
         if let Some(last) = n.checked_sub(1) {
@@ -225,6 +255,12 @@ impl<'a> Trimmer<'a, '_> {
     /// optional groups are one contiguous newest run), and it stays the frontier, so that a
     /// later call (refill) goes on from there. Returns the limit that ended the run, if any.
     fn extend(&mut self) -> Option<Limit> {
+        let limit = self.extend_run();
+        self.stopped = limit.map(|_| self.frontier - 1);
+        limit
+    }
+
+    fn extend_run(&mut self) -> Option<Limit> {
         while let Some(g) = self.frontier.checked_sub(1) {
             if self.tags[g] != Tag::Optional {
                 self.frontier = g;

@@ -53,6 +53,11 @@ pub(crate) struct Trimmer<'a, 'o> {
     /// Token counts kept from earlier trims of the same messages (an incremental session,
     /// [`crate::session`]): a message found there is not counted again.
     pub cache: Option<&'o mut crate::session::CountCache>,
+    /// The optional group that ended the last run of selection (it did not fit); `None` when
+    /// the run took every group (see [`crate::trim::Reach`]).
+    pub stopped: Option<usize>,
+    /// Earlier user messages anchored.
+    pub anchors: usize,
 }
 
 impl<'a, 'o> Trimmer<'a, 'o> {
@@ -93,6 +98,8 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             frontier: groups,
             count: 0,
             cache: None,
+            stopped: None,
+            anchors: 0,
         }
     }
 

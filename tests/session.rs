@@ -130,9 +130,24 @@ fn options(format: &str, which: u8) -> String {
 }
 
 fn run(format: &str, which: u8, ops: &[Op]) -> Result<(), TestCaseError> {
+    run_from(format, which, None, ops).map(|_| ())
+}
+
+/// [`run`], the history starting with `first` when given; returns how many trims the session
+/// answered from the newest messages only.
+fn run_from(
+    format: &str,
+    which: u8,
+    first: Option<Value>,
+    ops: &[Op],
+) -> Result<usize, TestCaseError> {
     let options = options(format, which);
     let mut session = TrimSession::new(&format!("{{{options}}}")).unwrap();
     let mut held: Vec<String> = Vec::new();
+    if let Some(first) = first {
+        held.push(first.to_string());
+        session.append(&format!("[{}]", held[0])).unwrap();
+    }
     let mut ops = ops.to_vec();
     ops.push(Op::Trim);
     for op in &ops {
@@ -190,7 +205,34 @@ fn run(format: &str, which: u8, ops: &[Op]) -> Result<(), TestCaseError> {
         let messages: Value = serde_json::from_str(session.messages_json()).unwrap();
         prop_assert_eq!(messages.as_array().unwrap().len(), held.len());
     }
-    Ok(())
+    Ok(session.trims_from_newest())
+}
+
+/// A long history: many short steps (tool exchanges, orphan replies, unanswered calls,
+/// implausible images among them), trimmed often, now and then cut back.
+fn long_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        12 => (prop::collection::vec((0..7u8, 0..300usize, any::<u64>()), 1..6), Just(false))
+            .prop_map(|(steps, pretty)| Op::Append(steps, pretty)),
+        1 => (100..400usize).prop_map(Op::Truncate),
+        4 => Just(Op::Trim),
+    ]
+}
+
+fn first_message() -> impl Strategy<Value = Option<Value>> {
+    prop_oneof![
+        Just(None),
+        Just(Some(
+            json!({"role": "system", "content": "You are a desktop companion."})
+        )),
+        Just(Some(
+            json!({"role": "developer", "content": "Answer briefly."})
+        )),
+        Just(Some(json!({"role": "system", "content": ""}))),
+        Just(Some(
+            json!({"role": "user", "content": "What changed since yesterday?"})
+        )),
+    ]
 }
 
 proptest! {
@@ -199,6 +241,17 @@ proptest! {
     #[test]
     fn openai_session_answers_as_stateless_trim(which in 0..4u8, ops in prop::collection::vec(op(), 1..24)) {
         run("openai", which, &ops)?;
+    }
+
+    /// Long OpenAI histories, which a session trims from their newest messages when it can
+    /// (some 80% of these trims).
+    #[test]
+    fn long_openai_session_answers_as_stateless_trim(
+        which in 0..4u8,
+        first in first_message(),
+        ops in prop::collection::vec(long_op(), 40..120),
+    ) {
+        run_from("openai", which, first, &ops)?;
     }
 
     #[test]
@@ -214,6 +267,34 @@ proptest! {
     #[test]
     fn gemini_session_answers_as_stateless_trim(which in 0..4u8, ops in prop::collection::vec(op(), 1..24)) {
         run("gemini", which, &ops)?;
+    }
+}
+
+#[test]
+fn a_long_session_is_trimmed_from_its_newest_messages() {
+    // 400 steps of the generator (tool exchanges, orphans, unanswered calls, images), trimmed
+    // after each: the answers are the stateless ones, and after the first trims the session
+    // reads only the newest messages.
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: u64| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng % n
+    };
+    for which in 0..4u8 {
+        let ops: Vec<Op> = (0..400)
+            .flat_map(|_| {
+                let step = (next(7) as u8, next(400) as usize, next(1 << 40));
+                [Op::Append(vec![step], false), Op::Trim]
+            })
+            .collect();
+        let first = Some(json!({"role": "system", "content": "You are a desktop companion."}));
+        let windowed = run_from("openai", which, first, &ops).unwrap();
+        assert!(
+            windowed >= 300,
+            "options {which}: {windowed} of 401 trims read only the newest messages"
+        );
     }
 }
 

@@ -180,6 +180,14 @@ pub trait Adapter: Sync {
         true
     }
 
+    /// Whether an incremental session may trim a long history from its newest messages only
+    /// ([`crate::session`]): each logical message is one of the caller's, repaired by the
+    /// generic repair (which never looks before a message), and nothing is settled after
+    /// planning.
+    fn trims_newest_alone(&self) -> bool {
+        false
+    }
+
     /// The names of the tools logical message `m` calls (for `clear_tool_results`'s
     /// `exclude_tools`); none by default.
     fn call_names(&self, _doc: &Doc<'_>, _session: &Session<'_>, _m: usize) -> Vec<String> {

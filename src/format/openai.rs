@@ -84,6 +84,10 @@ impl Adapter for OpenAi {
         })
     }
 
+    fn trims_newest_alone(&self) -> bool {
+        true
+    }
+
     fn rebuild<'a>(&self, _doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
         Rebuilt {
             messages: (0..session.messages.len())

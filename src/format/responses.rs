@@ -668,7 +668,7 @@ fn turn<'a>(session: &Session<'a>, m: usize, alive: &mut [bool], out: &mut Repai
     } else if msg.role.is_none() {
         Some((
             RepairAction::UnknownRoleRemoved,
-            RepairReason::UnknownRole(msg.role_raw),
+            RepairReason::UnknownRole(std::borrow::Cow::Borrowed(msg.role_raw)),
         ))
     } else if !session.has_content(m) {
         Some((RepairAction::EmptyMessageRemoved, RepairReason::NoContent))
