@@ -288,7 +288,9 @@ char *ankita_session_trim(struct AnkitaSession *s);
  * Trims the session's history, answering a plan for callers that hold the messages
  * themselves: `{"ok": true, "plan": [...], "report": {...}}`, each item of `plan` the index
  * of a message returned as given (a number) or a message that changed (an object, the
- * message to send). The report is `ankita_session_trim`'s.
+ * message to send). The report is `ankita_session_trim`'s, but for `dropped_messages`,
+ * given as `dropped_ranges`: `[start, end)` pairs of the caller's indices (a long session
+ * drops thousands of messages in a few runs; the answer stays the size of what is kept).
  *
  * Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
  * safety: see `ankita_session_new`.

@@ -22,7 +22,7 @@ use crate::json::write_str;
 use crate::pricing::{self, ImagePrice, ImageProfile, DEFAULT_BYTES_PER_TOKEN};
 use crate::probe;
 use crate::raw::{get, kind, Doc, Kind, Raw};
-use crate::report::{Bytes, Counter, Report};
+use crate::report::{Bytes, Counter, Report, Style};
 use crate::request::{format_of, TrimOptions};
 use crate::trim::{plan_count, plan_sanitize, plan_trim, Plan};
 use serde_json::{json, Map, Value};
@@ -245,7 +245,7 @@ pub(crate) fn write_trim_answer<'a>(
     w.push_str("\"messages\":");
     write_messages(&mut w, doc, &plan.inputs, &plan.messages);
     w.push_str(",\"report\":");
-    w.push_report(plan.report, false);
+    w.push_report(plan.report, Style::Trim);
     w.push_str("}");
     w
 }
@@ -267,7 +267,7 @@ pub(crate) fn write_plan_answer<'a>(doc: &Doc<'a>, plan: Plan<'a>) -> Answer<'a>
         }
     }
     w.push_str("],\"report\":");
-    w.push_report(plan.report, false);
+    w.push_report(plan.report, Style::Plan);
     w.push_str("}");
     w
 }
@@ -280,7 +280,7 @@ pub fn sanitize_answer(text: &str) -> Result<Answer<'_>, Error> {
     w.push_str("{\"ok\":true,\"messages\":");
     write_messages(&mut w, &request.doc, &plan.inputs, &plan.messages);
     w.push_str(",\"report\":");
-    w.push_report(plan.report, true);
+    w.push_report(plan.report, Style::Repairs);
     w.push_str("}");
     Ok(w)
 }
@@ -414,7 +414,7 @@ enum Piece<'a> {
     Borrowed(&'a str),
     Owned(Vec<u8>),
     /// A large report, written straight into the answer (`true`: repairs only).
-    Report(Box<Report<'a>>, bool),
+    Report(Box<Report<'a>>, Style),
 }
 
 /// Reports with more repair entries than this (one per message of a broken history) are
@@ -437,20 +437,19 @@ impl<'a> Answer<'a> {
         self.len += s.len();
     }
 
-    fn push_report(&mut self, report: Report<'a>, repairs_only: bool) {
+    fn push_report(&mut self, report: Report<'a>, style: Style) {
         self.flush();
         if report.repaired.len() <= LARGE_REPORT {
             let mut text = String::with_capacity(256 + 64 * report.repaired.len());
-            report.write(&mut text, repairs_only);
+            report.write(&mut text, style);
             self.len += text.len();
             self.pieces.push(Piece::Owned(text.into_bytes()));
             return;
         }
         let mut counter = Counter::default();
-        report.write(&mut counter, repairs_only);
+        report.write(&mut counter, style);
         self.len += counter.0;
-        self.pieces
-            .push(Piece::Report(Box::new(report), repairs_only));
+        self.pieces.push(Piece::Report(Box::new(report), style));
     }
 
     /// The caller's bytes, as written.
@@ -491,7 +490,7 @@ impl<'a> Answer<'a> {
             match piece {
                 Piece::Borrowed(s) => out.extend_from_slice(s.as_bytes()),
                 Piece::Owned(b) => out.extend_from_slice(b),
-                Piece::Report(report, repairs_only) => report.write(&mut Bytes(out), *repairs_only),
+                Piece::Report(report, style) => report.write(&mut Bytes(out), *style),
             }
         }
     }

@@ -262,14 +262,14 @@ impl<'a> Report<'a> {
     /// The report as JSON text (DESIGN §8).
     pub fn to_json_string(&self) -> String {
         let mut out = String::with_capacity(256 + 64 * self.repaired.len());
-        self.write(&mut out, false);
+        self.write(&mut out, Style::Trim);
         out
     }
 
     /// `{"repaired": [...]}` (and the format's merge list): the report of `sanitize`.
     pub fn repairs_json_string(&self) -> String {
         let mut out = String::with_capacity(64 + 64 * self.repaired.len());
-        self.write(&mut out, true);
+        self.write(&mut out, Style::Repairs);
         out
     }
 
@@ -278,8 +278,9 @@ impl<'a> Report<'a> {
         serde_json::from_str(&self.to_json_string()).expect("the report writes valid JSON")
     }
 
-    /// Writes the report (`repairs_only`: the report of `sanitize`).
-    pub fn write<W: Sink>(&self, out: &mut W, repairs_only: bool) {
+    /// Writes the report in `style`.
+    pub fn write<W: Sink>(&self, out: &mut W, style: Style) {
+        let repairs_only = style == Style::Repairs;
         let words = self.format.adapter().words();
         let merges = self.format.merges_turns();
         out.push('{');
@@ -332,10 +333,26 @@ impl<'a> Report<'a> {
         let unit = if in_tokens { "tokens" } else { "bytes" };
         let _ = write!(
             out,
-            "\"input_messages\":{},\"output_messages\":{},\"dropped_messages\":",
+            "\"input_messages\":{},\"output_messages\":{},",
             self.input_messages, self.output_messages,
         );
-        write_list(out, &self.dropped_messages, |out, &i| write_index(out, i));
+        if style == Style::Plan {
+            out.push_str("\"dropped_ranges\":");
+            write_list(
+                out,
+                &ranges(&self.dropped_messages),
+                |out, &(start, end)| {
+                    out.push('[');
+                    write_index(out, start);
+                    out.push(',');
+                    write_index(out, end);
+                    out.push(']');
+                },
+            );
+        } else {
+            out.push_str("\"dropped_messages\":");
+            write_list(out, &self.dropped_messages, |out, &i| write_index(out, i));
+        }
         out.push_str(",\"truncated\":");
         write_list(out, &self.truncated, |out, t| {
             let part = t.part.map_or("null".to_owned(), |p| p.to_string());
@@ -418,6 +435,31 @@ impl<'a> Report<'a> {
         }
         out.push('}');
     }
+}
+
+/// How a report is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// The report of a trim (DESIGN §8).
+    Trim,
+    /// The report of a plan answer: a trim's, with `dropped_messages` given as
+    /// `dropped_ranges`, `[start, end)` pairs (a long session drops thousands of messages in a
+    /// few runs).
+    Plan,
+    /// The report of `sanitize`: the repairs only.
+    Repairs,
+}
+
+/// The runs of consecutive numbers of `sorted`, as `[start, end)` pairs.
+pub fn ranges(sorted: &[usize]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for &i in sorted {
+        match out.last_mut() {
+            Some((_, end)) if *end == i => *end += 1,
+            _ => out.push((i, i + 1)),
+        }
+    }
+    out
 }
 
 /// Writes a message index in decimal (a list of thousands of dropped indices is common; the

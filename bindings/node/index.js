@@ -227,6 +227,41 @@ const sessions = new FinalizationRegistry((handle) => native().sessionFree(handl
  * session.append([{ role: "user", content: "Hi" }]);
  * const { messages } = session.trim();
  */
+/**
+ * A plan answer's report as trim's: its `dropped_ranges` (`[start, end)` pairs) become
+ * `dropped_messages`, in the same place, listed out when first read (a long session drops
+ * thousands of messages a turn, which few callers read).
+ */
+function withDroppedMessages(report) {
+  const out = {};
+  const define = (value) =>
+    Object.defineProperty(out, "dropped_messages", {
+      value,
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+  for (const key of Object.keys(report)) {
+    if (key !== "dropped_ranges") {
+      out[key] = report[key];
+      continue;
+    }
+    const ranges = report[key];
+    Object.defineProperty(out, "dropped_messages", {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const list = [];
+        for (const [start, end] of ranges) for (let i = start; i < end; i++) list.push(i);
+        define(list);
+        return list;
+      },
+      set: define,
+    });
+  }
+  return out;
+}
+
 export class Session {
   #handle;
   /** The caller's messages, in order. */
@@ -337,7 +372,7 @@ export class Session {
         ? this.#messages[item]
         : restoreOriginals([item], this.#originals.size > 0 ? this.#originals : null)[0],
     );
-    const out = { messages, report: response.report };
+    const out = { messages, report: withDroppedMessages(response.report) };
     if (this.#system !== undefined) out.system = this.#system;
     return out;
   }

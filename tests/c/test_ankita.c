@@ -236,6 +236,8 @@ static void test_session(void) {
 
     char *plan = ankita_session_plan(s);
     CHECK(plan && strncmp(plan, "{\"ok\":true,\"plan\":[0,", 21) == 0, "%s", plan);
+    /* The plan's report gives the dropped messages as [start, end) runs. */
+    CHECK(plan && strstr(plan, "\"dropped_ranges\":[[1,") != NULL, "%s", plan);
     ankita_string_free(plan);
 
     /* Restore: a new session fed the saved messages answers the same. */

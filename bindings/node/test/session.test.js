@@ -111,6 +111,28 @@ function outcome(call) {
   }
 }
 
+test("a long session answers as the stateless trim, trimmed from its newest messages", () => {
+  for (const options of OPTIONS) {
+    const r = rng(4242);
+    const session = new Session(options);
+    const held = [{ role: "system", content: "You are a desktop companion." }];
+    session.append(held);
+    for (let turn = 0; turn < 150; turn++) {
+      const added = step("openai", r, turn);
+      session.append(added);
+      held.push(...added);
+      if (turn % 5 !== 4) continue;
+      const got = session.trim();
+      const expected = trim(held, options);
+      assert.deepEqual(got, expected, `turn ${turn}`);
+      // In the same order, and listed out once read.
+      assert.equal(JSON.stringify(got.report), JSON.stringify(expected.report));
+      assert.ok(Array.isArray(got.report.dropped_messages));
+    }
+    session.close();
+  }
+});
+
 for (const format of ["openai", "anthropic", "responses"]) {
   test(`a ${format} session answers as the stateless trim over random edits`, () => {
     for (let seed = 1; seed <= 24; seed++) {
