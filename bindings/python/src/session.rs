@@ -4,14 +4,13 @@
 
 use ankita::json::to_json_string;
 use ankita::session::TrimSession;
-use ankita::Out;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::{Map, Value};
 
 use crate::convert::{items, message_to_value, to_value, Path};
 use crate::error::to_py_err;
-use crate::trim::{build_messages, report_dict, without_gil, TrimResult};
+use crate::trim::{build_messages_from, trim_report_dict, without_gil, TrimResult};
 
 /// An incremental session: a chat history handed over as it happens, trimmed at any time.
 ///
@@ -119,16 +118,18 @@ impl Session {
     fn trim(&mut self, py: Python<'_>) -> PyResult<TrimResult> {
         let core = &mut self.core;
         let plan = without_gil(py, || core.plan()).map_err(|e| to_py_err(py, &e))?;
-        let sent: Vec<Bound<'_, PyAny>> = self.sent.iter().map(|m| m.bind(py).clone()).collect();
-        let messages = build_messages(py, &sent, &plan.messages)?;
-        for (k, out) in plan.messages.iter().enumerate() {
-            if let Out::Same(i) = out {
-                messages.set_item(k, self.given[*i].bind(py))?;
-            }
-        }
+        // Unchanged messages are the caller's own objects; changed ones are copies of what
+        // was sent (the dict form of an SDK object).
+        let (given, sent) = (&self.given, &self.sent);
+        let messages = build_messages_from(
+            py,
+            |i| given[i].bind(py).clone(),
+            |i| sent[i].bind(py).clone(),
+            &plan.messages,
+        )?;
         Ok(TrimResult {
             messages: messages.unbind(),
-            report: report_dict(py, &plan.report.to_json_string())?.unbind(),
+            report: trim_report_dict(py, &plan.report)?.unbind(),
             system: self.system.clone_ref(py),
         })
     }

@@ -189,7 +189,7 @@ pub fn trim<'py>(
     let plan = without_gil(py, || Request::parse(&text)?.plan()).map_err(|e| to_py_err(py, &e))?;
     Ok(TrimResult {
         messages: build_messages(py, &originals, &plan.messages)?.unbind(),
-        report: report_dict(py, &plan.report.to_json_string())?.unbind(),
+        report: trim_report_dict(py, &plan.report)?.unbind(),
         system,
     })
 }
@@ -252,6 +252,29 @@ pub fn count_tokens<'py>(
     let count =
         without_gil(py, || ankita::api::count_value(&text)).map_err(|e| to_py_err(py, &e))?;
     to_py(py, &count)?.cast_into::<PyDict>().map_err(Into::into)
+}
+
+/// A trim's report as a dict: its JSON, with the dropped messages listed from their runs
+/// (`dropped_ranges`), not parsed one by one.
+pub(crate) fn trim_report_dict<'py>(
+    py: Python<'py>,
+    report: &ankita::Report<'_>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut json = String::with_capacity(512 + 64 * report.repaired.len());
+    report.write(&mut json, ankita::report::Style::Plan);
+    let value: Value = serde_json::from_str(&json).expect("the core writes valid JSON");
+    let dict = PyDict::new(py);
+    for (key, value) in value.as_object().expect("a report is an object") {
+        if key == "dropped_ranges" {
+            dict.set_item(
+                "dropped_messages",
+                PyList::new(py, &report.dropped_messages)?,
+            )?;
+        } else {
+            dict.set_item(key, to_py(py, value)?)?;
+        }
+    }
+    Ok(dict)
 }
 
 pub(crate) fn report_dict<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>> {
@@ -335,11 +358,23 @@ pub(crate) fn build_messages<'py>(
     originals: &[Bound<'py, PyAny>],
     plan: &[Out],
 ) -> PyResult<Bound<'py, PyList>> {
+    let original = |i: usize| originals[i].clone();
+    build_messages_from(py, original, original, plan)
+}
+
+/// [`build_messages`], where the caller's message `i` is `same(i)` when it is returned as
+/// given, and a changed message is a copy of `original(i)` (its dict form, say).
+pub(crate) fn build_messages_from<'py>(
+    py: Python<'py>,
+    same: impl Fn(usize) -> Bound<'py, PyAny>,
+    original: impl Fn(usize) -> Bound<'py, PyAny>,
+    plan: &[Out],
+) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
     for planned in plan {
         let edit = match planned {
             Out::Same(index) => {
-                out.append(&originals[*index])?;
+                out.append(same(*index))?;
                 continue;
             }
             Out::New(json) => {
@@ -349,7 +384,7 @@ pub(crate) fn build_messages<'py>(
             }
             Out::Edited(edit) => edit,
         };
-        let original = &originals[edit.index];
+        let original = &original(edit.index);
         let message = shallow_copy(original)?;
         if edit.remove_tool_calls && message.contains("tool_calls")? {
             message.del_item("tool_calls")?;

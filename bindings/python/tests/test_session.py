@@ -100,6 +100,25 @@ def outcome(call: Any, *args: Any, **kwargs: Any) -> Any:
     return {"messages": result.messages, "report": result.report, "system": result.system}
 
 
+@pytest.mark.parametrize("options", OPTIONS)
+def test_a_long_session_answers_as_the_stateless_trim(options: dict[str, Any]) -> None:
+    # Long enough that the session trims from its newest messages (the core checks that it
+    # does); the report, dropped messages included, is the stateless trim's, in its order.
+    r = random.Random(4242)
+    session = ankita.Session(**options)
+    held: list[dict[str, Any]] = [{"role": "system", "content": "You are a desktop companion."}]
+    session.append(held)
+    for turn in range(150):
+        added = step("openai", r, turn)
+        session.append(added)
+        held += added
+        if turn % 5 == 4:
+            got = session.trim()
+            expected = ankita.trim(held, **options)
+            assert got.messages == expected.messages, turn
+            assert list(got.report.items()) == list(expected.report.items()), turn
+
+
 @pytest.mark.parametrize("fmt", ["openai", "anthropic", "responses"])
 def test_a_session_answers_as_the_stateless_trim_over_random_edits(fmt: str) -> None:
     for seed in range(1, 25):
