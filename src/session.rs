@@ -46,7 +46,7 @@
 
 use crate::api::{options_of, write_plan_answer, write_trim_answer, Answer};
 use crate::error::{Error, ErrorCode};
-use crate::model::{Change, Origin, Role, Session};
+use crate::model::{Change, Message, Origin, Role, Session};
 use crate::raw::{kind, Doc, Kind};
 use crate::report::{RepairEntry, Report, Warning};
 use crate::request::TrimOptions;
@@ -111,14 +111,13 @@ struct Start {
 const WINDOW_MARGIN: usize = 64;
 
 impl Window {
-    fn start(&self, held: &Session<'_>, options: &TrimOptions) -> Option<Start> {
+    fn start(&self, held: &Split, options: &TrimOptions) -> Option<Start> {
         // Formats whose logical messages are the caller's, repaired by the generic repair,
         // and a selection without clear_tool_results (which looks at every exchange).
         if !options.format.adapter().trims_newest_alone() || options.clear_tool_results.is_some() {
             return None;
         }
-        let n = held.inputs.len();
-        if held.messages.len() != n {
+        if !held.whole() {
             return None;
         }
         // The first message must be a group of its own, as given: pinned in both trims when
@@ -127,17 +126,20 @@ impl Window {
             return None;
         }
         let head = usize::from(matches!(
-            held.messages.first()?.role,
+            held.message(0)?.role,
             Some(Role::System | Role::Developer)
         ));
         let mut from = self
             .clean
             .min(self.stopped_at?.saturating_sub(WINDOW_MARGIN));
         // A user message: a group of its own, never pinned, and no tool reply's run crosses it.
-        while from > head && held.messages[from].role != Some(Role::User) {
+        while from > head {
+            if held.message(from)?.role == Some(Role::User) {
+                return Some(Start { head, from });
+            }
             from -= 1;
         }
-        (from > head).then_some(Start { head, from })
+        None
     }
 
     /// Adds what the window's trim did not read to its report: the messages `[head, from)`
@@ -172,14 +174,18 @@ impl Window {
 
     /// After a trim that read the messages from `start` on (all of them when 0), whose report
     /// is complete.
-    fn update(&mut self, held: &Session<'_>, report: &Report<'_>, start: usize, reach: Reach) {
+    fn update(&mut self, held: &Split, report: &Report<'_>, start: usize, reach: Reach) {
         self.stopped_at = reach.stopped_at;
-        let n = held.messages.len();
-        if n == 0 || held.inputs.len() != n || start > self.clean {
+        let n = held.session.inputs.len();
+        if n == 0 || !held.whole() || start > self.clean {
             return;
         }
         let mut clean = n - 1;
-        while clean > self.clean && held.messages[clean].role == Some(Role::Tool) {
+        while clean > self.clean
+            && held
+                .message(clean)
+                .is_some_and(|m| m.role == Some(Role::Tool))
+        {
             clean -= 1;
         }
         if clean <= self.clean {
@@ -207,8 +213,11 @@ impl Window {
 
 /// The pinned system message (`start.head`) and messages `start.from..` of `held` (whose
 /// logical messages are the caller's), as a session of their own; the caller's indices stay.
-fn window_session<'a>(held: &Session<'a>, start: Start) -> Session<'a> {
-    let count = start.head + held.messages.len() - start.from;
+fn window_session<'a>(split: &Split, start: Start) -> Session<'a> {
+    let held = &split.session;
+    // `start.from` is held (see `Window::start`).
+    let from = start.from - split.pruned;
+    let count = start.head + held.messages.len() - from;
     let mut session = Session {
         messages: Vec::with_capacity(count),
         units: Vec::with_capacity(count),
@@ -217,7 +226,7 @@ fn window_session<'a>(held: &Session<'a>, start: Start) -> Session<'a> {
     };
     for msg in held.messages[..start.head]
         .iter()
-        .chain(&held.messages[start.from..])
+        .chain(&held.messages[from..])
     {
         let first = session.units.len() as u32;
         session
@@ -241,6 +250,79 @@ struct Split {
     session: Session<'static>,
     /// Where the buffer was when the split was made (checked in debug builds).
     base: usize,
+    /// Messages `1..=pruned` are not held (their logical messages and units were let go once
+    /// trims read only newer ones, see [`Window`]); a trim of the whole history splits them
+    /// again. Only for formats whose logical messages are the caller's, one each.
+    pruned: usize,
+}
+
+impl Split {
+    /// The split message of the caller's message `p`, when it is held.
+    fn message(&self, p: usize) -> Option<&Message<'static>> {
+        let i = match p {
+            0 => 0,
+            _ if p <= self.pruned => return None,
+            _ => p - self.pruned,
+        };
+        self.session.messages.get(i)
+    }
+
+    /// Whether every message is held, one logical message each.
+    fn whole(&self) -> bool {
+        self.session.messages.len() + self.pruned == self.session.inputs.len()
+    }
+
+    /// Lets go of the split of the messages older than where a trim started reading, less a
+    /// margin, in chunks (each costs a move of what stays); forgets their token counts.
+    fn prune(&mut self, from: usize, counts: &mut CountCache) {
+        let target = from.saturating_sub(PRUNE_MARGIN);
+        let first = self.pruned + 1;
+        if target < first + PRUNE_CHUNK || !self.whole() {
+            return;
+        }
+        let k = target - first;
+        let held = &mut self.session;
+        let units = (held.messages[1].units.0, held.messages[1 + k].units.0);
+        held.messages.drain(1..1 + k);
+        held.units.drain(units.0 as usize..units.1 as usize);
+        let gone = units.1 - units.0;
+        for msg in &mut held.messages[1..] {
+            msg.units = (msg.units.0 - gone, msg.units.1 - gone);
+        }
+        counts.forget_range(first..target);
+        self.pruned += k;
+    }
+}
+
+/// Messages kept split behind where a trim started reading (a later trim may start a little
+/// further back), and the fewest let go at once.
+const PRUNE_MARGIN: usize = 256;
+const PRUNE_CHUNK: usize = 256;
+
+/// Splits the session's whole history (`text`'s messages array at `open`, and the outside
+/// system prompt).
+fn split_all(
+    text: &str,
+    noted: &[(usize, usize)],
+    system: Option<(usize, usize)>,
+    open: usize,
+    options: &TrimOptions,
+) -> Result<Split, Error> {
+    let given = system
+        .map(|(s, e)| &text[s..e])
+        .filter(|s| kind(s) != Kind::Null);
+    let doc = Doc::from_validated(text, noted.to_vec());
+    let session = crate::trim::split(&doc, &text[open..], given, options)?;
+    // SAFETY: see `Split`.
+    let mut session: Session<'static> = unsafe { std::mem::transmute(session) };
+    session.messages.shrink_to_fit();
+    session.units.shrink_to_fit();
+    session.inputs.shrink_to_fit();
+    Ok(Split {
+        session,
+        base: text.as_ptr() as usize,
+        pruned: 0,
+    })
 }
 
 impl TrimSession {
@@ -420,6 +502,9 @@ impl TrimSession {
         } else {
             self.ends[len - 1]
         };
+        if self.split.as_ref().is_some_and(|s| len <= s.pruned) {
+            self.split = None;
+        }
         if let Some(split) = &mut self.split {
             let held = &mut split.session;
             let logical = held
@@ -484,6 +569,12 @@ impl TrimSession {
             + self.split.as_ref().map_or(0, |s| split_bytes(&s.session))
     }
 
+    /// How many messages the session keeps split into the neutral model (all of them, until
+    /// trims read only the newest; then those a trim may read).
+    pub fn messages_split(&self) -> usize {
+        self.split.as_ref().map_or(0, |s| s.session.messages.len())
+    }
+
     /// How many trims so far read only the newest messages of the history (the others read
     /// all of it; the answers are the same, see the module documentation).
     pub fn trims_from_newest(&self) -> usize {
@@ -516,26 +607,19 @@ impl TrimSession {
         // The errors in a stateless trim's order: the budget, then the messages.
         let budget = self.options.history_budget()?;
         if self.split.is_none() {
-            let given = self
-                .system
-                .map(|(s, e)| &self.text[s..e])
-                .filter(|s| kind(s) != Kind::Null);
-            let doc = Doc::from_validated(&self.text, self.noted.clone());
-            let session = crate::trim::split(&doc, &self.text[self.open..], given, &self.options)?;
-            // SAFETY: see `Split`.
-            let mut session: Session<'static> = unsafe { std::mem::transmute(session) };
-            session.messages.shrink_to_fit();
-            session.units.shrink_to_fit();
-            session.inputs.shrink_to_fit();
-            self.split = Some(Split {
-                session,
-                base: self.text.as_ptr() as usize,
-            });
+            self.split = Some(split_all(
+                &self.text,
+                &self.noted,
+                self.system,
+                self.open,
+                &self.options,
+            )?);
         }
         let TrimSession {
             options,
             text,
-            system,
+            system: system_at,
+            open,
             noted,
             counts,
             split,
@@ -544,24 +628,30 @@ impl TrimSession {
             ..
         } = self;
         let text: &'s str = text.as_str();
-        let system = system.map(|(s, e)| &text[s..e]);
-        let held = &split.as_ref().expect("split above").session;
+        let system = system_at.map(|(s, e)| &text[s..e]);
         let doc = Doc::from_validated(text, noted.clone());
-        let mut cache = options.measure.in_tokens().then_some(counts);
+        let held = split.as_mut().expect("split above");
         if let Some(start) = window.start(held, options) {
             let session: Session<'s> = window_session(held, start);
-            let planned = plan_split_reach(&doc, session, options, budget, cache.as_deref_mut());
+            let cache = options.measure.in_tokens().then_some(&mut *counts);
+            let planned = plan_split_reach(&doc, session, options, budget, cache);
             if let Ok((mut plan, reach)) = planned {
                 if reach.anchors == EARLIER_ANCHORS
                     && reach.stopped_at.is_some_and(|s| s >= start.from)
                 {
                     window.complete(&mut plan.report, start);
                     window.update(held, &plan.report, start.from, reach);
+                    held.prune(start.from, counts);
                     *windowed += 1;
                     return Ok(then(&doc, system, plan));
                 }
             }
         }
+        if held.pruned > 0 {
+            *held = split_all(text, noted, *system_at, *open, options)?;
+        }
+        let held = &held.session;
+        let cache = options.measure.in_tokens().then_some(counts);
         // Lent for the session's borrow `'s` only (`Session` is covariant in its lifetime).
         let session: Session<'s> = Session {
             messages: held.messages.clone(),
@@ -570,7 +660,7 @@ impl TrimSession {
             notes_in_meta: false,
         };
         let (plan, reach) = plan_split_reach(&doc, session, options, budget, cache)?;
-        window.update(held, &plan.report, 0, reach);
+        window.update(split.as_ref().expect("split above"), &plan.report, 0, reach);
         Ok(then(&doc, system, plan))
     }
 }
@@ -645,6 +735,12 @@ impl CountCache {
                 units: session.units_of(m).iter().map(|u| u.bytes).collect(),
             },
         );
+    }
+
+    /// Forgets the messages of the caller's indices `range`.
+    fn forget_range(&mut self, range: std::ops::Range<usize>) {
+        self.entries
+            .retain(|&(physical, _), _| physical.is_none_or(|p| !range.contains(&(p as usize))));
     }
 
     /// Forgets the messages from the caller's index `len` on.
