@@ -342,15 +342,15 @@ fn a_long_session_lets_go_of_the_split_of_old_messages() {
                 ops.push(Op::Truncate(next(4000) as usize));
             }
         }
-        let first = Some(json!({"role": "system", "content": "You are a desktop companion."}));
-        let windowed = run_from("openai", which, first.clone(), &ops).unwrap();
+        let first = json!({"role": "system", "content": "You are a desktop companion."});
+        let windowed = run_from("openai", which, Some(first.clone()), &ops).unwrap();
         assert!(
             windowed >= 800,
             "options {which}: {windowed} windowed trims"
         );
         // Split kept for what trims read: far fewer messages than the history holds.
         let mut session = TrimSession::new(&format!("{{{}}}", options("openai", which))).unwrap();
-        session.append(&format!("[{}]", first.unwrap())).unwrap();
+        session.append(&format!("[{first}]")).unwrap();
         for (k, op) in ops.iter().enumerate() {
             if let Op::Append(steps, _) = op {
                 let &(kind, size, seed) = &steps[0];
