@@ -10,8 +10,8 @@
 //! What a session holds:
 //!
 //! - the messages' JSON text as given (validated once, when appended), one after the other in
-//!   one buffer that reads as a messages array, grown by a quarter of its size when full (so
-//!   the buffer's capacity stays within 1.25× its bytes, plus the latest append);
+//!   one buffer that reads as a messages array, grown by an eighth of its size when full (so
+//!   the buffer's capacity stays within 1.125× its bytes, plus the latest append);
 //! - the end of each message in the buffer (8 bytes a message) and where each long string
 //!   without escapes lies (16 bytes per string of 24 bytes or more), so the buffer is read in
 //!   place without validating or scanning those strings again;
@@ -204,10 +204,29 @@ impl Window {
         self.clean = clean;
     }
 
-    fn forget_from(&mut self, len: usize) {
-        if len < self.clean {
-            *self = Window::default();
+    /// The messages from `len` on are gone: what was found in them is forgotten, and `clean`
+    /// moves back to a message that stays and is not a tool reply (an edit or a regeneration
+    /// cuts a few messages; the next trim still reads only the newest).
+    fn forget_from(&mut self, len: usize, held: Option<&Split>) {
+        // Message `clean` itself must stay: what follows the messages before it may change
+        // how they are repaired once it is gone.
+        if len > self.clean {
+            return;
         }
+        let mut clean = len.saturating_sub(1);
+        loop {
+            match held.and_then(|h| h.message(clean)) {
+                Some(m) if m.role != Some(Role::Tool) => break,
+                Some(_) if clean > 0 => clean -= 1,
+                _ => {
+                    *self = Window::default();
+                    return;
+                }
+            }
+        }
+        self.clean = clean;
+        self.repaired.retain(|r| r.index < clean);
+        self.warnings.retain(|w| w.index < clean);
     }
 }
 
@@ -474,14 +493,15 @@ impl TrimSession {
         held.inputs.extend(part.inputs);
     }
 
-    /// Room for `add` more bytes, growing the buffer by a quarter of its size at least (not
-    /// doubling it: the capacity stays within 1.25× what it holds, plus the latest append).
+    /// Room for `add` more bytes, growing the buffer by an eighth of its size at least (not
+    /// doubling it: the capacity stays within 1.125× what it holds, plus the latest append;
+    /// a growth copies the buffer, some eight bytes copied per byte appended).
     fn reserve(&mut self, add: usize) {
         let len = self.text.len();
         if len + add > self.text.capacity() {
             // A new buffer, filled before the old one goes: the split moves to it at once
             // (it never refers to freed bytes), without splitting anything again.
-            let mut grown = String::with_capacity(len + add.max(len / 4));
+            let mut grown = String::with_capacity(len + add.max(len / 8));
             grown.push_str(&self.text);
             if let Some(split) = &mut self.split {
                 rebase(&mut split.session, &self.text, &grown);
@@ -502,6 +522,7 @@ impl TrimSession {
         } else {
             self.ends[len - 1]
         };
+        self.window.forget_from(len, self.split.as_ref());
         if self.split.as_ref().is_some_and(|s| len <= s.pruned) {
             self.split = None;
         }
@@ -526,7 +547,6 @@ impl TrimSession {
         let keep = self.noted.partition_point(|&(s, _)| s < end);
         self.noted.truncate(keep);
         self.counts.forget_from(len);
-        self.window.forget_from(len);
         if self.text.capacity() > 2 * self.text.len() + 4096 {
             self.split = None;
             self.text.shrink_to(self.text.len() + self.text.len() / 4);

@@ -100,6 +100,8 @@ fn messages(format: &str, kind: u8, size: usize, seed: u64) -> Vec<Value> {
 enum Op {
     Append(Vec<(u8, usize, u64)>, bool),
     Truncate(usize),
+    /// Cuts the last few messages (an edit or a regeneration).
+    CutLast(usize),
     Trim,
 }
 
@@ -174,6 +176,11 @@ fn run_from(
                 held.truncate(*n);
                 prop_assert_eq!(len, held.len());
             }
+            Op::CutLast(k) => {
+                let n = held.len().saturating_sub(*k);
+                prop_assert_eq!(session.truncate(n), n);
+                held.truncate(n);
+            }
             Op::Trim => {
                 let request = format!("{{\"messages\":[{}],{options}}}", held.join(","));
                 let stateless = trim_json(&request);
@@ -232,6 +239,7 @@ fn long_op() -> impl Strategy<Value = Op> {
         12 => (prop::collection::vec((0..7u8, 0..300usize, any::<u64>()), 1..6), Just(false))
             .prop_map(|(steps, pretty)| Op::Append(steps, pretty)),
         1 => (100..400usize).prop_map(Op::Truncate),
+        2 => (1..6usize).prop_map(Op::CutLast),
         4 => Just(Op::Trim),
     ]
 }
