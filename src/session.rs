@@ -17,14 +17,17 @@
 //!   place without validating or scanning those strings again;
 //! - the messages split into the neutral model ([`crate::model`]: roles, units, prices), made
 //!   when they are appended (an image's header is read once over the session's life) and kept
-//!   (some 300 bytes a message);
+//!   (some 300 bytes a message) for the messages a trim may read: all of them, until trims
+//!   read only the newest ones (see `Window`);
 //! - in token mode, each counted message's token costs (its fields and each of its parts), so
-//!   a text is tokenized once over the session's life, not once a turn.
+//!   a text is tokenized once over the session's life, not once a turn;
+//! - what trims found in the older messages: their repairs and warnings.
 //!
 //! A trim then runs the pipeline from repair on over a copy of the kept split (repair,
-//! selection, shedding, the report, the answer): linear in the messages and their parts, with
-//! no validation, no probing, no serialisation by the caller and no tokenizing of what was
-//! counted before.
+//! selection, shedding, the report, the answer), with no validation, no probing, no
+//! serialisation by the caller and no tokenizing of what was counted before; for a long
+//! OpenAI history, over its newest messages only, when that gives the same answer
+//! (`Window`): a turn costs what the newest messages cost, not what the history holds.
 //!
 //! [`append`]: TrimSession::append
 //! [`truncate`]: TrimSession::truncate
