@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::convert::{items, message_to_value, to_value, Path};
 use crate::error::to_py_err;
-use crate::trim::{build_messages_from, trim_report_dict, without_gil, TrimResult};
+use crate::trim::{build_messages_from, session_report_dict, without_gil, DroppedRun, TrimResult};
 
 /// An incremental session: a chat history handed over as it happens, trimmed at any time.
 ///
@@ -34,6 +34,8 @@ pub struct Session {
     system: Py<PyAny>,
     /// Large screenshots cross as header-only stand-ins (the OpenAI format).
     stand_ins: bool,
+    /// The ints of the reports' dropped messages, reused from trim to trim.
+    dropped: DroppedRun,
 }
 
 #[pymethods]
@@ -70,6 +72,7 @@ impl Session {
             sent: Vec::new(),
             system,
             stand_ins,
+            dropped: DroppedRun::default(),
         };
         if let Some(messages) = messages.filter(|m| !m.is_none()) {
             session.append(py, messages)?;
@@ -129,7 +132,7 @@ impl Session {
         )?;
         Ok(TrimResult {
             messages: messages.unbind(),
-            report: trim_report_dict(py, &plan.report)?.unbind(),
+            report: session_report_dict(py, &plan.report, Some(&mut self.dropped))?.unbind(),
             system: self.system.clone_ref(py),
         })
     }

@@ -260,6 +260,55 @@ pub(crate) fn trim_report_dict<'py>(
     py: Python<'py>,
     report: &ankita::Report<'_>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    session_report_dict(py, report, None)
+}
+
+/// The int objects of a session's longest-lived run of dropped messages (the first run: the
+/// older messages, which grows from turn to turn): each report's list copies them from here
+/// rather than making each int again, so a turn does not cost one object per message dropped.
+#[derive(Default)]
+pub(crate) struct DroppedRun {
+    /// `ints[k]` is `start + k`.
+    start: usize,
+    ints: Option<Py<PyList>>,
+}
+
+/// `dropped` (ascending) as a new list, its first run taken from `cache` when there is one.
+fn dropped_list<'py>(
+    py: Python<'py>,
+    dropped: &[usize],
+    cache: Option<&mut DroppedRun>,
+) -> PyResult<Bound<'py, PyList>> {
+    let (Some(cache), Some(&start)) = (cache, dropped.first()) else {
+        return PyList::new(py, dropped);
+    };
+    let run = 1 + dropped.windows(2).take_while(|w| w[1] == w[0] + 1).count();
+    if cache.start != start {
+        cache.ints = None;
+        cache.start = start;
+    }
+    let ints = match &cache.ints {
+        Some(ints) => ints.bind(py).clone(),
+        None => PyList::empty(py),
+    };
+    for i in start + ints.len()..start + run {
+        ints.append(i)?;
+    }
+    let list = ints.get_slice(0, run);
+    cache.ints = Some(ints.unbind());
+    for &i in &dropped[run..] {
+        list.append(i)?;
+    }
+    Ok(list)
+}
+
+/// A trim's report as a dict (see [`trim_report_dict`]), for a session that keeps the ints of
+/// its dropped messages between trims (`cache`).
+pub(crate) fn session_report_dict<'py>(
+    py: Python<'py>,
+    report: &ankita::Report<'_>,
+    mut cache: Option<&mut DroppedRun>,
+) -> PyResult<Bound<'py, PyDict>> {
     let mut json = String::with_capacity(512 + 64 * report.repaired.len());
     report.write(&mut json, ankita::report::Style::Plan);
     let value: Value = serde_json::from_str(&json).expect("the core writes valid JSON");
@@ -268,7 +317,7 @@ pub(crate) fn trim_report_dict<'py>(
         if key == "dropped_ranges" {
             dict.set_item(
                 "dropped_messages",
-                PyList::new(py, &report.dropped_messages)?,
+                dropped_list(py, &report.dropped_messages, cache.as_deref_mut())?,
             )?;
         } else {
             dict.set_item(key, to_py(py, value)?)?;
