@@ -96,6 +96,8 @@ struct Window {
     /// The report's repairs and warnings of messages `[0, clean)`, in the report's order.
     repaired: Vec<RepairEntry<'static>>,
     warnings: Vec<Warning>,
+    /// Messages of `[0, clean)` repair removed whole (not dropped by trimming), ascending.
+    gone: Vec<usize>,
     /// The caller's index of the first message of the group that ended the last trim's
     /// selection.
     stopped_at: Option<usize>,
@@ -115,21 +117,20 @@ const WINDOW_MARGIN: usize = 64;
 
 impl Window {
     fn start(&self, held: &Split, options: &TrimOptions) -> Option<Start> {
-        // Formats whose logical messages are the caller's, repaired by the generic repair,
-        // and a selection without clear_tool_results (which looks at every exchange).
+        // Formats that allow it (see `Adapter::trims_newest_alone`), and a selection without
+        // clear_tool_results (which looks at every exchange).
         if !options.format.adapter().trims_newest_alone() || options.clear_tool_results.is_some() {
             return None;
         }
-        if !held.whole() {
-            return None;
-        }
-        // The first message must be a group of its own, as given: pinned in both trims when
-        // it is a system message, dropped in both otherwise.
-        if self.repaired.first().is_some_and(|r| r.index == 0) {
+        // Without a system prompt outside the messages, the first message must be a group
+        // of its own, as given: pinned in both trims when it is a system message, dropped in
+        // both otherwise (were repair to remove it, a later system message could be pinned).
+        let outside_system = held.session.messages.first()?.physical.is_none();
+        if !outside_system && self.repaired.first().is_some_and(|r| r.index == 0) {
             return None;
         }
         let head = usize::from(matches!(
-            held.message(0)?.role,
+            held.logicals(0)?.first()?.role,
             Some(Role::System | Role::Developer)
         ));
         let mut from = self
@@ -137,7 +138,8 @@ impl Window {
             .min(self.stopped_at?.saturating_sub(WINDOW_MARGIN));
         // A user message: a group of its own, never pinned, and no tool reply's run crosses it.
         while from > head {
-            if held.message(from)?.role == Some(Role::User) {
+            let logicals = held.logicals(from)?;
+            if logicals.first()?.role == Some(Role::User) && !has_tool_reply(logicals) {
                 return Some(Start { head, from });
             }
             from -= 1;
@@ -146,24 +148,20 @@ impl Window {
     }
 
     /// Adds what the window's trim did not read to its report: the messages `[head, from)`
-    /// dropped, their repairs and their warnings.
+    /// dropped (but those repair removed whole), their repairs and their warnings.
     fn complete(&self, report: &mut Report<'_>, start: Start) {
         let Start { head, from } = start;
-        let older = self.repaired.partition_point(|r| r.index < from);
-        // Messages repair removed are not dropped by trimming.
-        let mut removed = self.repaired[..older]
-            .iter()
-            .filter(|r| r.action.removes_message())
-            .map(|r| r.index)
-            .peekable();
+        let gone = self.gone.partition_point(|&g| g < from);
+        let mut gone = self.gone[..gone].iter().copied().peekable();
         let at = report.dropped_messages.partition_point(|&i| i < from);
         report.dropped_messages.splice(
             at..at,
             (head..from).filter(|&i| {
-                while removed.next_if(|&r| r < i).is_some() {}
-                removed.peek() != Some(&i)
+                while gone.next_if(|&g| g < i).is_some() {}
+                gone.peek() != Some(&i)
             }),
         );
+        let older = self.repaired.partition_point(|r| r.index < from);
         let at = report.repaired.partition_point(|r| r.index < from);
         report
             .repaired
@@ -180,21 +178,39 @@ impl Window {
     fn update(&mut self, held: &Split, report: &Report<'_>, start: usize, reach: Reach) {
         self.stopped_at = reach.stopped_at;
         let n = held.session.inputs.len();
-        if n == 0 || !held.whole() || start > self.clean {
+        if n == 0 || start > self.clean {
             return;
         }
         let mut clean = n - 1;
-        while clean > self.clean
-            && held
-                .message(clean)
-                .is_some_and(|m| m.role == Some(Role::Tool))
-        {
+        while clean > self.clean && held.logicals(clean).is_some_and(has_tool_reply) {
             clean -= 1;
         }
         if clean <= self.clean {
             return;
         }
         let new = |i: usize| i >= self.clean && i < clean;
+        // A message is gone when repair removed every logical message of it (one removal
+        // entry each); the report lists entries in the messages' order.
+        let mut gone = Vec::new();
+        let mut removals = report
+            .repaired
+            .iter()
+            .filter(|r| new(r.index) && r.action.removes_message())
+            .map(|r| r.index)
+            .peekable();
+        while let Some(p) = removals.next() {
+            let mut count = 1;
+            while removals.next_if_eq(&p).is_some() {
+                count += 1;
+            }
+            let Some(logicals) = held.logicals(p) else {
+                return;
+            };
+            if count == logicals.len() {
+                gone.push(p);
+            }
+        }
+        self.gone.extend(gone);
         self.repaired.extend(
             report
                 .repaired
@@ -218,8 +234,8 @@ impl Window {
         }
         let mut clean = len.saturating_sub(1);
         loop {
-            match held.and_then(|h| h.message(clean)) {
-                Some(m) if m.role != Some(Role::Tool) => break,
+            match held.and_then(|h| h.logicals(clean)) {
+                Some(l) if !l.is_empty() && !has_tool_reply(l) => break,
                 Some(_) if clean > 0 => clean -= 1,
                 _ => {
                     *self = Window::default();
@@ -230,26 +246,34 @@ impl Window {
         self.clean = clean;
         self.repaired.retain(|r| r.index < clean);
         self.warnings.retain(|w| w.index < clean);
+        self.gone.retain(|&g| g < clean);
     }
 }
 
-/// The pinned system message (`start.head`) and messages `start.from..` of `held` (whose
-/// logical messages are the caller's), as a session of their own; the caller's indices stay.
+fn has_tool_reply(logicals: &[Message<'_>]) -> bool {
+    logicals.iter().any(|m| m.role == Some(Role::Tool))
+}
+
+/// The pinned system prompt (outside the messages, or the first message when `start.head`)
+/// and messages `start.from..` of `split`, as a session of their own; the caller's indices
+/// stay.
 fn window_session<'a>(split: &Split, start: Start) -> Session<'a> {
     let held = &split.session;
-    // `start.from` is held (see `Window::start`).
-    let from = start.from - split.pruned;
-    let count = start.head + held.messages.len() - from;
+    // The outside system prompt, and the first message when it is the pinned one.
+    let head = held
+        .messages
+        .iter()
+        .take_while(|m| m.physical.is_none() || (start.head == 1 && m.physical == Some(0)))
+        .count();
+    let from = split.at_or_after(start.from);
+    let count = head + held.messages.len() - from;
     let mut session = Session {
         messages: Vec::with_capacity(count),
         units: Vec::with_capacity(count),
         inputs: held.inputs.clone(),
         notes_in_meta: false,
     };
-    for msg in held.messages[..start.head]
-        .iter()
-        .chain(&held.messages[from..])
-    {
+    for msg in held.messages[..head].iter().chain(&held.messages[from..]) {
         let first = session.units.len() as u32;
         session
             .units
@@ -279,19 +303,25 @@ struct Split {
 }
 
 impl Split {
-    /// The split message of the caller's message `p`, when it is held.
-    fn message(&self, p: usize) -> Option<&Message<'static>> {
-        let i = match p {
-            0 => 0,
-            _ if p <= self.pruned => return None,
-            _ => p - self.pruned,
-        };
-        self.session.messages.get(i)
+    /// The index in the split of the first logical message of the caller's message `p` or
+    /// a later one (logical messages are in the caller's order, the outside system first).
+    fn at_or_after(&self, p: usize) -> usize {
+        self.session
+            .messages
+            .partition_point(|m| m.physical.is_none_or(|q| (q as usize) < p))
     }
 
-    /// Whether every message is held, one logical message each.
-    fn whole(&self) -> bool {
-        self.session.messages.len() + self.pruned == self.session.inputs.len()
+    /// The logical messages of the caller's message `p`; `None` when it is not held.
+    fn logicals(&self, p: usize) -> Option<&[Message<'static>]> {
+        if (1..=self.pruned).contains(&p) || p >= self.session.inputs.len() {
+            return None;
+        }
+        let messages = &self.session.messages[self.at_or_after(p)..];
+        let len = messages
+            .iter()
+            .take_while(|m| m.physical == Some(p as u32))
+            .count();
+        Some(&messages[..len])
     }
 
     /// Lets go of the split of the messages older than where a trim started reading, less a
@@ -299,20 +329,26 @@ impl Split {
     fn prune(&mut self, from: usize, counts: &mut CountCache) {
         let target = from.saturating_sub(PRUNE_MARGIN);
         let first = self.pruned + 1;
-        if target < first + PRUNE_CHUNK || !self.whole() {
+        if target < first + PRUNE_CHUNK {
             return;
         }
-        let k = target - first;
+        let (i0, i1) = (self.at_or_after(first), self.at_or_after(target));
         let held = &mut self.session;
-        let units = (held.messages[1].units.0, held.messages[1 + k].units.0);
-        held.messages.drain(1..1 + k);
+        let Some(end) = held.messages.get(i1) else {
+            return;
+        };
+        let units = (
+            held.messages.get(i0).map_or(end.units.0, |m| m.units.0),
+            end.units.0,
+        );
+        held.messages.drain(i0..i1);
         held.units.drain(units.0 as usize..units.1 as usize);
         let gone = units.1 - units.0;
-        for msg in &mut held.messages[1..] {
+        for msg in &mut held.messages[i0..] {
             msg.units = (msg.units.0 - gone, msg.units.1 - gone);
         }
         counts.forget_range(first..target);
-        self.pruned += k;
+        self.pruned = target - 1;
     }
 }
 

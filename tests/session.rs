@@ -279,6 +279,16 @@ proptest! {
         run_from("openai", which, first, &ops)?;
     }
 
+    /// Long Anthropic histories (tool results in user messages, outside system prompt).
+    #[test]
+    fn long_anthropic_session_answers_as_stateless_trim(
+        which in 0..4u8,
+        first in prop_oneof![Just(None), Just(Some(json!({"role": "user", "content": "Hello"})))],
+        ops in prop::collection::vec(long_op(), 40..120),
+    ) {
+        run_from("anthropic", which, first, &ops)?;
+    }
+
     #[test]
     fn anthropic_session_answers_as_stateless_trim(which in 0..4u8, ops in prop::collection::vec(op(), 1..24)) {
         run("anthropic", which, &ops)?;
@@ -307,25 +317,28 @@ fn a_long_session_is_trimmed_from_its_newest_messages() {
         rng ^= rng << 17;
         rng % n
     };
-    for which in 0..4u8 {
+    for (format, which) in (0..4u8).flat_map(|w| [("openai", w), ("anthropic", w)]) {
         let ops: Vec<Op> = (0..400)
             .flat_map(|_| {
                 let step = (next(7) as u8, next(400) as usize, next(1 << 40));
                 [Op::Append(vec![step], false), Op::Trim]
             })
             .collect();
-        let first = Some(json!({"role": "system", "content": "You are a desktop companion."}));
-        let windowed = run_from("openai", which, first, &ops).unwrap();
+        let first = Some(match format {
+            "openai" => json!({"role": "system", "content": "You are a desktop companion."}),
+            _ => json!({"role": "user", "content": "Where were we?"}),
+        });
+        let windowed = run_from(format, which, first, &ops).unwrap();
         assert!(
             windowed >= 300,
-            "options {which}: {windowed} of 401 trims read only the newest messages"
+            "{format}, options {which}: {windowed} of 401 trims read only the newest messages"
         );
     }
 }
 
 #[test]
 fn a_long_session_lets_go_of_the_split_of_old_messages() {
-    // Thousands of short messages, trimmed every third step and now and then cut back far:
+    // Thousands of short messages, trimmed every fourth step and now and then cut back far:
     // the answers stay the stateless ones while the session keeps split only the messages a
     // trim may read, and splits the history again when a trim needs all of it.
     let mut rng = 0x2545_f491_4f6c_dd1du64;
@@ -335,34 +348,40 @@ fn a_long_session_lets_go_of_the_split_of_old_messages() {
         rng ^= rng << 17;
         rng % n
     };
-    for which in [0u8, 2] {
+    for (format, which) in [("openai", 0u8), ("openai", 2), ("anthropic", 0)] {
         let mut ops = Vec::new();
-        for step in 0..3000 {
+        for step in 0..2000 {
             let kind = [0u8, 2, 3, 3, 4, 5][next(6) as usize];
             ops.push(Op::Append(
                 vec![(kind, next(120) as usize, next(1 << 40))],
                 false,
             ));
-            if step % 3 == 2 {
+            if step % 4 == 3 {
                 ops.push(Op::Trim);
             }
-            if step % 1000 == 999 {
-                ops.push(Op::Truncate(next(4000) as usize));
+            if step % 700 == 699 {
+                ops.push(Op::Truncate(next(3000) as usize));
             }
         }
-        let first = json!({"role": "system", "content": "You are a desktop companion."});
-        let windowed = run_from("openai", which, Some(first.clone()), &ops).unwrap();
+        let first = match format {
+            "openai" => json!({"role": "system", "content": "You are a desktop companion."}),
+            _ => json!({"role": "user", "content": "Where were we?"}),
+        };
+        let windowed = run_from(format, which, Some(first.clone()), &ops).unwrap();
         assert!(
-            windowed >= 800,
-            "options {which}: {windowed} windowed trims"
+            windowed >= 400,
+            "{format}, options {which}: {windowed} of 500 trims windowed"
         );
         // Split kept for what trims read: far fewer messages than the history holds.
-        let mut session = TrimSession::new(&format!("{{{}}}", options("openai", which))).unwrap();
+        let options = options(format, which);
+        let mut session = TrimSession::new(&format!("{{{options}}}")).unwrap();
+        let mut held = vec![first.to_string()];
         session.append(&format!("[{first}]")).unwrap();
         for (k, op) in ops.iter().enumerate() {
             if let Op::Append(steps, _) = op {
                 let &(kind, size, seed) = &steps[0];
-                let added: Vec<Value> = messages("openai", kind, size, seed);
+                let added: Vec<Value> = messages(format, kind, size, seed);
+                held.extend(added.iter().map(Value::to_string));
                 session.append(&Value::Array(added).to_string()).unwrap();
             }
             if k % 7 == 0 {
@@ -370,11 +389,25 @@ fn a_long_session_lets_go_of_the_split_of_old_messages() {
             }
         }
         session.trim_answer().unwrap();
+        let split = session.messages_split();
         assert!(
-            session.messages_split() * 2 < session.len(),
-            "options {which}: {} of {} messages split",
-            session.messages_split(),
+            split * 2 < session.len(),
+            "{format}, options {which}: {split} of {} messages split",
             session.len()
+        );
+        // Cut back to just after the messages let go: the next trim needs them, splits the
+        // history again, and answers as the stateless trim.
+        let len = session.len() - split + 8;
+        session.truncate(len);
+        held.truncate(len);
+        let request = format!("{{\"messages\":[{}],{options}}}", held.join(","));
+        assert_eq!(
+            session.trim_answer().unwrap().into_string(),
+            trim_json(&request)
+        );
+        assert!(
+            session.messages_split() >= len,
+            "the whole history is split again"
         );
     }
 }

@@ -101,6 +101,10 @@ impl Adapter for Anthropic {
 
     /// The Messages API wants a user message first: every kept logical message before the
     /// first user one goes (an assistant turn, or an exchange with its tool replies).
+    fn trims_newest_alone(&self) -> bool {
+        true
+    }
+
     fn settle(&self, session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {
         super::drop_before_first_user(session, kept)
     }

@@ -181,9 +181,9 @@ pub trait Adapter: Sync {
     }
 
     /// Whether an incremental session may trim a long history from its newest messages only
-    /// ([`crate::session`]): each logical message is one of the caller's, repaired by the
-    /// generic repair (which never looks before a message), and nothing is settled after
-    /// planning.
+    /// ([`crate::session`]): the logical messages come in the caller's order (the outside
+    /// system prompt first), the generic repair repairs them (it never looks before a
+    /// message), and what `settle` and `rebuild` do depends on the kept messages only.
     fn trims_newest_alone(&self) -> bool {
         false
     }
