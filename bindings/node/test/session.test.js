@@ -112,13 +112,21 @@ function outcome(call) {
 }
 
 test("a long session answers as the stateless trim, trimmed from its newest messages", () => {
-  for (const options of OPTIONS) {
+  for (const [format, base] of [
+    ...OPTIONS.map((o) => ["openai", o]),
+    ...OPTIONS.map((o) => ["anthropic", { ...o, format: "anthropic", system: "Be terse." }]),
+  ]) {
+    const options = base;
     const r = rng(4242);
     const session = new Session(options);
-    const held = [{ role: "system", content: "You are a desktop companion." }];
+    const held = [
+      format === "openai"
+        ? { role: "system", content: "You are a desktop companion." }
+        : { role: "user", content: "Where were we?" },
+    ];
     session.append(held);
     for (let turn = 0; turn < 150; turn++) {
-      const added = step("openai", r, turn);
+      const added = step(format, r, turn);
       session.append(added);
       held.push(...added);
       if (turn % 5 !== 4) continue;
