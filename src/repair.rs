@@ -24,16 +24,6 @@ pub enum RepairAction {
     OrphanReasoningRemoved,
 }
 
-impl RepairAction {
-    /// Whether the message goes (rather than only its tool calls).
-    pub fn removes_message(self) -> bool {
-        !matches!(
-            self,
-            RepairAction::IncompleteToolCallsRemoved | RepairAction::EmptyToolCallsRemoved
-        )
-    }
-}
-
 /// Why: data, worded by the format when the report is written.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RepairReason<'a> {

@@ -49,6 +49,7 @@
 
 use crate::api::{options_of, write_plan_answer, write_trim_answer, Answer};
 use crate::error::{Error, ErrorCode};
+use crate::format::Adapter;
 use crate::model::{Change, Message, Origin, Role, Session};
 use crate::raw::{kind, Doc, Kind};
 use crate::report::{RepairEntry, Report, Warning};
@@ -119,7 +120,8 @@ impl Window {
     fn start(&self, held: &Split, options: &TrimOptions) -> Option<Start> {
         // Formats that allow it (see `Adapter::trims_newest_alone`), and a selection without
         // clear_tool_results (which looks at every exchange).
-        if !options.format.adapter().trims_newest_alone() || options.clear_tool_results.is_some() {
+        let adapter = options.format.adapter();
+        if !adapter.trims_newest_alone() || options.clear_tool_results.is_some() {
             return None;
         }
         // Without a system prompt outside the messages, the first message must be a group
@@ -139,7 +141,7 @@ impl Window {
         // A user message: a group of its own, never pinned, and no tool reply's run crosses it.
         while from > head {
             let logicals = held.logicals(from)?;
-            if logicals.first()?.role == Some(Role::User) && !has_tool_reply(logicals) {
+            if logicals.first()?.role == Some(Role::User) && adapter.closes_exchanges(logicals) {
                 return Some(Start { head, from });
             }
             from -= 1;
@@ -175,42 +177,33 @@ impl Window {
 
     /// After a trim that read the messages from `start` on (all of them when 0), whose report
     /// is complete.
-    fn update(&mut self, held: &Split, report: &Report<'_>, start: usize, reach: Reach) {
+    fn update(
+        &mut self,
+        held: &Split,
+        adapter: &dyn Adapter,
+        report: &Report<'_>,
+        start: usize,
+        reach: Reach,
+    ) {
         self.stopped_at = reach.stopped_at;
         let n = held.session.inputs.len();
-        if n == 0 || start > self.clean {
+        if n == 0 || start > self.clean || !adapter.trims_newest_alone() {
             return;
         }
         let mut clean = n - 1;
-        while clean > self.clean && held.logicals(clean).is_some_and(has_tool_reply) {
+        while clean > self.clean
+            && held
+                .logicals(clean)
+                .is_some_and(|l| !adapter.closes_exchanges(l))
+        {
             clean -= 1;
         }
         if clean <= self.clean {
             return;
         }
         let new = |i: usize| i >= self.clean && i < clean;
-        // A message is gone when repair removed every logical message of it (one removal
-        // entry each); the report lists entries in the messages' order.
-        let mut gone = Vec::new();
-        let mut removals = report
-            .repaired
-            .iter()
-            .filter(|r| new(r.index) && r.action.removes_message())
-            .map(|r| r.index)
-            .peekable();
-        while let Some(p) = removals.next() {
-            let mut count = 1;
-            while removals.next_if_eq(&p).is_some() {
-                count += 1;
-            }
-            let Some(logicals) = held.logicals(p) else {
-                return;
-            };
-            if count == logicals.len() {
-                gone.push(p);
-            }
-        }
-        self.gone.extend(gone);
+        self.gone
+            .extend(reach.removed.iter().copied().filter(|&p| new(p)));
         self.repaired.extend(
             report
                 .repaired
@@ -226,7 +219,7 @@ impl Window {
     /// The messages from `len` on are gone: what was found in them is forgotten, and `clean`
     /// moves back to a message that stays and is not a tool reply (an edit or a regeneration
     /// cuts a few messages; the next trim still reads only the newest).
-    fn forget_from(&mut self, len: usize, held: Option<&Split>) {
+    fn forget_from(&mut self, len: usize, held: Option<&Split>, adapter: &dyn Adapter) {
         // Message `clean` itself must stay: what follows the messages before it may change
         // how they are repaired once it is gone.
         if len > self.clean {
@@ -235,7 +228,7 @@ impl Window {
         let mut clean = len.saturating_sub(1);
         loop {
             match held.and_then(|h| h.logicals(clean)) {
-                Some(l) if !l.is_empty() && !has_tool_reply(l) => break,
+                Some(l) if adapter.closes_exchanges(l) => break,
                 Some(_) if clean > 0 => clean -= 1,
                 _ => {
                     *self = Window::default();
@@ -248,10 +241,6 @@ impl Window {
         self.warnings.retain(|w| w.index < clean);
         self.gone.retain(|&g| g < clean);
     }
-}
-
-fn has_tool_reply(logicals: &[Message<'_>]) -> bool {
-    logicals.iter().any(|m| m.role == Some(Role::Tool))
 }
 
 /// The pinned system prompt (outside the messages, or the first message when `start.head`)
@@ -561,7 +550,8 @@ impl TrimSession {
         } else {
             self.ends[len - 1]
         };
-        self.window.forget_from(len, self.split.as_ref());
+        let adapter = self.options.format.adapter();
+        self.window.forget_from(len, self.split.as_ref(), adapter);
         if self.split.as_ref().is_some_and(|s| len <= s.pruned) {
             self.split = None;
         }
@@ -693,13 +683,19 @@ impl TrimSession {
         if let Some(start) = window.start(held, options) {
             let session: Session<'s> = window_session(held, start);
             let cache = options.measure.in_tokens().then_some(&mut *counts);
-            let planned = plan_split_reach(&doc, session, options, budget, cache);
+            let planned = plan_split_reach(&doc, session, options, budget, cache, true);
             if let Ok((mut plan, reach)) = planned {
                 if reach.anchors == EARLIER_ANCHORS
                     && reach.stopped_at.is_some_and(|s| s >= start.from)
                 {
                     window.complete(&mut plan.report, start);
-                    window.update(held, &plan.report, start.from, reach);
+                    window.update(
+                        held,
+                        options.format.adapter(),
+                        &plan.report,
+                        start.from,
+                        reach,
+                    );
                     held.prune(start.from, counts);
                     *windowed += 1;
                     return Ok(then(&doc, system, plan));
@@ -718,8 +714,10 @@ impl TrimSession {
             inputs: held.inputs.clone(),
             notes_in_meta: false,
         };
-        let (plan, reach) = plan_split_reach(&doc, session, options, budget, cache)?;
-        window.update(split.as_ref().expect("split above"), &plan.report, 0, reach);
+        let windows = options.format.adapter().trims_newest_alone();
+        let (plan, reach) = plan_split_reach(&doc, session, options, budget, cache, windows)?;
+        let held = split.as_ref().expect("split above");
+        window.update(held, options.format.adapter(), &plan.report, 0, reach);
         Ok(then(&doc, system, plan))
     }
 }

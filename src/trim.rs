@@ -64,27 +64,32 @@ pub(crate) fn plan_split<'a>(
     budget: Option<u64>,
     cache: Option<&mut crate::session::CountCache>,
 ) -> Result<Plan<'a>, Error> {
-    plan_split_reach(doc, session, options, budget, cache).map(|(plan, _)| plan)
+    plan_split_reach(doc, session, options, budget, cache, false).map(|(plan, _)| plan)
 }
 
 /// How far back a trim's selection looked (an incremental session uses it to trim only the
 /// newest messages of a long history, [`crate::session`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Reach {
     /// The caller's index of the first message of the optional group that ended selection
     /// (the newest group that did not fit); `None` when selection took every group.
     pub stopped_at: Option<usize>,
     /// Earlier user messages anchored.
     pub anchors: usize,
+    /// The caller's indices of the messages repair removed whole (none of their logical
+    /// messages left), ascending; filled only when asked for.
+    pub removed: Vec<usize>,
 }
 
-/// [`plan_split`], and how far back selection looked.
+/// [`plan_split`], and how far back selection looked (with the messages repair removed whole
+/// when `removed`).
 pub(crate) fn plan_split_reach<'a>(
     doc: &Doc<'a>,
     session: Session<'a>,
     options: &TrimOptions,
     budget: Option<u64>,
     cache: Option<&mut crate::session::CountCache>,
+    removed: bool,
 ) -> Result<(Plan<'a>, Reach), Error> {
     let mut trimmer = Trimmer::new(doc, session, options, budget);
     trimmer.cache = cache;
@@ -101,6 +106,11 @@ pub(crate) fn plan_split_reach<'a>(
             trimmer.session.messages[m].physical.unwrap_or(0) as usize
         }),
         anchors: trimmer.anchors,
+        removed: if removed {
+            removed_whole(&trimmer.session, &trimmer.repaired.order)
+        } else {
+            Vec::new()
+        },
     };
     Ok((trimmer.finish(doc), reach))
 }
@@ -192,6 +202,19 @@ pub(crate) fn split<'a>(
         .format
         .adapter()
         .split(doc, messages, system, &pricing)
+}
+
+/// The caller's indices of the messages none of whose logical messages is in `order` (what
+/// repair left), ascending.
+fn removed_whole(session: &Session<'_>, order: &[usize]) -> Vec<usize> {
+    let mut left = vec![false; session.messages.len()];
+    for &m in order {
+        left[m] = true;
+    }
+    crate::format::physical_runs(session)
+        .filter(|(_, range)| range.clone().all(|m| !left[m]))
+        .map(|(p, _)| p)
+        .collect()
 }
 
 impl<'a> Trimmer<'a, '_> {

@@ -85,11 +85,21 @@ fn messages(format: &str, kind: u8, size: usize, seed: u64) -> Vec<Value> {
         ]})],
         (_, 2) => vec![json!({"type": "message", "role": "assistant", "content": [
             {"type": "output_text", "text": t}]})],
+        // A step: reasoning (now and then), calls, their outputs.
+        (_, 3) if seed % 2 == 1 => vec![
+            json!({"type": "reasoning", "id": format!("rs_{seed}"), "summary": []}),
+            json!({"type": "function_call", "call_id": id, "name": "read", "arguments": "{}"}),
+            json!({"type": "function_call_output", "call_id": id, "output": t}),
+        ],
         (_, 3) => vec![
             json!({"type": "function_call", "call_id": id, "name": "read", "arguments": "{}"}),
             json!({"type": "function_call_output", "call_id": id, "output": t}),
         ],
         (_, 4) => vec![json!({"type": "function_call_output", "call_id": "orphan", "output": t})],
+        (_, _) if seed % 2 == 1 => vec![
+            json!({"type": "reasoning", "id": format!("rs_{seed}"), "summary": []}),
+            json!({"type": "function_call", "call_id": id, "name": "read", "arguments": "{}"}),
+        ],
         (_, _) => {
             vec![json!({"type": "function_call", "call_id": id, "name": "read", "arguments": "{}"})]
         }
@@ -289,6 +299,20 @@ proptest! {
         run_from("anthropic", which, first, &ops)?;
     }
 
+    /// Long Responses histories (steps of reasoning, calls and outputs between messages).
+    #[test]
+    fn long_responses_session_answers_as_stateless_trim(
+        which in 0..4u8,
+        first in prop_oneof![
+            Just(None),
+            Just(Some(json!({"role": "user", "content": "Hello"}))),
+            Just(Some(json!({"role": "developer", "content": "Answer briefly."}))),
+        ],
+        ops in prop::collection::vec(long_op(), 40..120),
+    ) {
+        run_from("responses", which, first, &ops)?;
+    }
+
     #[test]
     fn anthropic_session_answers_as_stateless_trim(which in 0..4u8, ops in prop::collection::vec(op(), 1..24)) {
         run("anthropic", which, &ops)?;
@@ -317,7 +341,9 @@ fn a_long_session_is_trimmed_from_its_newest_messages() {
         rng ^= rng << 17;
         rng % n
     };
-    for (format, which) in (0..4u8).flat_map(|w| [("openai", w), ("anthropic", w)]) {
+    for (format, which) in
+        (0..4u8).flat_map(|w| [("openai", w), ("anthropic", w), ("responses", w)])
+    {
         let ops: Vec<Op> = (0..400)
             .flat_map(|_| {
                 let step = (next(7) as u8, next(400) as usize, next(1 << 40));
@@ -348,7 +374,12 @@ fn a_long_session_lets_go_of_the_split_of_old_messages() {
         rng ^= rng << 17;
         rng % n
     };
-    for (format, which) in [("openai", 0u8), ("openai", 2), ("anthropic", 0)] {
+    for (format, which) in [
+        ("openai", 0u8),
+        ("openai", 2),
+        ("anthropic", 0),
+        ("responses", 2),
+    ] {
         let mut ops = Vec::new();
         for step in 0..2000 {
             let kind = [0u8, 2, 3, 3, 4, 5][next(6) as usize];

@@ -188,6 +188,16 @@ pub trait Adapter: Sync {
         false
     }
 
+    /// For [`Adapter::trims_newest_alone`]: whether a caller's message, split into `logicals`,
+    /// closes every exchange before it (no message after it changes how the messages before
+    /// it are repaired). By default: it holds no tool reply.
+    fn closes_exchanges(&self, logicals: &[crate::model::Message<'_>]) -> bool {
+        !logicals.is_empty()
+            && logicals
+                .iter()
+                .all(|m| m.role != Some(crate::model::Role::Tool))
+    }
+
     /// The names of the tools logical message `m` calls (for `clear_tool_results`'s
     /// `exclude_tools`); none by default.
     fn call_names(&self, _doc: &Doc<'_>, _session: &Session<'_>, _m: usize) -> Vec<String> {

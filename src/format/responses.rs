@@ -154,6 +154,16 @@ impl Adapter for Responses {
         repair(session)
     }
 
+    fn trims_newest_alone(&self) -> bool {
+        true
+    }
+
+    /// A step runs until the next message that is not the model's: only such a message
+    /// closes the steps before it.
+    fn closes_exchanges(&self, logicals: &[Message<'_>]) -> bool {
+        !logicals.is_empty() && logicals.iter().all(|m| class(m) == Class::Turn)
+    }
+
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
         let messages = (0..session.messages.len())
             .filter(|&m| kept[m])
