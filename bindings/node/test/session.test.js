@@ -115,6 +115,7 @@ test("a long session answers as the stateless trim, trimmed from its newest mess
   for (const [format, base] of [
     ...OPTIONS.map((o) => ["openai", o]),
     ...OPTIONS.map((o) => ["anthropic", { ...o, format: "anthropic", system: "Be terse." }]),
+    ...OPTIONS.map((o) => ["responses", { ...o, format: "responses", system: "Be terse." }]),
   ]) {
     const options = base;
     const r = rng(4242);
