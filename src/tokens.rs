@@ -63,6 +63,8 @@ impl Tokenizer {
 struct Tokens(HashSet<&'static [u8], BuildHasherDefault<Fx>>);
 
 impl Tokens {
+    // Not inlined: tests/c/valgrind.supp names it (the set lives as long as the process).
+    #[inline(never)]
     fn of(bpe: &'static Bpe) -> Tokens {
         let n = bpe.bpe.num_tokens();
         let mut set = HashSet::with_capacity_and_hasher(n, BuildHasherDefault::default());
