@@ -90,5 +90,8 @@ fn main() {
             );
         }
     }
-    println!("{total}");
+    println!(
+        "{} of {turns} trims read only the newest messages; answers: {total} bytes",
+        session.trims_from_newest()
+    );
 }
