@@ -26,8 +26,9 @@
 //! A trim then runs the pipeline from repair on over a copy of the kept split (repair,
 //! selection, shedding, the report, the answer), with no validation, no probing, no
 //! serialisation by the caller and no tokenizing of what was counted before; for a long
-//! OpenAI history, over its newest messages only, when that gives the same answer
-//! (`Window`): a turn costs what the newest messages cost, not what the history holds.
+//! history (OpenAI, Anthropic, Responses), over its newest messages only, when that gives the
+//! same answer (`Window`): a turn costs what the newest messages cost, not what the history
+//! holds.
 //!
 //! [`append`]: TrimSession::append
 //! [`truncate`]: TrimSession::truncate
@@ -91,8 +92,9 @@ pub struct TrimSession {
 /// not is done again on the whole history.
 #[derive(Debug, Default)]
 struct Window {
-    /// Messages `[0, clean)` were read by a trim, and `clean` is not a tool message: no
-    /// message after it changes how they are repaired.
+    /// Messages `[0, clean)` were read by a trim, and message `clean` closes the exchanges
+    /// before it (`Adapter::closes_exchanges`): no message after it changes how they are
+    /// repaired.
     clean: usize,
     /// The report's repairs and warnings of messages `[0, clean)`, in the report's order.
     repaired: Vec<RepairEntry<'static>>,
@@ -104,8 +106,8 @@ struct Window {
     stopped_at: Option<usize>,
 }
 
-/// Where a windowed trim reads: the pinned system message (`head`, 0 or 1 messages), then
-/// the messages from `from` on.
+/// Where a windowed trim reads: the outside system prompt if any, the first message when it
+/// is a system message (`head`, 0 or 1), then the messages from `from` on.
 #[derive(Debug, Clone, Copy)]
 struct Start {
     head: usize,
@@ -147,6 +149,18 @@ impl Window {
             from -= 1;
         }
         None
+    }
+
+    /// Heap bytes of what trims found in older messages (entries approximated by their size).
+    fn bytes_held(&self) -> usize {
+        self.repaired.capacity() * std::mem::size_of::<RepairEntry<'static>>()
+            + self.warnings.capacity() * std::mem::size_of::<Warning>()
+            + self.gone.capacity() * std::mem::size_of::<usize>()
+            + self
+                .warnings
+                .iter()
+                .map(|w| w.path.capacity() + w.message.capacity())
+                .sum::<usize>()
     }
 
     /// Adds what the window's trim did not read to its report: the messages `[head, from)`
@@ -217,8 +231,8 @@ impl Window {
     }
 
     /// The messages from `len` on are gone: what was found in them is forgotten, and `clean`
-    /// moves back to a message that stays and is not a tool reply (an edit or a regeneration
-    /// cuts a few messages; the next trim still reads only the newest).
+    /// moves back to a message that stays and closes the exchanges before it (an edit or a
+    /// regeneration cuts a few messages; the next trim still reads only the newest).
     fn forget_from(&mut self, len: usize, held: Option<&Split>, adapter: &dyn Adapter) {
         // Message `clean` itself must stay: what follows the messages before it may change
         // how they are repaired once it is gone.
@@ -287,7 +301,8 @@ struct Split {
     base: usize,
     /// Messages `1..=pruned` are not held (their logical messages and units were let go once
     /// trims read only newer ones, see [`Window`]); a trim of the whole history splits them
-    /// again. Only for formats whose logical messages are the caller's, one each.
+    /// again. Only for formats that trim from the newest messages
+    /// (`Adapter::trims_newest_alone`).
     pruned: usize,
 }
 
@@ -609,13 +624,14 @@ impl TrimSession {
     }
 
     /// Bytes the session holds on the heap: its buffer's capacity, the message ends, the
-    /// string notes and the token counts.
+    /// string notes, the token counts, the split and what trims found in older messages.
     pub fn bytes_held(&self) -> usize {
         self.text.capacity()
             + self.ends.capacity() * std::mem::size_of::<usize>()
             + self.noted.capacity() * std::mem::size_of::<(usize, usize)>()
             + self.counts.bytes_held()
             + self.split.as_ref().map_or(0, |s| split_bytes(&s.session))
+            + self.window.bytes_held()
     }
 
     /// How many messages the session keeps split into the neutral model (all of them, until
