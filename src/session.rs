@@ -107,11 +107,13 @@ struct Window {
 }
 
 /// Where a windowed trim reads: the outside system prompt if any, the first message when it
-/// is a system message (`head`, 0 or 1), then the messages from `from` on.
-#[derive(Debug, Clone, Copy)]
+/// is a system message (`head`, 0 or 1), the older user messages `users` (when the request or
+/// the anchors may be among them), then the messages from `from` on.
+#[derive(Debug, Clone)]
 struct Start {
     head: usize,
     from: usize,
+    users: Vec<usize>,
 }
 
 /// Messages kept between where the last trim stopped and where the next one starts reading,
@@ -140,15 +142,42 @@ impl Window {
         let mut from = self
             .clean
             .min(self.stopped_at?.saturating_sub(WINDOW_MARGIN));
-        // A user message: a group of its own, never pinned, and no tool reply's run crosses it.
+        // A user or assistant message that starts a group: never pinned, and no tool reply's
+        // run crosses it.
         while from > head {
             let logicals = held.logicals(from)?;
-            if logicals.first()?.role == Some(Role::User) && adapter.closes_exchanges(logicals) {
-                return Some(Start { head, from });
+            if matches!(logicals.first()?.role, Some(Role::User | Role::Assistant))
+                && adapter.closes_exchanges(logicals)
+            {
+                return Some(Start {
+                    head,
+                    from,
+                    users: Vec::new(),
+                });
             }
             from -= 1;
         }
         None
+    }
+
+    /// `start` with the user messages before it carried into the window (the request and the
+    /// anchors are chosen among every user message); `None` when one of them is not held whole
+    /// and alone (a user message that also carries tool results).
+    fn with_users(held: &Split, options: &TrimOptions, start: &Start) -> Option<Start> {
+        let adapter = options.format.adapter();
+        let mut users = Vec::new();
+        for (p, logicals) in held.runs(start.head..start.from) {
+            if logicals.iter().any(|m| m.role == Some(Role::User)) {
+                if !(logicals[0].role == Some(Role::User) && adapter.closes_exchanges(logicals)) {
+                    return None;
+                }
+                users.push(p);
+            }
+        }
+        Some(Start {
+            users,
+            ..start.clone()
+        })
     }
 
     /// Heap bytes of what trims found in older messages (entries approximated by their size).
@@ -165,28 +194,34 @@ impl Window {
 
     /// Adds what the window's trim did not read to its report: the messages `[head, from)`
     /// dropped (but those repair removed whole), their repairs and their warnings.
-    fn complete(&self, report: &mut Report<'_>, start: Start) {
-        let Start { head, from } = start;
+    fn complete(&self, report: &mut Report<'_>, start: &Start) {
+        let Start { head, from, users } = start;
+        let (head, from) = (*head, *from);
+        // The window's trim reported on the user messages carried into it.
+        let unread = |i: usize| users.binary_search(&i).is_err();
         let gone = self.gone.partition_point(|&g| g < from);
         let mut gone = self.gone[..gone].iter().copied().peekable();
-        let at = report.dropped_messages.partition_point(|&i| i < from);
-        report.dropped_messages.splice(
-            at..at,
-            (head..from).filter(|&i| {
+        let dropped: Vec<usize> = (head..from)
+            .filter(|&i| {
                 while gone.next_if(|&g| g < i).is_some() {}
-                gone.peek() != Some(&i)
-            }),
-        );
+                gone.peek() != Some(&i) && unread(i)
+            })
+            .collect();
+        merge_by(&mut report.dropped_messages, dropped, |&i| i);
         let older = self.repaired.partition_point(|r| r.index < from);
-        let at = report.repaired.partition_point(|r| r.index < from);
-        report
-            .repaired
-            .splice(at..at, self.repaired[..older].iter().cloned());
+        let repaired: Vec<RepairEntry<'_>> = self.repaired[..older]
+            .iter()
+            .filter(|r| unread(r.index))
+            .cloned()
+            .collect();
+        merge_by(&mut report.repaired, repaired, |r| r.index);
         let older = self.warnings.partition_point(|w| w.index < from);
-        let at = report.warnings.partition_point(|w| w.index < from);
-        report
-            .warnings
-            .splice(at..at, self.warnings[..older].iter().cloned());
+        let warnings: Vec<Warning> = self.warnings[..older]
+            .iter()
+            .filter(|w| unread(w.index))
+            .cloned()
+            .collect();
+        merge_by(&mut report.warnings, warnings, |w| w.index);
     }
 
     /// After a trim that read the messages from `start` on (all of them when 0), whose report
@@ -257,10 +292,33 @@ impl Window {
     }
 }
 
-/// The pinned system prompt (outside the messages, or the first message when `start.head`)
-/// and messages `start.from..` of `split`, as a session of their own; the caller's indices
-/// stay.
-fn window_session<'a>(split: &Split, start: Start) -> Session<'a> {
+/// Merges `older` (ascending by `key`, about other messages than `list`'s) into `list`
+/// (ascending by `key`), keeping each side's order.
+fn merge_by<T>(list: &mut Vec<T>, older: Vec<T>, key: impl Fn(&T) -> usize) {
+    if older.is_empty() {
+        return;
+    }
+    let newer = std::mem::take(list);
+    list.reserve(newer.len() + older.len());
+    let (mut a, mut b) = (older.into_iter().peekable(), newer.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if key(x) <= key(y) => a.next(),
+            (Some(_), Some(_)) => b.next(),
+            (Some(_), None) => a.next(),
+            (None, _) => b.next(),
+        };
+        match next {
+            Some(item) => list.push(item),
+            None => break,
+        }
+    }
+}
+
+/// The pinned system prompt (outside the messages, or the first message when `start.head`),
+/// the user messages `start.users` and messages `start.from..` of `split`, as a session of
+/// their own; the caller's indices stay.
+fn window_session<'a>(split: &Split, start: &Start) -> Session<'a> {
     let held = &split.session;
     // The outside system prompt, and the first message when it is the pinned one.
     let head = held
@@ -269,14 +327,22 @@ fn window_session<'a>(split: &Split, start: Start) -> Session<'a> {
         .take_while(|m| m.physical.is_none() || (start.head == 1 && m.physical == Some(0)))
         .count();
     let from = split.at_or_after(start.from);
-    let count = head + held.messages.len() - from;
+    let users = start
+        .users
+        .iter()
+        .flat_map(|&p| split.logicals(p).unwrap_or_default());
+    let count = head + start.users.len() + held.messages.len() - from;
     let mut session = Session {
         messages: Vec::with_capacity(count),
         units: Vec::with_capacity(count),
         inputs: held.inputs.clone(),
         notes_in_meta: false,
     };
-    for msg in held.messages[..head].iter().chain(&held.messages[from..]) {
+    for msg in held.messages[..head]
+        .iter()
+        .chain(users)
+        .chain(&held.messages[from..])
+    {
         let first = session.units.len() as u32;
         session
             .units
@@ -302,8 +368,10 @@ struct Split {
     /// Messages `1..=pruned` are not held (their logical messages and units were let go once
     /// trims read only newer ones, see [`Window`]); a trim of the whole history splits them
     /// again. Only for formats that trim from the newest messages
-    /// (`Adapter::trims_newest_alone`).
+    /// (`Adapter::trims_newest_alone`). The newest few user messages among them stay.
     pruned: usize,
+    /// A user message was let go: the request and the anchors may be among messages not held.
+    pruned_users: bool,
 }
 
 impl Split {
@@ -317,49 +385,82 @@ impl Split {
 
     /// The logical messages of the caller's message `p`; `None` when it is not held.
     fn logicals(&self, p: usize) -> Option<&[Message<'static>]> {
-        if (1..=self.pruned).contains(&p) || p >= self.session.inputs.len() {
-            return None;
-        }
         let messages = &self.session.messages[self.at_or_after(p)..];
         let len = messages
             .iter()
             .take_while(|m| m.physical == Some(p as u32))
             .count();
-        Some(&messages[..len])
+        (len > 0).then(|| &messages[..len])
+    }
+
+    /// The held messages of the caller's indices `range`, each with its logical messages.
+    fn runs(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = (usize, &[Message<'static>])> + '_ {
+        let messages = &self.session.messages;
+        let (mut i, end) = (self.at_or_after(range.start), self.at_or_after(range.end));
+        std::iter::from_fn(move || {
+            if i >= end {
+                return None;
+            }
+            let p = messages[i].physical?;
+            let len = messages[i..end]
+                .iter()
+                .take_while(|m| m.physical == Some(p))
+                .count();
+            i += len;
+            Some((p as usize, &messages[i - len..i]))
+        })
     }
 
     /// Lets go of the split of the messages older than where a trim started reading, less a
-    /// margin, in chunks (each costs a move of what stays); forgets their token counts.
+    /// margin, in chunks (each costs a move of what stays), but the newest few user messages
+    /// among them (a later trim may carry them into its window); forgets their token counts.
     fn prune(&mut self, from: usize, counts: &mut CountCache) {
         let target = from.saturating_sub(PRUNE_MARGIN);
         let first = self.pruned + 1;
         if target < first + PRUNE_CHUNK {
             return;
         }
-        let (i0, i1) = (self.at_or_after(first), self.at_or_after(target));
+        let (i0, i1) = (self.at_or_after(1), self.at_or_after(target));
+        let users: Vec<usize> = self
+            .runs(1..target)
+            .filter(|(_, l)| l.iter().any(|m| m.role == Some(Role::User)))
+            .map(|(p, _)| p)
+            .collect();
+        let keep = users.len().saturating_sub(RETAINED_USERS);
+        self.pruned_users |= keep > 0;
+        let kept = &users[keep..];
         let held = &mut self.session;
-        let Some(end) = held.messages.get(i1) else {
-            return;
-        };
-        let units = (
-            held.messages.get(i0).map_or(end.units.0, |m| m.units.0),
-            end.units.0,
-        );
-        held.messages.drain(i0..i1);
-        held.units.drain(units.0 as usize..units.1 as usize);
-        let gone = units.1 - units.0;
-        for msg in &mut held.messages[i0..] {
-            msg.units = (msg.units.0 - gone, msg.units.1 - gone);
+        let mut messages = Vec::with_capacity(held.messages.len() - (i1 - i0) + kept.len());
+        let mut units = Vec::with_capacity(held.units.len());
+        for (i, msg) in held.messages.iter().enumerate() {
+            let stays = !(i0..i1).contains(&i)
+                || msg
+                    .physical
+                    .is_some_and(|p| kept.binary_search(&(p as usize)).is_ok());
+            if !stays {
+                continue;
+            }
+            let start = units.len() as u32;
+            units.extend_from_slice(&held.units[msg.unit_range()]);
+            let mut msg = msg.clone();
+            msg.units = (start, units.len() as u32);
+            messages.push(msg);
         }
-        counts.forget_range(first..target);
+        held.messages = messages;
+        held.units = units;
+        counts.forget_range(1..target, kept);
         self.pruned = target - 1;
     }
 }
 
 /// Messages kept split behind where a trim started reading (a later trim may start a little
-/// further back), and the fewest let go at once.
+/// further back), the fewest let go at once, and the user messages kept among those let go.
 const PRUNE_MARGIN: usize = 256;
 const PRUNE_CHUNK: usize = 256;
+const RETAINED_USERS: usize = 8;
 
 /// Splits the session's whole history (`text`'s messages array at `open`, and the outside
 /// system prompt).
@@ -384,6 +485,7 @@ fn split_all(
         session,
         base: text.as_ptr() as usize,
         pruned: 0,
+        pruned_users: false,
     })
 }
 
@@ -696,27 +798,51 @@ impl TrimSession {
         let system = system_at.map(|(s, e)| &text[s..e]);
         let doc = Doc::from_validated(text, noted.clone());
         let held = split.as_mut().expect("split above");
-        if let Some(start) = window.start(held, options) {
-            let session: Session<'s> = window_session(held, start);
+        // First the window alone; when it anchors fewer earlier user messages than it could
+        // (or holds no request), again with the older user messages carried into it.
+        let mut attempt = window.start(held, options);
+        while let Some(start) = attempt.take() {
+            let session: Session<'s> = window_session(held, &start);
             let cache = options.measure.in_tokens().then_some(&mut *counts);
-            let planned = plan_split_reach(&doc, session, options, budget, cache, true);
-            if let Ok((mut plan, reach)) = planned {
-                if reach.anchors == EARLIER_ANCHORS
-                    && reach.stopped_at.is_some_and(|s| s >= start.from)
-                {
-                    window.complete(&mut plan.report, start);
-                    window.update(
-                        held,
-                        options.format.adapter(),
-                        &plan.report,
-                        start.from,
-                        reach,
-                    );
-                    held.prune(start.from, counts);
-                    *windowed += 1;
-                    return Ok(then(&doc, system, plan));
+            let Ok((mut plan, reach)) =
+                plan_split_reach(&doc, session, options, budget, cache, true)
+            else {
+                // The whole history's trim answers the error.
+                break;
+            };
+            // Selection read back to where the window starts: older messages may have fit.
+            if reach.stopped_at.is_none_or(|s| s < start.from) {
+                break;
+            }
+            // Fewer anchors than there may be: the request and the anchors are the newest user
+            // messages that fit, wherever they are.
+            if reach.anchors < EARLIER_ANCHORS {
+                if start.users.is_empty() {
+                    match Window::with_users(held, options, &start) {
+                        Some(with) if !with.users.is_empty() => {
+                            attempt = Some(with);
+                            continue;
+                        }
+                        // No user message before the window at all: its answer stands.
+                        Some(_) if !held.pruned_users => {}
+                        _ => break,
+                    }
+                } else if held.pruned_users {
+                    // Every user message held was carried, and older ones were let go.
+                    break;
                 }
             }
+            window.complete(&mut plan.report, &start);
+            window.update(
+                held,
+                options.format.adapter(),
+                &plan.report,
+                start.from,
+                reach,
+            );
+            held.prune(start.from, counts);
+            *windowed += 1;
+            return Ok(then(&doc, system, plan));
         }
         if held.pruned > 0 {
             *held = split_all(text, noted, *system_at, *open, options)?;
@@ -810,10 +936,14 @@ impl CountCache {
         );
     }
 
-    /// Forgets the messages of the caller's indices `range`.
-    fn forget_range(&mut self, range: std::ops::Range<usize>) {
-        self.entries
-            .retain(|&(physical, _), _| physical.is_none_or(|p| !range.contains(&(p as usize))));
+    /// Forgets the messages of the caller's indices `range`, but those of `kept` (ascending).
+    fn forget_range(&mut self, range: std::ops::Range<usize>, kept: &[usize]) {
+        self.entries.retain(|&(physical, _), _| {
+            physical.is_none_or(|p| {
+                let p = p as usize;
+                !range.contains(&p) || kept.binary_search(&p).is_ok()
+            })
+        });
     }
 
     /// Forgets the messages from the caller's index `len` on.

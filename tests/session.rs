@@ -254,6 +254,18 @@ fn long_op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// A long agent loop: mostly tool exchanges and the model's own messages, a user message now
+/// and then.
+fn agent_op() -> impl Strategy<Value = Op> {
+    let kind = prop_oneof![12 => Just(3u8), 3 => Just(2u8), 1 => Just(5u8), 1 => Just(0u8), 1 => Just(4u8)];
+    prop_oneof![
+        12 => (prop::collection::vec((kind, 0..300usize, any::<u64>()), 1..4), Just(false))
+            .prop_map(|(steps, pretty)| Op::Append(steps, pretty)),
+        2 => (1..6usize).prop_map(Op::CutLast),
+        4 => Just(Op::Trim),
+    ]
+}
+
 fn first_message() -> impl Strategy<Value = Option<Value>> {
     prop_oneof![
         Just(None),
@@ -287,6 +299,18 @@ proptest! {
         ops in prop::collection::vec(long_op(), 40..120),
     ) {
         run_from("openai", which, first, &ops)?;
+    }
+
+    /// Long agent loops, whose request and anchors lie far back.
+    #[test]
+    fn long_agent_session_answers_as_stateless_trim(
+        which in 0..4u8,
+        anthropic in any::<bool>(),
+        ops in prop::collection::vec(agent_op(), 60..160),
+    ) {
+        let format = if anthropic { "anthropic" } else { "openai" };
+        let first = json!({"role": "user", "content": "Fix the build."});
+        run_from(format, which, Some(first), &ops)?;
     }
 
     /// Long Anthropic histories (tool results in user messages, outside system prompt).
@@ -358,6 +382,42 @@ fn a_long_session_is_trimmed_from_its_newest_messages() {
         assert!(
             windowed >= 300,
             "{format}, options {which}: {windowed} of 401 trims read only the newest messages"
+        );
+    }
+}
+
+#[test]
+fn an_agent_loop_is_trimmed_from_its_newest_messages() {
+    // One request, then a long tool loop, a user message now and then (a correction): the
+    // request and the anchors lie far back, and the window carries them in.
+    for (format, which) in [
+        ("openai", 0u8),
+        ("openai", 2),
+        ("anthropic", 1),
+        ("anthropic", 3),
+    ] {
+        let mut ops = vec![Op::Append(vec![(0, 200, 1)], false)];
+        for step in 0..800u64 {
+            let kind = if step % 300 == 299 { 0 } else { 3 };
+            ops.push(Op::Append(
+                vec![(kind, 50 + (step as usize * 37) % 300, step + 2)],
+                false,
+            ));
+            if step % 4 == 3 {
+                ops.push(Op::Trim);
+            }
+            if step % 350 == 349 {
+                ops.push(Op::CutLast(2));
+            }
+        }
+        let first = match format {
+            "openai" => Some(json!({"role": "system", "content": "You are an agent."})),
+            _ => None,
+        };
+        let windowed = run_from(format, which, first, &ops).unwrap();
+        assert!(
+            windowed >= 160,
+            "{format}, options {which}: {windowed} of 201 trims read only the newest messages"
         );
     }
 }
