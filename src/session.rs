@@ -294,8 +294,14 @@ impl Window {
 
 /// Merges `older` (ascending by `key`, about other messages than `list`'s) into `list`
 /// (ascending by `key`), keeping each side's order.
-fn merge_by<T>(list: &mut Vec<T>, older: Vec<T>, key: impl Fn(&T) -> usize) {
-    if older.is_empty() {
+fn merge_by<T>(list: &mut Vec<T>, mut older: Vec<T>, key: impl Fn(&T) -> usize) {
+    let Some(last) = older.last() else {
+        return;
+    };
+    if list.first().is_none_or(|first| key(last) < key(first)) {
+        // The common case: all of `older` comes first (no user message carried in).
+        older.append(list);
+        *list = older;
         return;
     }
     let newer = std::mem::take(list);
