@@ -214,20 +214,6 @@ export function libraryPath() {
 const sessions = new FinalizationRegistry((handle) => native().sessionFree(handle));
 
 /**
- * An incremental session: a chat history fed to the library as it happens, trimmed at any
- * time. Each message crosses the boundary once (when appended), so a turn costs what changed,
- * not the whole history. `trim()` answers what {@link trim} answers for the same messages and
- * options, with the caller's own message objects for the messages it returns unchanged.
- *
- * A session holds a native handle: release it with `close()` (or a `using` declaration);
- * a FinalizationRegistry frees it if the session is garbage-collected first.
- *
- * @example
- * using session = new Session({ context_tokens: 128000, model: "gpt-4o" });
- * session.append([{ role: "user", content: "Hi" }]);
- * const { messages } = session.trim();
- */
-/**
  * A plan answer's report as trim's: its `dropped_ranges` (`[start, end)` pairs) become
  * `dropped_messages`, in the same place, listed out when first read (a long session drops
  * thousands of messages a turn, which few callers read).
@@ -262,6 +248,20 @@ function withDroppedMessages(report) {
   return out;
 }
 
+/**
+ * An incremental session: a chat history fed to the library as it happens, trimmed at any
+ * time. Each message crosses the boundary once (when appended), so a turn costs what changed,
+ * not the whole history. `trim()` answers what {@link trim} answers for the same messages and
+ * options, with the caller's own message objects for the messages it returns unchanged.
+ *
+ * A session holds a native handle: release it with `close()` (or a `using` declaration);
+ * a FinalizationRegistry frees it if the session is garbage-collected first.
+ *
+ * @example
+ * using session = new Session({ context_tokens: 128000, model: "gpt-4o" });
+ * session.append([{ role: "user", content: "Hi" }]);
+ * const { messages } = session.trim();
+ */
 export class Session {
   #handle;
   /** The caller's messages, in order. */
