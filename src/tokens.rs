@@ -320,4 +320,19 @@ mod tests {
         assert_eq!(estimate.text_within(&text, e), Some(e));
         assert_eq!(estimate.text_within(&text, e - 1), None);
     }
+
+    #[test]
+    fn the_whole_token_shortcut_changes_no_count() {
+        // Byte-pair encoding of every token of both vocabularies is that one token: counting
+        // a piece found in the vocabulary as one is what the encoding would count.
+        for tokenizer in [Tokenizer::O200kBase, Tokenizer::Cl100kBase] {
+            let counter = tokenizer.bpe().expect("a tokenizer");
+            let bpe = &counter.bpe.bpe;
+            for t in 0..bpe.num_tokens() as u32 {
+                let bytes = bpe.token_bytes(t);
+                assert!(counter.tokens.0.contains(bytes));
+                assert_eq!(bpe.count(bytes), 1, "{} token {t}", tokenizer.name());
+            }
+        }
+    }
 }
