@@ -26,9 +26,8 @@
 //! A trim then runs the pipeline from repair on over a copy of the kept split (repair,
 //! selection, shedding, the report, the answer), with no validation, no probing, no
 //! serialisation by the caller and no tokenizing of what was counted before; for a long
-//! history (OpenAI, Anthropic, Responses), over its newest messages only, when that gives the
-//! same answer (`Window`): a turn costs what the newest messages cost, not what the history
-//! holds.
+//! history, over its newest messages only, when that gives the same answer (`Window`): a turn
+//! costs what the newest messages cost, not what the history holds.
 //!
 //! [`append`]: TrimSession::append
 //! [`truncate`]: TrimSession::truncate
@@ -611,17 +610,26 @@ impl TrimSession {
 
     /// Adds messages `first..` (the array at `open`) to the kept split, if there is one.
     fn split_new(&mut self, open: usize, first: usize, first_note: usize) {
-        if !self.options.format.adapter().splits_alone() {
-            // The new messages split differently after the old ones: split again at the trim.
-            self.split = None;
-            return;
-        }
         let Some(split) = &mut self.split else {
             return;
         };
         let text: &str = &self.text;
-        let doc = Doc::from_validated(text, self.noted[first_note..].to_vec());
-        let Ok(part) = crate::trim::split(&doc, &text[open..], None, &self.options) else {
+        // The message before the new ones (Gemini matches a response without an id to the
+        // calls of the content before it), and the notes of its strings and theirs.
+        let previous = first.checked_sub(1).map(|p| {
+            let start = match p {
+                0 => self.open + 1,
+                _ => self.ends[p - 1] + 1,
+            };
+            (start, &text[start..self.ends[p]])
+        });
+        let notes_from = previous.map_or(first_note, |(start, _)| {
+            self.noted.partition_point(|&(s, _)| s < start)
+        });
+        let doc = Doc::from_validated(text, self.noted[notes_from..].to_vec());
+        let previous = previous.map(|(_, raw)| raw);
+        let Ok(part) = crate::trim::split_more(&doc, &text[open..], first, previous, &self.options)
+        else {
             // The trim answers the error, from a split of the whole history.
             self.split = None;
             return;
@@ -636,7 +644,6 @@ impl TrimSession {
         grow(&mut held.inputs, part.inputs.len());
         let units = held.units.len() as u32;
         for mut msg in part.messages {
-            msg.physical = msg.physical.map(|p| p + first as u32);
             msg.units = (msg.units.0 + units, msg.units.1 + units);
             held.messages.push(msg);
         }

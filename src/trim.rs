@@ -182,13 +182,23 @@ pub fn plan_count<'a>(
     Ok(count)
 }
 
-pub(crate) fn split<'a>(
+/// Splits the caller's messages from index `first` on, appended after `previous` (see
+/// `Adapter::split_more`).
+pub(crate) fn split_more<'a>(
     doc: &Doc<'a>,
     messages: Raw<'a>,
-    system: Option<Raw<'a>>,
+    first: usize,
+    previous: Option<Raw<'a>>,
     options: &TrimOptions,
 ) -> Result<Session<'a>, Error> {
-    let pricing = Pricing {
+    options
+        .format
+        .adapter()
+        .split_more(doc, messages, first, previous, &pricing(options))
+}
+
+fn pricing(options: &TrimOptions) -> Pricing<'_> {
+    Pricing {
         profile: options.image_profile,
         // In token mode an image costs its tokens.
         bytes_per_token: if options.measure.in_tokens() {
@@ -197,11 +207,19 @@ pub(crate) fn split<'a>(
             options.bytes_per_token
         },
         image_sizes: &options.image_sizes,
-    };
+    }
+}
+
+pub(crate) fn split<'a>(
+    doc: &Doc<'a>,
+    messages: Raw<'a>,
+    system: Option<Raw<'a>>,
+    options: &TrimOptions,
+) -> Result<Session<'a>, Error> {
     options
         .format
         .adapter()
-        .split(doc, messages, system, &pricing)
+        .split(doc, messages, system, &pricing(options))
 }
 
 /// The caller's indices of the messages none of whose logical messages is in `order` (what

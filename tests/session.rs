@@ -313,6 +313,16 @@ proptest! {
         run_from(format, which, Some(first), &ops)?;
     }
 
+    /// Long Gemini histories (responses without ids matched to the content before them).
+    #[test]
+    fn long_gemini_session_answers_as_stateless_trim(
+        which in 0..4u8,
+        first in prop_oneof![Just(None), Just(Some(json!({"role": "user", "parts": [{"text": "Hello"}]})))],
+        ops in prop::collection::vec(long_op(), 40..120),
+    ) {
+        run_from("gemini", which, first, &ops)?;
+    }
+
     /// Long Anthropic histories (tool results in user messages, outside system prompt).
     #[test]
     fn long_anthropic_session_answers_as_stateless_trim(
@@ -365,9 +375,14 @@ fn a_long_session_is_trimmed_from_its_newest_messages() {
         rng ^= rng << 17;
         rng % n
     };
-    for (format, which) in
-        (0..4u8).flat_map(|w| [("openai", w), ("anthropic", w), ("responses", w)])
-    {
+    for (format, which) in (0..4u8).flat_map(|w| {
+        [
+            ("openai", w),
+            ("anthropic", w),
+            ("responses", w),
+            ("gemini", w),
+        ]
+    }) {
         let ops: Vec<Op> = (0..400)
             .flat_map(|_| {
                 let step = (next(7) as u8, next(400) as usize, next(1 << 40));
@@ -376,6 +391,7 @@ fn a_long_session_is_trimmed_from_its_newest_messages() {
             .collect();
         let first = Some(match format {
             "openai" => json!({"role": "system", "content": "You are a desktop companion."}),
+            "gemini" => json!({"role": "user", "parts": [{"text": "Where were we?"}]}),
             _ => json!({"role": "user", "content": "Where were we?"}),
         });
         let windowed = run_from(format, which, first, &ops).unwrap();

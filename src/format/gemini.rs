@@ -64,9 +64,38 @@ impl Adapter for Gemini {
         "gemini"
     }
 
-    /// Responses without ids are matched to the calls of the content before them.
-    fn splits_alone(&self) -> bool {
-        false
+    fn trims_newest_alone(&self) -> bool {
+        true
+    }
+
+    /// Responses without ids are matched to the calls of the content before them: those are
+    /// read from a split of that content alone (thrown away), and the new contents are
+    /// numbered from `first` (ids made from paths, error paths).
+    fn split_more<'a>(
+        &self,
+        doc: &Doc<'a>,
+        messages: Raw<'a>,
+        first: usize,
+        previous: Option<Raw<'a>>,
+        pricing: &Pricing<'_>,
+    ) -> Result<Session<'a>, Error> {
+        let mut s = Session::with_capacity(doc.len_hint(messages));
+        let mut scratch = Scratch::default();
+        let mut calls: Vec<Call<'a>> = Vec::new();
+        if let (Some(previous), Some(p)) = (previous, first.checked_sub(1)) {
+            let object = doc.read_fields(previous, &mut scratch.content);
+            let mut thrown = Session::default();
+            calls = split_content(doc, p, object, pricing, &[], &mut scratch, &mut thrown)?;
+        }
+        if let Some(mut items) = doc.object_items(messages) {
+            let mut i = first;
+            while let Some((content, object)) = items.next_into(&mut scratch.content) {
+                s.inputs.push(content);
+                calls = split_content(doc, i, object, pricing, &calls, &mut scratch, &mut s)?;
+                i += 1;
+            }
+        }
+        Ok(s)
     }
 
     fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {

@@ -173,11 +173,24 @@ pub trait Adapter: Sync {
         (msg.meta_bytes, msg.meta_without_calls)
     }
 
-    /// Whether a message splits the same alone as after the messages before it (an incremental
-    /// session then splits only what is appended). Not so where a reply is matched to its
-    /// call by position (Gemini's responses without ids).
-    fn splits_alone(&self) -> bool {
-        true
+    /// Splits `messages`, the caller's messages from index `first` on, appended after
+    /// `previous` (the message before them, if any): an incremental session splits only what
+    /// is appended. The default splits them alone and numbers them from `first`, right where
+    /// a message splits the same whatever comes before it; Gemini matches a response without
+    /// an id to the calls of the content before it.
+    fn split_more<'a>(
+        &self,
+        doc: &Doc<'a>,
+        messages: Raw<'a>,
+        first: usize,
+        _previous: Option<Raw<'a>>,
+        pricing: &Pricing<'_>,
+    ) -> Result<Session<'a>, Error> {
+        let mut s = self.split(doc, messages, None, pricing)?;
+        for msg in &mut s.messages {
+            msg.physical = msg.physical.map(|p| p + first as u32);
+        }
+        Ok(s)
     }
 
     /// Whether an incremental session may trim a long history from its newest messages only
