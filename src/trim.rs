@@ -51,20 +51,7 @@ pub fn plan_trim<'a>(
 ) -> Result<Plan<'a>, Error> {
     let budget = options.history_budget()?;
     let session = split(doc, messages, system, options)?;
-    plan_split(doc, session, options, budget, None)
-}
-
-/// Plans the trim of a request already split into the neutral model (an incremental session
-/// keeps its split between trims), to the history budget `budget`; with the token counts of
-/// such a session's earlier trims (`cache`: taken from there, and what this trim counts added).
-pub(crate) fn plan_split<'a>(
-    doc: &Doc<'a>,
-    session: Session<'a>,
-    options: &TrimOptions,
-    budget: Option<u64>,
-    cache: Option<&mut crate::session::CountCache>,
-) -> Result<Plan<'a>, Error> {
-    plan_split_reach(doc, session, options, budget, cache, false).map(|(plan, _)| plan)
+    plan_split_reach(doc, session, options, budget, None, false).map(|(plan, _)| plan)
 }
 
 /// How far back a trim's selection looked (an incremental session uses it to trim only the
@@ -81,7 +68,10 @@ pub(crate) struct Reach {
     pub removed: Vec<usize>,
 }
 
-/// [`plan_split`], and how far back selection looked (with the messages repair removed whole
+/// Plans the trim of a request already split into the neutral model (an incremental session
+/// keeps its split between trims), to the history budget `budget`; with the token counts of
+/// such a session's earlier trims (`cache`: taken from there, and what this trim counts
+/// added). Also says how far back selection looked (with the messages repair removed whole
 /// when `removed`).
 pub(crate) fn plan_split_reach<'a>(
     doc: &Doc<'a>,

@@ -87,14 +87,7 @@ impl Adapter for Gemini {
             let mut thrown = Session::default();
             calls = split_content(doc, p, object, pricing, &[], &mut scratch, &mut thrown)?;
         }
-        if let Some(mut items) = doc.object_items(messages) {
-            let mut i = first;
-            while let Some((content, object)) = items.next_into(&mut scratch.content) {
-                s.inputs.push(content);
-                calls = split_content(doc, i, object, pricing, &calls, &mut scratch, &mut s)?;
-                i += 1;
-            }
-        }
+        split_contents(doc, messages, first, calls, pricing, &mut scratch, &mut s)?;
         Ok(s)
     }
 
@@ -158,16 +151,7 @@ impl Adapter for Gemini {
         if let Some(system) = system {
             split_system(doc, system, pricing, &mut scratch, &mut s)?;
         }
-        // The calls of the content right before, when it is a model content.
-        let mut previous: Vec<Call<'a>> = Vec::new();
-        if let Some(mut items) = doc.object_items(messages) {
-            let mut i = 0;
-            while let Some((content, object)) = items.next_into(&mut scratch.content) {
-                s.inputs.push(content);
-                previous = split_content(doc, i, object, pricing, &previous, &mut scratch, &mut s)?;
-                i += 1;
-            }
-        }
+        split_contents(doc, messages, 0, Vec::new(), pricing, &mut scratch, &mut s)?;
         Ok(s)
     }
 
@@ -374,6 +358,29 @@ fn response_of<'a>(fields: &[(Cow<'a, str>, Raw<'a>)]) -> Option<Raw<'a>> {
 }
 
 /// Splits content `i`; returns its calls when it is a model content (for the next content).
+/// Splits the contents of the array `messages`, the caller's contents from index `first` on,
+/// into `s`; `calls` are those of the content right before them (a response without an id
+/// answers one of them).
+fn split_contents<'a>(
+    doc: &Doc<'a>,
+    messages: Raw<'a>,
+    first: usize,
+    mut calls: Vec<Call<'a>>,
+    pricing: &Pricing<'_>,
+    scratch: &mut Scratch<'a>,
+    s: &mut Session<'a>,
+) -> Result<(), Error> {
+    if let Some(mut items) = doc.object_items(messages) {
+        let mut i = first;
+        while let Some((content, object)) = items.next_into(&mut scratch.content) {
+            s.inputs.push(content);
+            calls = split_content(doc, i, object, pricing, &calls, scratch, s)?;
+            i += 1;
+        }
+    }
+    Ok(())
+}
+
 fn split_content<'a>(
     doc: &Doc<'a>,
     i: usize,
