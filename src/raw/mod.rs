@@ -20,6 +20,8 @@
 //! assert_eq!(str_len(r#""x\n\u00e9""#), 4);
 //! ```
 
+mod scan;
+
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -78,6 +80,11 @@ pub struct Doc<'a> {
     root_arrays: Vec<(usize, usize)>,
     /// start → end of the long strings with escapes scanned so far.
     scanned: RefCell<HashMap<usize, usize, BuildHasherDefault<OffsetHasher>>>,
+    /// (start, end) of the objects and arrays of at least [`NOTE`] bytes, by start, when the
+    /// text was validated by the scanner (empty otherwise).
+    containers: Vec<(u32, u32)>,
+    /// Where the last lookup in `containers` ended.
+    container_hint: Cell<usize>,
 }
 
 /// Hashes a byte offset (a multiply-rotate: offsets are distinct integers).
@@ -105,6 +112,23 @@ impl<'a> Doc<'a> {
     /// escapes and error messages), in one pass that allocates nothing and notes where each
     /// long string without escapes lies, so reading the text later never scans it.
     pub fn parse(text: &'a str) -> Result<Doc<'a>, serde_json::Error> {
+        if let Some(scan) = scan::scan(text) {
+            return Ok(Doc {
+                text,
+                noted: scan.noted,
+                root_keys: scan.root_keys,
+                root_arrays: scan.root_arrays,
+                hint: Cell::new(0),
+                scanned: RefCell::new(HashMap::default()),
+                containers: scan.containers,
+                container_hint: Cell::new(0),
+            });
+        }
+        Self::parse_by_serde(text)
+    }
+
+    /// [`Doc::parse`] by serde_json's own pass: what the scanner leaves to it.
+    fn parse_by_serde(text: &'a str) -> Result<Doc<'a>, serde_json::Error> {
         let notes = Notes {
             base: text.as_ptr() as usize,
             noted: RefCell::new(Vec::new()),
@@ -129,6 +153,8 @@ impl<'a> Doc<'a> {
             root_arrays: notes.root_arrays.into_inner(),
             hint: Cell::new(0),
             scanned: RefCell::new(HashMap::default()),
+            containers: Vec::new(),
+            container_hint: Cell::new(0),
         })
     }
 
@@ -145,6 +171,8 @@ impl<'a> Doc<'a> {
             root_arrays: Vec::new(),
             hint: Cell::new(0),
             scanned: RefCell::new(HashMap::default()),
+            containers: Vec::new(),
+            container_hint: Cell::new(0),
         }
     }
 
@@ -310,6 +338,9 @@ impl<'a> Doc<'a> {
         match bytes[i] {
             b'"' => self.skip_string(i),
             open @ (b'{' | b'[') => {
+                if let Some(end) = self.container_end(i) {
+                    return end;
+                }
                 // Only brackets of this kind (and strings) change where it ends. Values inside
                 // are mostly short: a byte loop beats starting a vector scan at each string.
                 let close = if open == b'{' { b'}' } else { b']' };
@@ -375,6 +406,37 @@ impl<'a> Doc<'a> {
             self.scanned.borrow_mut().insert(i, end);
         }
         end
+    }
+
+    /// The end of the indexed container starting at `i`, if it is one.
+    fn container_end(&self, i: usize) -> Option<usize> {
+        let index = &self.containers;
+        let at = i as u32;
+        // Reading goes forward: the container asked for is usually a few entries past the
+        // last one found (the ones between hold it and are never asked for).
+        let mut k = self.container_hint.get();
+        if k == 0 || index.get(k - 1).is_some_and(|&(start, _)| start < at) {
+            for _ in 0..4 {
+                match index.get(k) {
+                    Some(&(start, end)) if start == at => {
+                        self.container_hint.set(k + 1);
+                        return Some(end as usize);
+                    }
+                    Some(&(start, _)) if start < at => k += 1,
+                    _ => return None,
+                }
+            }
+        }
+        match index.binary_search_by_key(&at, |&(start, _)| start) {
+            Ok(k) => {
+                self.container_hint.set(k + 1);
+                Some(index[k].1 as usize)
+            }
+            Err(k) => {
+                self.container_hint.set(k);
+                None
+            }
+        }
     }
 
     /// The end of the noted string starting at `i`, if it is one.

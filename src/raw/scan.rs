@@ -1,0 +1,487 @@
+//! A one-pass validating scanner for the common shape of a request, which also indexes it.
+//!
+//! [`scan`] accepts a subset of what serde_json accepts and, on what it accepts, notes what
+//! [`Doc`](super::Doc) needs: the long strings without escapes, the root object's keys and
+//! array lengths (as the serde_json pass does), and where each container of at least
+//! [`NOTE`](super::NOTE) bytes ends, so reading a message's fields later never scans a nested
+//! value twice. On anything it does not accept — invalid JSON, but also what it leaves to
+//! serde_json to judge exactly: exponents, numbers of over 300 characters (a float past
+//! `f64::MAX` is an error there), surrogate escapes, nesting past 100 levels, texts of 4 GiB
+//! or more — it answers `None` and the text goes through serde_json, whose verdict and error
+//! message are the contract's. So an answer of `Some` is always one serde_json agrees with
+//! (a property test compares the two on mutated JSON).
+
+use super::NOTE;
+
+/// What a successful scan notes down.
+pub(super) struct Scan {
+    /// (start, end) of the strings without escapes of at least [`NOTE`] bytes, in order.
+    pub noted: Vec<(usize, usize)>,
+    /// Where the root object's keys start; `None` when the root is not an object or a key
+    /// has escapes.
+    pub root_keys: Option<Vec<usize>>,
+    /// (key index, items) of the root object's array values.
+    pub root_arrays: Vec<(usize, usize)>,
+    /// (start, end) of the objects and arrays of at least [`NOTE`] bytes, by start.
+    pub containers: Vec<(u32, u32)>,
+}
+
+/// Deepest nesting the scanner follows; deeper texts go to serde_json (limit 128).
+const MAX_DEPTH: usize = 100;
+/// Longest number token the scanner accepts (no float of fewer digits overflows).
+const MAX_NUMBER: usize = 300;
+
+/// Scans `text`; `None` when serde_json must judge it.
+pub(super) fn scan(text: &str) -> Option<Scan> {
+    if text.len() >= u32::MAX as usize {
+        return None;
+    }
+    let mut s = Scanner {
+        b: text.as_bytes(),
+        i: 0,
+        depth: 0,
+        noted: Vec::new(),
+        containers: Vec::new(),
+        root_keys: None,
+        root_arrays: Vec::new(),
+    };
+    s.ws();
+    if s.peek() == b'{' {
+        s.root_keys = Some(Vec::new());
+        s.object(true).ok()?;
+    } else {
+        s.value().ok()?;
+    }
+    s.ws();
+    if s.i != s.b.len() {
+        return None;
+    }
+    Some(Scan {
+        noted: s.noted,
+        root_keys: s.root_keys,
+        root_arrays: s.root_arrays,
+        containers: s.containers,
+    })
+}
+
+/// Not accepted here (serde_json decides).
+struct Refused;
+
+struct Scanner<'t> {
+    b: &'t [u8],
+    i: usize,
+    depth: usize,
+    noted: Vec<(usize, usize)>,
+    containers: Vec<(u32, u32)>,
+    root_keys: Option<Vec<usize>>,
+    root_arrays: Vec<(usize, usize)>,
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in the lowest byte of `word` that is `"`, `\` or a control character (and
+/// perhaps in bytes above it, never below).
+#[inline(always)]
+fn special(word: u64) -> u64 {
+    let equal = |b: u8| {
+        let v = word ^ (ONES * u64::from(b));
+        v.wrapping_sub(ONES) & !v
+    };
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word;
+    (equal(b'"') | equal(b'\\') | below_space) & HIGHS
+}
+
+impl Scanner<'_> {
+    /// The byte at the cursor; 0 past the end (never valid where a byte is expected).
+    #[inline(always)]
+    fn peek(&self) -> u8 {
+        self.b.get(self.i).copied().unwrap_or(0)
+    }
+
+    #[inline(always)]
+    fn ws(&mut self) {
+        while matches!(self.peek(), b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    fn value(&mut self) -> Result<(), Refused> {
+        match self.peek() {
+            b'"' => self.string().map(|_| ()),
+            b'{' => self.object(false),
+            b'[' => self.array().map(|_| ()),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => Err(Refused),
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Result<(), Refused> {
+        if self.b[self.i..].starts_with(word) {
+            self.i += word.len();
+            Ok(())
+        } else {
+            Err(Refused)
+        }
+    }
+
+    fn number(&mut self) -> Result<(), Refused> {
+        let start = self.i;
+        if self.peek() == b'-' {
+            self.i += 1;
+        }
+        match self.peek() {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return Err(Refused),
+        }
+        if self.peek() == b'.' {
+            self.i += 1;
+            if !self.peek().is_ascii_digit() {
+                return Err(Refused);
+            }
+            self.digits();
+        }
+        if matches!(self.peek(), b'e' | b'E') || self.i - start > MAX_NUMBER {
+            return Err(Refused);
+        }
+        Ok(())
+    }
+
+    fn digits(&mut self) {
+        while self.peek().is_ascii_digit() {
+            self.i += 1;
+        }
+    }
+
+    /// A string token at the cursor; true when it has escapes. One without escapes of at
+    /// least [`NOTE`] bytes is noted.
+    fn string(&mut self) -> Result<bool, Refused> {
+        let b = self.b;
+        let start = self.i;
+        let mut j = start + 1;
+        let mut escaped = false;
+        loop {
+            // The next `"`, `\` or control character, eight bytes at a time.
+            let c = loop {
+                if j + 8 <= b.len() {
+                    let word = u64::from_le_bytes(b[j..j + 8].try_into().expect("eight bytes"));
+                    let found = special(word);
+                    if found != 0 {
+                        j += (found.trailing_zeros() / 8) as usize;
+                        break b[j];
+                    }
+                    j += 8;
+                } else {
+                    match b.get(j) {
+                        None => return Err(Refused),
+                        Some(&c) if c == b'"' || c == b'\\' || c < 0x20 => break c,
+                        Some(_) => j += 1,
+                    }
+                }
+            };
+            match c {
+                b'"' => {
+                    self.i = j + 1;
+                    if !escaped && self.i - start >= NOTE {
+                        self.noted.push((start, self.i));
+                    }
+                    return Ok(escaped);
+                }
+                b'\\' => {
+                    escaped = true;
+                    match b.get(j + 1) {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
+                        Some(b'u') => {
+                            let hex = b.get(j + 2..j + 6).ok_or(Refused)?;
+                            let mut n = 0u32;
+                            for &h in hex {
+                                n = n * 16 + (h as char).to_digit(16).ok_or(Refused)?;
+                            }
+                            // Surrogates: serde_json judges pairs and lone halves.
+                            if (0xD800..0xE000).contains(&n) {
+                                return Err(Refused);
+                            }
+                            j += 6;
+                        }
+                        _ => return Err(Refused),
+                    }
+                }
+                _ => return Err(Refused),
+            }
+        }
+    }
+
+    /// Opens a container at the cursor: its slot in `containers`.
+    fn open(&mut self) -> Result<usize, Refused> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Refused);
+        }
+        let slot = self.containers.len();
+        self.containers.push((self.i as u32, 0));
+        self.i += 1;
+        self.ws();
+        Ok(slot)
+    }
+
+    /// Closes the container of `slot` (the cursor is past its closing bracket): kept in the
+    /// index when long enough (what it holds is shorter still, so already gone if it is not).
+    fn close(&mut self, slot: usize) {
+        self.depth -= 1;
+        let start = self.containers[slot].0 as usize;
+        if self.i - start >= NOTE {
+            self.containers[slot].1 = self.i as u32;
+        } else {
+            self.containers.truncate(slot);
+        }
+    }
+
+    /// An array at the cursor; how many items it holds.
+    fn array(&mut self) -> Result<usize, Refused> {
+        let slot = self.open()?;
+        let mut items = 0;
+        if self.peek() == b']' {
+            self.i += 1;
+        } else {
+            loop {
+                self.value()?;
+                items += 1;
+                self.ws();
+                match self.peek() {
+                    b',' => {
+                        self.i += 1;
+                        self.ws();
+                    }
+                    b']' => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return Err(Refused),
+                }
+            }
+        }
+        self.close(slot);
+        Ok(items)
+    }
+
+    /// An object at the cursor; `root` notes its keys and array lengths.
+    fn object(&mut self, root: bool) -> Result<(), Refused> {
+        let slot = self.open()?;
+        if self.peek() == b'}' {
+            self.i += 1;
+        } else {
+            loop {
+                if self.peek() != b'"' {
+                    return Err(Refused);
+                }
+                let key = self.i;
+                let escaped = self.string()?;
+                if root {
+                    match (&mut self.root_keys, escaped) {
+                        (Some(keys), false) => keys.push(key),
+                        (keys, _) => *keys = None,
+                    }
+                }
+                self.ws();
+                if self.peek() != b':' {
+                    return Err(Refused);
+                }
+                self.i += 1;
+                self.ws();
+                if root && self.peek() == b'[' {
+                    let items = self.array()?;
+                    if let Some(keys) = &self.root_keys {
+                        self.root_arrays.push((keys.len() - 1, items));
+                    }
+                } else {
+                    self.value()?;
+                }
+                self.ws();
+                match self.peek() {
+                    b',' => {
+                        self.i += 1;
+                        self.ws();
+                    }
+                    b'}' => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return Err(Refused),
+                }
+            }
+        }
+        self.close(slot);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Doc;
+    use super::scan;
+    use proptest::prelude::*;
+    use serde::de::IgnoredAny;
+
+    /// The scanner's verdict and notes against serde_json's pass on `text`: it may refuse
+    /// what serde_json accepts, never accept what serde_json refuses, and notes the same.
+    fn agrees(text: &str) {
+        let by_serde = Doc::parse_by_serde(text);
+        let Some(scan) = scan(text) else { return };
+        let doc = by_serde.unwrap_or_else(|e| panic!("accepted {text:?}, serde_json: {e}"));
+        assert_eq!(scan.noted, doc.noted, "{text:?}");
+        assert_eq!(scan.root_keys, doc.root_keys, "{text:?}");
+        if scan.root_keys.is_some() {
+            assert_eq!(scan.root_arrays, doc.root_arrays, "{text:?}");
+        }
+        let mut last = None;
+        for &(start, end) in &scan.containers {
+            let (start, end) = (start as usize, end as usize);
+            assert!(last.is_none_or(|l| l < start), "in order: {text:?}");
+            last = Some(start);
+            assert!(end - start >= super::NOTE);
+            let value = &text[start..end];
+            assert!(value.starts_with(['{', '[']) && value.ends_with(['}', ']']));
+            assert!(
+                serde_json::from_str::<IgnoredAny>(value).is_ok(),
+                "{value:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn edges_agree_with_serde_json() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let cases = [
+            "",
+            " ",
+            "{",
+            "}",
+            "[",
+            "]",
+            "[]",
+            "{}",
+            "null",
+            "nul",
+            "nulll",
+            "true",
+            "tru",
+            "false",
+            "0",
+            "-0",
+            "-",
+            "01",
+            "1.",
+            "1.5",
+            ".5",
+            "1e5",
+            "1E+5",
+            "-1e-5",
+            "1x",
+            "[1,]",
+            "[,1]",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{a:1}",
+            "{\"a\":1 \"b\":2}",
+            "\"\\u00e9\"",
+            "\"\\ud83e\\udd80\"",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "\"\\u12g4\"",
+            "\"a\nb\"",
+            "\"a\tb\"",
+            "\"\u{7f}\"",
+            "\"\\\"",
+            "\"abc",
+            "[\"a\"]]",
+            "{} {}",
+            " [1, 2 , 3 ] ",
+            "\"\\/\\b\\f\\n\\r\\t\\\\\\\"\"",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there, a long string\"}]}",
+            "{\"a\\u0062\":[1,2,3],\"messages\":[{},{}]}",
+            "{\"m\":[1,2],\"n\":{\"x\":[3,4,5,6,7,8,9,10,11,12,13,14]}}",
+        ];
+        for case in cases {
+            agrees(case);
+        }
+        let long_number = format!("[{}]", "9".repeat(400));
+        agrees(&long_number);
+        agrees(&format!("[1{}]", "0".repeat(299)));
+        for n in [99, 100, 101, 127, 128, 129] {
+            agrees(&deep(n));
+        }
+        assert!(scan(&deep(100)).is_some());
+        assert!(scan("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}").is_some());
+    }
+
+    /// JSON texts: serde_json's writing of generated values, compact or pretty.
+    fn json_text() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(serde_json::Value::from),
+            "[a-df-z \\\\\"\u{e9}\u{1}\u{1f980}]{0,40}".prop_map(serde_json::Value::from),
+        ];
+        let value = leaf.prop_recursive(5, 64, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::from),
+                prop::collection::vec(("[a-df-z\"]{0,30}", inner), 0..6)
+                    .prop_map(|f| serde_json::Value::Object(f.into_iter().collect())),
+            ]
+        });
+        (value, any::<bool>()).prop_map(|(v, pretty)| {
+            if pretty {
+                serde_json::to_string_pretty(&v).unwrap()
+            } else {
+                v.to_string()
+            }
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        #[test]
+        fn valid_json_is_scanned_as_serde_json_reads_it(text in json_text()) {
+            agrees(&text);
+            // Written by serde_json without surrogates or deep nesting, and here without
+            // letters e (only in exponents): accepted.
+            if !text.contains(['e', 'E']) {
+                prop_assert!(scan(&text).is_some(), "{}", text);
+            }
+        }
+
+        #[test]
+        fn mutated_json_is_never_accepted_where_serde_json_refuses_it(
+            text in json_text(),
+            edits in prop::collection::vec(
+                (any::<prop::sample::Index>(), 0..3u8, prop::sample::select(
+                    &[b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b' ', b'1', b'-', b'.',
+                      b'e', b'u', b'n', b'x', b'\n', 0x01][..])),
+                1..4),
+        ) {
+            let mut bytes = text.into_bytes();
+            for (at, op, byte) in edits {
+                let at = at.index(bytes.len() + 1);
+                match op {
+                    0 => bytes.insert(at, byte),
+                    1 if at < bytes.len() => { bytes.remove(at); }
+                    _ if at < bytes.len() => bytes[at] = byte,
+                    _ => bytes.push(byte),
+                }
+            }
+            if let Ok(text) = String::from_utf8(bytes) {
+                agrees(&text);
+            }
+        }
+    }
+}
