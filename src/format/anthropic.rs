@@ -509,7 +509,7 @@ fn split_tool_result<'a>(
     meta.field("tool_call_id", string_len_as_json(&id));
     for (key, value) in fields {
         if !matches!(key.as_ref(), "type" | "tool_use_id" | "content") {
-            meta.field(key, canonical_len(value));
+            meta.field(key, doc.canonical_len(value));
         }
     }
     let meta = meta.total();
@@ -585,7 +585,7 @@ fn tool_calls_of<'a: 'c, 'c>(
     let mut meta = MetaLen::default();
     for (key, value) in fields {
         if key != "content" {
-            meta.field(key, canonical_len(value));
+            meta.field(key, doc.canonical_len(value));
         }
     }
     meta.field("tool_calls", array_len);

@@ -167,7 +167,7 @@ fn split_message<'a>(
         }
     };
     let (tool_call_id, has_refusal) = reply_fields(fields, i)?;
-    let (meta_bytes, meta_without_calls) = meta_lens(fields);
+    let (meta_bytes, meta_without_calls) = meta_lens(doc, fields);
     session.messages.push(Message {
         physical: Some(i as u32),
         origin: Origin::Whole,
@@ -188,13 +188,13 @@ fn split_message<'a>(
 
 /// The compact JSON bytes of a message's fields but its content, with and without its tool
 /// calls, in one pass.
-fn meta_lens(fields: &Fields<'_>) -> (u64, u64) {
+fn meta_lens<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> (u64, u64) {
     let (mut all, mut without_calls) = (MetaLen::default(), MetaLen::default());
     for (key, value) in fields {
         if key == "content" {
             continue;
         }
-        let len = canonical_len(value);
+        let len = doc.canonical_len(value);
         all.field(key, len);
         if key != "tool_calls" {
             without_calls.field(key, len);

@@ -302,7 +302,7 @@ fn split_item<'a>(
     let start = s.units.len() as u32;
     msg.units = (start, start);
     // Never edited: the whole item is what it costs.
-    msg.meta_bytes = canonical_len(item);
+    msg.meta_bytes = doc.canonical_len(item);
     msg.meta_without_calls = msg.meta_bytes;
     if let ItemKind::Call { .. } = kind_ {
         msg.tool_calls = match get(fields, id_key).and_then(raw::string) {

@@ -80,9 +80,10 @@ pub struct Doc<'a> {
     root_arrays: Vec<(usize, usize)>,
     /// start → end of the long strings with escapes scanned so far.
     scanned: RefCell<HashMap<usize, usize, BuildHasherDefault<OffsetHasher>>>,
-    /// (start, end) of the objects and arrays of at least [`NOTE`] bytes, by start, when the
-    /// text was validated by the scanner (empty otherwise).
-    containers: Vec<(u32, u32)>,
+    /// The objects and arrays of at least [`NOTE`] bytes, by start, when the text was
+    /// validated by the scanner (empty otherwise), and their fields.
+    containers: Vec<scan::Container>,
+    fields: Vec<scan::FieldSpan>,
     /// Where the last lookup in `containers` ended.
     container_hint: Cell<usize>,
 }
@@ -121,6 +122,7 @@ impl<'a> Doc<'a> {
                 hint: Cell::new(0),
                 scanned: RefCell::new(HashMap::default()),
                 containers: scan.containers,
+                fields: scan.fields,
                 container_hint: Cell::new(0),
             });
         }
@@ -154,6 +156,7 @@ impl<'a> Doc<'a> {
             hint: Cell::new(0),
             scanned: RefCell::new(HashMap::default()),
             containers: Vec::new(),
+            fields: Vec::new(),
             container_hint: Cell::new(0),
         })
     }
@@ -172,6 +175,7 @@ impl<'a> Doc<'a> {
             hint: Cell::new(0),
             scanned: RefCell::new(HashMap::default()),
             containers: Vec::new(),
+            fields: Vec::new(),
             container_hint: Cell::new(0),
         }
     }
@@ -265,10 +269,27 @@ impl<'a> Doc<'a> {
 
     /// Reads the fields of the object starting at `i` into `fields`; returns where it ends.
     fn fields_into(&self, mut i: usize, fields: &mut Fields<'a>) -> usize {
-        let bytes = self.text.as_bytes();
-        i += 1;
         fields.clear();
         let mut index = None;
+        if let Some(c) = self.container(i) {
+            if c.count != scan::NOT_NOTED {
+                // Noted by the scanner: keys and values are where it saw them.
+                let from = c.fields as usize;
+                for f in &self.fields[from..from + c.count as usize] {
+                    let key_end = (f.key_end & !scan::FLAG) as usize;
+                    let key = if f.key_end & scan::FLAG == 0 {
+                        Cow::Borrowed(&self.text[f.key as usize + 1..key_end - 1])
+                    } else {
+                        decode(&self.text[f.key as usize..key_end])
+                    };
+                    let value = &self.text[f.value as usize..f.value_end as usize];
+                    add_field(fields, &mut index, key, value);
+                }
+                return (c.end & !scan::FLAG) as usize;
+            }
+        }
+        let bytes = self.text.as_bytes();
+        i += 1;
         loop {
             i = skip_ws(bytes, i);
             if bytes[i] == b'}' {
@@ -338,8 +359,8 @@ impl<'a> Doc<'a> {
         match bytes[i] {
             b'"' => self.skip_string(i),
             open @ (b'{' | b'[') => {
-                if let Some(end) = self.container_end(i) {
-                    return end;
+                if let Some(c) = self.container(i) {
+                    return (c.end & !scan::FLAG) as usize;
                 }
                 // Only brackets of this kind (and strings) change where it ends. Values inside
                 // are mostly short: a byte loop beats starting a vector scan at each string.
@@ -408,35 +429,48 @@ impl<'a> Doc<'a> {
         end
     }
 
-    /// The end of the indexed container starting at `i`, if it is one.
-    fn container_end(&self, i: usize) -> Option<usize> {
+    /// The indexed container starting at `i`, if it is one.
+    fn container(&self, i: usize) -> Option<&scan::Container> {
         let index = &self.containers;
         let at = i as u32;
         // Reading goes forward: the container asked for is usually a few entries past the
         // last one found (the ones between hold it and are never asked for).
         let mut k = self.container_hint.get();
-        if k == 0 || index.get(k - 1).is_some_and(|&(start, _)| start < at) {
+        if k == 0 || index.get(k - 1).is_some_and(|c| c.start < at) {
             for _ in 0..4 {
                 match index.get(k) {
-                    Some(&(start, end)) if start == at => {
+                    Some(c) if c.start == at => {
                         self.container_hint.set(k + 1);
-                        return Some(end as usize);
+                        return Some(c);
                     }
-                    Some(&(start, _)) if start < at => k += 1,
+                    Some(c) if c.start < at => k += 1,
                     _ => return None,
                 }
             }
         }
-        match index.binary_search_by_key(&at, |&(start, _)| start) {
+        match index.binary_search_by_key(&at, |c| c.start) {
             Ok(k) => {
                 self.container_hint.set(k + 1);
-                Some(index[k].1 as usize)
+                Some(&index[k])
             }
             Err(k) => {
                 self.container_hint.set(k);
                 None
             }
         }
+    }
+
+    /// The length of `raw`'s compact JSON (see [`canonical_len`]), known at once for an
+    /// indexed container written compactly.
+    pub fn canonical_len(&self, raw: Raw<'a>) -> u64 {
+        if matches!(kind(raw), Kind::Object | Kind::Array) {
+            if let Some(c) = self.container(self.offset(raw)) {
+                if c.end & scan::FLAG != 0 {
+                    return raw.len() as u64;
+                }
+            }
+        }
+        canonical_len(raw)
     }
 
     /// The end of the noted string starting at `i`, if it is one.

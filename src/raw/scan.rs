@@ -22,9 +22,39 @@ pub(super) struct Scan {
     pub root_keys: Option<Vec<usize>>,
     /// (key index, items) of the root object's array values.
     pub root_arrays: Vec<(usize, usize)>,
-    /// (start, end) of the objects and arrays of at least [`NOTE`] bytes, by start.
-    pub containers: Vec<(u32, u32)>,
+    /// The objects and arrays of at least [`NOTE`] bytes, by start.
+    pub containers: Vec<Container>,
+    /// The fields of those objects, each object's together (see [`Container::fields`]).
+    pub fields: Vec<FieldSpan>,
 }
+
+/// An object or array of the text, as offsets.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Container {
+    pub start: u32,
+    /// Where it ends; the top bit is set when its compact JSON is itself (no white space
+    /// between tokens, no `\/` or `\u` escape), so its canonical length is its length.
+    pub end: u32,
+    /// Where its fields start in [`Scan::fields`].
+    pub fields: u32,
+    /// How many fields it has there; [`NOT_NOTED`] for an array, or an object past the cap.
+    pub count: u32,
+}
+
+/// A field of an object, as offsets: the key token (the top bit of `key_end` is set when
+/// it has escapes) and the value.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FieldSpan {
+    pub key: u32,
+    pub key_end: u32,
+    pub value: u32,
+    pub value_end: u32,
+}
+
+/// The top bit of an offset, used as a flag (texts are shorter than 2 GiB here).
+pub(super) const FLAG: u32 = 1 << 31;
+/// [`Container::count`] when the fields are not noted.
+pub(super) const NOT_NOTED: u32 = u32::MAX;
 
 /// Deepest nesting the scanner follows; deeper texts go to serde_json (limit 128).
 const MAX_DEPTH: usize = 100;
@@ -34,7 +64,7 @@ const MAX_NUMBER: usize = 300;
 
 /// Scans `text`; `None` when serde_json must judge it.
 pub(super) fn scan(text: &str) -> Option<Scan> {
-    if text.len() >= u32::MAX as usize {
+    if text.len() >= FLAG as usize {
         return None;
     }
     let mut s = Scanner {
@@ -43,6 +73,11 @@ pub(super) fn scan(text: &str) -> Option<Scan> {
         depth: 0,
         noted: Vec::new(),
         containers: Vec::new(),
+        fields: Vec::new(),
+        pending: Vec::new(),
+        // Field spans are 16 bytes: at most the text's size in all.
+        field_cap: text.len() / 16,
+        loose: 0,
         root_keys: None,
         root_arrays: Vec::new(),
     };
@@ -62,7 +97,15 @@ pub(super) fn scan(text: &str) -> Option<Scan> {
         root_keys: s.root_keys,
         root_arrays: s.root_arrays,
         containers: s.containers,
+        fields: s.fields,
     })
+}
+
+/// What [`Scanner::open`] hands to [`Scanner::close`].
+struct Open {
+    slot: usize,
+    loose: u32,
+    pending: usize,
 }
 
 /// Not accepted here (serde_json decides).
@@ -73,7 +116,13 @@ struct Scanner<'t> {
     i: usize,
     depth: usize,
     noted: Vec<(usize, usize)>,
-    containers: Vec<(u32, u32)>,
+    containers: Vec<Container>,
+    fields: Vec<FieldSpan>,
+    /// The fields of the objects still open, innermost last.
+    pending: Vec<FieldSpan>,
+    field_cap: usize,
+    /// How many white space runs inside values and `\/` or `\u` escapes were seen so far.
+    loose: u32,
     root_keys: Option<Vec<usize>>,
     root_arrays: Vec<(usize, usize)>,
 }
@@ -141,8 +190,12 @@ impl Scanner<'_> {
 
     #[inline(always)]
     fn ws(&mut self) {
-        while matches!(self.peek(), b' ' | b'\t' | b'\n' | b'\r') {
+        if matches!(self.peek(), b' ' | b'\t' | b'\n' | b'\r') {
+            self.loose += 1;
             self.i += 1;
+            while matches!(self.peek(), b' ' | b'\t' | b'\n' | b'\r') {
+                self.i += 1;
+            }
         }
     }
 
@@ -257,8 +310,13 @@ impl Scanner<'_> {
                 b'\\' => {
                     escaped = true;
                     match b.get(j + 1) {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
+                        Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
+                        Some(b'/') => {
+                            self.loose += 1;
+                            j += 2;
+                        }
                         Some(b'u') => {
+                            self.loose += 1;
                             let hex = b.get(j + 2..j + 6).ok_or(Refused)?;
                             let mut n = 0u32;
                             for &h in hex {
@@ -278,34 +336,58 @@ impl Scanner<'_> {
         }
     }
 
-    /// Opens a container at the cursor: its slot in `containers`.
-    fn open(&mut self) -> Result<usize, Refused> {
+    /// Opens a container at the cursor: its slot in `containers`, what `loose` and
+    /// `pending` were.
+    fn open(&mut self) -> Result<Open, Refused> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(Refused);
         }
-        let slot = self.containers.len();
-        self.containers.push((self.i as u32, 0));
+        let open = Open {
+            slot: self.containers.len(),
+            loose: self.loose,
+            pending: self.pending.len(),
+        };
+        self.containers.push(Container {
+            start: self.i as u32,
+            end: 0,
+            fields: 0,
+            count: NOT_NOTED,
+        });
         self.i += 1;
         self.ws();
-        Ok(slot)
+        Ok(open)
     }
 
-    /// Closes the container of `slot` (the cursor is past its closing bracket): kept in the
-    /// index when long enough (what it holds is shorter still, so already gone if it is not).
-    fn close(&mut self, slot: usize) {
+    /// Closes a container (the cursor is past its closing bracket): kept in the index when
+    /// long enough (what it holds is shorter still, so already gone if it is not), with its
+    /// fields when it is an object and the cap allows.
+    fn close(&mut self, open: Open, object: bool) {
         self.depth -= 1;
-        let start = self.containers[slot].0 as usize;
-        if self.i - start >= NOTE {
-            self.containers[slot].1 = self.i as u32;
-        } else {
-            self.containers.truncate(slot);
+        let start = self.containers[open.slot].start as usize;
+        if self.i - start < NOTE {
+            self.containers.truncate(open.slot);
+            self.pending.truncate(open.pending);
+            return;
+        }
+        let canonical = if self.loose == open.loose { FLAG } else { 0 };
+        let c = &mut self.containers[open.slot];
+        c.end = self.i as u32 | canonical;
+        if object {
+            let count = self.pending.len() - open.pending;
+            if self.fields.len() + count <= self.field_cap {
+                c.fields = self.fields.len() as u32;
+                c.count = count as u32;
+                self.fields.extend(self.pending.drain(open.pending..));
+            } else {
+                self.pending.truncate(open.pending);
+            }
         }
     }
 
     /// An array at the cursor; how many items it holds.
     fn array(&mut self) -> Result<usize, Refused> {
-        let slot = self.open()?;
+        let open = self.open()?;
         let mut items = 0;
         if self.peek() == b']' {
             self.i += 1;
@@ -327,13 +409,13 @@ impl Scanner<'_> {
                 }
             }
         }
-        self.close(slot);
+        self.close(open, false);
         Ok(items)
     }
 
     /// An object at the cursor; `root` notes its keys and array lengths.
     fn object(&mut self, root: bool) -> Result<(), Refused> {
-        let slot = self.open()?;
+        let open = self.open()?;
         if self.peek() == b'}' {
             self.i += 1;
         } else {
@@ -343,6 +425,7 @@ impl Scanner<'_> {
                 }
                 let key = self.i;
                 let escaped = self.string()?;
+                let key_end = self.i;
                 if root {
                     match (&mut self.root_keys, escaped) {
                         (Some(keys), false) => keys.push(key),
@@ -355,6 +438,7 @@ impl Scanner<'_> {
                 }
                 self.i += 1;
                 self.ws();
+                let value = self.i;
                 if root && self.peek() == b'[' {
                     let items = self.array()?;
                     if let Some(keys) = &self.root_keys {
@@ -363,6 +447,12 @@ impl Scanner<'_> {
                 } else {
                     self.value()?;
                 }
+                self.pending.push(FieldSpan {
+                    key: key as u32,
+                    key_end: key_end as u32 | if escaped { FLAG } else { 0 },
+                    value: value as u32,
+                    value_end: self.i as u32,
+                });
                 self.ws();
                 match self.peek() {
                     b',' => {
@@ -377,14 +467,14 @@ impl Scanner<'_> {
                 }
             }
         }
-        self.close(slot);
+        self.close(open, true);
         Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::Doc;
+    use super::super::{add_field, canonical_len, decode, Doc};
     use super::scan;
     use proptest::prelude::*;
     use serde::de::IgnoredAny;
@@ -401,8 +491,8 @@ mod tests {
             assert_eq!(scan.root_arrays, doc.root_arrays, "{text:?}");
         }
         let mut last = None;
-        for &(start, end) in &scan.containers {
-            let (start, end) = (start as usize, end as usize);
+        for c in &scan.containers {
+            let (start, end) = (c.start as usize, (c.end & !super::FLAG) as usize);
             assert!(last.is_none_or(|l| l < start), "in order: {text:?}");
             last = Some(start);
             assert!(end - start >= super::NOTE);
@@ -412,6 +502,23 @@ mod tests {
                 serde_json::from_str::<IgnoredAny>(value).is_ok(),
                 "{value:?}"
             );
+            if c.end & super::FLAG != 0 {
+                assert_eq!(canonical_len(value), value.len() as u64, "{value:?}");
+            }
+            if c.count != super::NOT_NOTED {
+                // The noted fields are the ones found by reading the object.
+                let from = c.fields as usize;
+                let spans = &scan.fields[from..from + c.count as usize];
+                let mut fields = Vec::new();
+                let mut index = None;
+                for f in spans {
+                    let key = &text[f.key as usize..(f.key_end & !super::FLAG) as usize];
+                    assert_eq!(f.key_end & super::FLAG != 0, key.contains('\\'));
+                    let value = &text[f.value as usize..f.value_end as usize];
+                    add_field(&mut fields, &mut index, decode(key), value);
+                }
+                assert_eq!(Some(fields), doc.fields(value), "{value:?}");
+            }
         }
     }
 
