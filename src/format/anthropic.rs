@@ -285,6 +285,10 @@ struct Scratch<'a> {
     inner: Fields<'a>,
     /// The fields of the message's tool_use blocks, one after the other.
     calls: Fields<'a>,
+    /// (block index, its fields in `calls`) of each tool_use block.
+    call_at: Vec<(usize, std::ops::Range<usize>)>,
+    /// The units of the message's other blocks.
+    parts: Vec<Unit<'a>>,
 }
 
 fn split_message<'a>(
@@ -382,10 +386,8 @@ fn split_message<'a>(
             ))
         }
     };
-    let mut parts = Vec::new();
-    // The tool_use blocks: their indices and fields.
-    // (block index, its fields in `scratch.calls`) of each tool_use block.
-    let mut calls = Vec::new();
+    scratch.parts.clear();
+    scratch.call_at.clear();
     scratch.calls.clear();
     let mut b = 0;
     if let Some(mut items) = doc.object_items(blocks) {
@@ -400,9 +402,9 @@ fn split_message<'a>(
                 "tool_use" => {
                     let start = scratch.calls.len();
                     scratch.calls.extend_from_slice(fields);
-                    calls.push((b, start..scratch.calls.len()));
+                    scratch.call_at.push((b, start..scratch.calls.len()));
                 }
-                _ => parts.push(block_unit(
+                _ => scratch.parts.push(block_unit(
                     doc, block, fields, here, b as u32, None, pricing,
                 )?),
             }
@@ -410,10 +412,13 @@ fn split_message<'a>(
         }
     }
     let no_blocks = b == 0;
-    if !parts.is_empty() || !calls.is_empty() || no_blocks {
+    if !scratch.parts.is_empty() || !scratch.call_at.is_empty() || no_blocks {
         let start = s.units.len() as u32;
-        s.units.extend(parts);
-        let calls = calls.iter().map(|(b, at)| (*b, &scratch.calls[at.clone()]));
+        s.units.append(&mut scratch.parts);
+        let calls = scratch
+            .call_at
+            .iter()
+            .map(|(b, at)| (*b, &scratch.calls[at.clone()]));
         let (tool_calls, meta) = tool_calls_of(doc, i, calls, base_meta, &scratch.message);
         let mut msg = logical(
             ContentShape::Parts,
