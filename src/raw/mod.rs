@@ -677,7 +677,7 @@ fn add_field<'a>(
     }
     let seen = match index {
         Some(index) => index.get(&key).copied(),
-        None => fields.iter().position(|(k, _)| *k == key),
+        None => fields.iter().position(|(k, _)| same_key(k, &key)),
     };
     match seen {
         Some(n) => fields[n].1 = value,
@@ -772,7 +772,23 @@ fn find_backslash(bytes: &[u8]) -> Option<usize> {
 
 /// The value of `key` among `fields`.
 pub fn get<'a>(fields: &[(Cow<'a, str>, Raw<'a>)], key: &str) -> Option<Raw<'a>> {
-    fields.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    fields
+        .iter()
+        .find(|(k, _)| same_key(k, key))
+        .map(|(_, v)| *v)
+}
+
+/// Whether two keys are equal: keys are short, and comparing their bytes here costs less
+/// than a call to `memcmp`.
+#[inline]
+fn same_key(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len()
+        && if a.len() <= 16 {
+            a.iter().zip(b).all(|(x, y)| x == y)
+        } else {
+            a == b
+        }
 }
 
 /// A string value decoded (borrowed when it has no escapes), or `None` for other kinds.

@@ -71,9 +71,11 @@ pub(super) fn scan(text: &str) -> Option<Scan> {
         b: text.as_bytes(),
         i: 0,
         depth: 0,
-        noted: Vec::new(),
-        containers: Vec::new(),
-        fields: Vec::new(),
+        // Room for a plain chat's worth (a noted string or container per 64 bytes, a field
+        // per 32) so the lists rarely grow; capacity never touched is never resident.
+        noted: Vec::with_capacity(text.len() / 64),
+        containers: Vec::with_capacity(text.len() / 64),
+        fields: Vec::with_capacity(text.len() / 32),
         pending: Vec::new(),
         // Field spans are 16 bytes: at most the text's size in all.
         field_cap: text.len() / 16,
