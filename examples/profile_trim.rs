@@ -1,21 +1,27 @@
 //! Runs one trim many times, for a profiler: `perf record target/release/examples/profile_trim`.
-//! Workloads: `text` (20,000 messages), `shots` (the screenshot session), `anthropic`.
+//! Workloads: `text` (20,000 messages), `shots` (the screenshot session), `anthropic`; add
+//! `loose` for a budget that keeps everything.
 
 #[path = "../benches/workload.rs"]
 mod workload;
 
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_else(|| "text".into());
-    let budget = serde_json::json!({"context_tokens": 32_000, "max_output_tokens": 2_000});
+    // `loose` (a second argument) keeps everything.
+    let loose = std::env::args().nth(2).is_some_and(|a| a == "loose");
+    let budget = if loose {
+        serde_json::json!(1_000_000_000u64)
+    } else {
+        serde_json::json!(32_000)
+    };
     let text = match which.as_str() {
-        "shots" => serde_json::json!({"messages": workload::session(200, 20, 900_000), "context_tokens": 32_000}).to_string(),
+        "shots" => serde_json::json!({"messages": workload::session(200, 20, 900_000), "context_tokens": budget}).to_string(),
         "anthropic" => {
             let (system, messages) = workload::to_anthropic(&workload::chat(20_000));
-            serde_json::json!({"format": "anthropic", "system": system, "messages": messages, "context_tokens": 32_000}).to_string()
+            serde_json::json!({"format": "anthropic", "system": system, "messages": messages, "context_tokens": budget}).to_string()
         }
-        _ => serde_json::json!({"messages": workload::chat(20_000), "context_tokens": 32_000}).to_string(),
+        _ => serde_json::json!({"messages": workload::chat(20_000), "context_tokens": budget}).to_string(),
     };
-    let _ = budget;
     let mut total = 0;
     for _ in 0..200 {
         total += ankita::api::trim_json(&text).len();
