@@ -31,6 +31,9 @@ fn main() {
     }
     times.sort();
     // The median call, for comparing builds.
-    eprintln!("median {:.3} ms", times[times.len() / 2].as_secs_f64() * 1e3);
+    eprintln!(
+        "median {:.3} ms",
+        times[times.len() / 2].as_secs_f64() * 1e3
+    );
     println!("{total}");
 }

@@ -275,7 +275,7 @@ fn match_replies<'a>(
         };
         let call = match &index {
             Some(index) => index.get(id.as_ref()).copied(),
-            None => ids.iter().position(|c| c == id),
+            None => ids.iter().position(|c| crate::raw::same_key(c, id)),
         };
         match call {
             None => return Err(RepairReason::UnknownCall(id.clone())),

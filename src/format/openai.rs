@@ -156,6 +156,9 @@ fn split_message<'a>(
             ))
         }
     };
+    // Before the tool calls are read: their array is then the next container the index is
+    // asked for.
+    let (meta_bytes, meta_without_calls) = meta_lens(doc, fields);
     let tool_calls = match get(fields, "tool_calls").map(|c| (kind(c), c)) {
         None | Some((Kind::Null, _)) => ToolCalls::None,
         Some((Kind::Array, calls)) => check_tool_calls(doc, i, calls, scratch),
@@ -167,7 +170,6 @@ fn split_message<'a>(
         }
     };
     let (tool_call_id, has_refusal) = reply_fields(fields, i)?;
-    let (meta_bytes, meta_without_calls) = meta_lens(doc, fields);
     session.messages.push(Message {
         physical: Some(i as u32),
         origin: Origin::Whole,

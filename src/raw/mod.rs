@@ -778,10 +778,10 @@ pub fn get<'a>(fields: &[(Cow<'a, str>, Raw<'a>)], key: &str) -> Option<Raw<'a>>
         .map(|(_, v)| *v)
 }
 
-/// Whether two keys are equal: keys are short, and comparing their bytes here costs less
-/// than a call to `memcmp`.
+/// Whether two keys (or ids) are equal: they are short, and comparing their bytes here costs
+/// less than a call to `memcmp`.
 #[inline]
-fn same_key(a: &str, b: &str) -> bool {
+pub fn same_key(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     a.len() == b.len()
         && if a.len() <= 16 {
