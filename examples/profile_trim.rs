@@ -1,5 +1,5 @@
 //! Runs one trim many times, for a profiler: `perf record target/release/examples/profile_trim`.
-//! Workloads: `text` (20,000 messages), `shots` (the screenshot session), `anthropic`; add
+//! Workloads: `text` (20,000 messages; `text=N` for N), `shots` (the screenshot session), `anthropic`; add
 //! `loose` for a budget that keeps everything.
 
 #[path = "../benches/workload.rs"]
@@ -20,7 +20,11 @@ fn main() {
             let (system, messages) = workload::to_anthropic(&workload::chat(20_000));
             serde_json::json!({"format": "anthropic", "system": system, "messages": messages, "context_tokens": budget}).to_string()
         }
-        _ => serde_json::json!({"messages": workload::chat(20_000), "context_tokens": budget}).to_string(),
+        // `text=N`: the text session of N messages.
+        other => {
+            let n = other.strip_prefix("text=").map_or(20_000, |n| n.parse().expect("a count"));
+            serde_json::json!({"messages": workload::chat(n), "context_tokens": budget}).to_string()
+        }
     };
     let mut total = 0;
     let mut times = Vec::new();

@@ -137,6 +137,7 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
     let role_of = |s: &Session<'_>, m: usize| s.messages[m].role;
     let mut i = 0;
     while i < n {
+        prefetch_ids(session, i + 8);
         let Some(role) = session.messages[i].role else {
             out.repairs.push(Repair {
                 message: i,
@@ -286,6 +287,23 @@ fn match_replies<'a>(
     match answered.iter().position(|done| !done) {
         Some(k) => Err(RepairReason::NoReply(ids[k].clone())),
         None => Ok(()),
+    }
+}
+
+/// Asks the processor for the tool call ids of message `m`, which the loop reaches soon:
+/// they lie in the caller's text, long out of the caches in a long history, and comparing
+/// them was most of what repair waited for.
+#[inline]
+fn prefetch_ids(session: &Session<'_>, m: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(msg) = session.messages.get(m) {
+        let at = match (&msg.tool_call_id, &msg.tool_calls) {
+            (Some(id), _) => id.as_ptr(),
+            (None, ToolCalls::Valid(ids)) if !ids.is_empty() => ids[0].as_ptr(),
+            _ => return,
+        };
+        // SAFETY: a prefetch is a hint that never faults.
+        unsafe { std::arch::x86_64::_mm_prefetch(at.cast(), std::arch::x86_64::_MM_HINT_T0) };
     }
 }
 

@@ -433,6 +433,14 @@ impl<'a> Trimmer<'a, '_> {
 /// profile's largest typical image instead of what the header claims), with its path.
 fn implausible_images(session: &Session<'_>, format: Format) -> Vec<crate::report::Warning> {
     let mut warnings = Vec::new();
+    // Mostly none: a look at the units alone (not at every message as well) tells.
+    let any = session
+        .units
+        .iter()
+        .any(|u| matches!(u.kind, UnitKind::Image(price) if price.implausible));
+    if !any {
+        return warnings;
+    }
     for msg in &session.messages {
         for unit in &session.units[msg.unit_range()] {
             let UnitKind::Image(price) = unit.kind else {
