@@ -1,7 +1,9 @@
 //! The caller's JSON, read in place.
 //!
-//! The text is validated once by serde_json (its error messages and nesting limit are the
-//! contract's); after that, values are *spans* of the text (`&str` slices), read lazily: an
+//! The text is validated once, by the scanner of [`scan`](self) where it can (noting where
+//! containers and objects' fields lie as it goes) and otherwise by serde_json (whose error
+//! messages and nesting limit are the contract's); after that, values are *spans* of the text
+//! (`&str` slices), read lazily: an
 //! object's fields, an array's items, a string decoded only when something needs its
 //! characters (borrowed when it has no escapes). Lengths — a string's UTF-8 length, a value's
 //! canonical compact length — are counted from the span without building anything.
