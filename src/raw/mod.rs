@@ -1,6 +1,6 @@
 //! The caller's JSON, read in place.
 //!
-//! The text is validated once, by the scanner of [`scan`](self) where it can (noting where
+//! The text is validated once, by the crate's own scanner where it can (noting where
 //! containers and objects' fields lie as it goes) and otherwise by serde_json (whose error
 //! messages and nesting limit are the contract's); after that, values are *spans* of the text
 //! (`&str` slices), read lazily: an
@@ -112,8 +112,10 @@ impl Hasher for OffsetHasher {
 
 impl<'a> Doc<'a> {
     /// Validates `text` as serde_json reads it into values (its grammar, nesting limit,
-    /// escapes and error messages), in one pass that allocates nothing and notes where each
-    /// long string without escapes lies, so reading the text later never scans it.
+    /// escapes and error messages), in one pass that notes where each long string without
+    /// escapes, each container of [`NOTE`] bytes or more and its fields lie, so reading the
+    /// text later scans none of them again. The pass is the crate's own scanner; what it
+    /// leaves to serde_json (invalid JSON, surrogate escapes, deep nesting) takes serde_json's.
     pub fn parse(text: &'a str) -> Result<Doc<'a>, serde_json::Error> {
         if let Some(scan) = scan::scan(text) {
             return Ok(Doc {
