@@ -5,11 +5,11 @@
 //! array lengths (as the serde_json pass does), and where each container of at least
 //! [`NOTE`](super::NOTE) bytes ends, so reading a message's fields later never scans a nested
 //! value twice. On anything it does not accept — invalid JSON, but also what it leaves to
-//! serde_json to judge exactly: surrogate escapes, nesting past 100 levels, texts of 4 GiB
+//! serde_json to judge exactly: surrogate escapes, nesting past 100 levels, texts of 2 GiB
 //! or more — it answers `None` and the text goes through serde_json, whose verdict and error
 //! message are the contract's. A number with an exponent or of over 300 characters (a float
-//! past `f64::MAX` is an error there) is read by serde_json alone. So an answer of `Some` is always one serde_json agrees with
-//! (a property test compares the two on mutated JSON).
+//! past `f64::MAX` is an error there) is read by serde_json alone. So an answer of `Some` is
+//! always one serde_json agrees with (a property test compares the two on mutated JSON).
 
 use super::NOTE;
 
@@ -439,6 +439,24 @@ impl Scanner<'_> {
         }
     }
 
+    /// After an item or field: a comma (false: another follows) or the closing `close`
+    /// (true: the container ends), white space skipped around it.
+    fn comma_or(&mut self, close: u8) -> Result<bool, Refused> {
+        self.ws();
+        match self.peek() {
+            b',' => {
+                self.i += 1;
+                self.ws();
+                Ok(false)
+            }
+            b if b == close => {
+                self.i += 1;
+                Ok(true)
+            }
+            _ => Err(Refused),
+        }
+    }
+
     /// An array at the cursor; how many items it holds.
     fn array(&mut self) -> Result<usize, Refused> {
         let open = self.open()?;
@@ -449,17 +467,8 @@ impl Scanner<'_> {
             loop {
                 self.value()?;
                 items += 1;
-                self.ws();
-                match self.peek() {
-                    b',' => {
-                        self.i += 1;
-                        self.ws();
-                    }
-                    b']' => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return Err(Refused),
+                if self.comma_or(b']')? {
+                    break;
                 }
             }
         }
@@ -507,17 +516,8 @@ impl Scanner<'_> {
                     value: value as u32,
                     value_end: self.i as u32,
                 });
-                self.ws();
-                match self.peek() {
-                    b',' => {
-                        self.i += 1;
-                        self.ws();
-                    }
-                    b'}' => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return Err(Refused),
+                if self.comma_or(b'}')? {
+                    break;
                 }
             }
         }
