@@ -2,8 +2,8 @@
 # The Python and Node packages as a user without Rust gets them:
 #   - `make wheel`: the wheel's tag (abi3, manylinux2014/manylinux_2_17), auditwheel's verdict,
 #     a stripped extension, complete metadata (license expression and files, URLs, classifiers,
-#     a description that starts with `pip install ankita-context`); the sdist holds only what the
-#     build needs, and a wheel builds from it;
+#     a description that is the Python README, which installs the built wheel); the sdist holds
+#     only what the build needs, and a wheel builds from it;
 #   - the wheel installed into fresh venvs (the default python3, and the oldest CPython >= 3.9
 #     found) with no cargo or rustc on PATH, imported and used;
 #   - `make prebuilds` and `npm pack`: the tarball carries the stripped library and the licenses;
@@ -55,8 +55,10 @@ for field in "Name: ankita-context" "License-Expression: MIT OR Apache-2.0" "Lic
     "Classifier: Operating System :: POSIX :: Linux" "Description-Content-Type: text/markdown"; do
     check "METADATA: $field" grep -q "^$field" "$meta"
 done
-check "the description starts with pip install ankita-context" \
-    bash -c "sed -n '/^\$/,\$p' '$meta' | grep -m 1 -v -e '^\$' -e '^#' -e '^\`\`\`' | grep -qx 'pip install ankita-context'"
+# The description is bindings/python/README.md, whose install texts tests/install_texts.rs checks.
+check "the description is bindings/python/README.md (it installs the built wheel)" \
+    python3 -c 'import sys; body = open(sys.argv[1]).read().split("\n\n", 1)[1]; sys.exit(body.strip() != open(sys.argv[2]).read().strip())' \
+    "$meta" "$repo/bindings/python/README.md"
 for f in LICENSE-MIT LICENSE-APACHE; do
     check "dist-info/licenses/$f is the repository's" cmp "$scratch/wheel/ankita_context-$version.dist-info/licenses/$f" "$repo/$f"
 done
@@ -117,6 +119,10 @@ for py in "${pythons[@]}"; do
     check "$("$py" --version): pip install the wheel" \
         env -i PATH="$venv/bin:$bare_path" HOME="$scratch" "$venv/bin/python" -m pip install \
         --quiet --disable-pip-version-check --no-index "$wheel"
+    check "$("$py" --version): the README's extras form (ankita-context[langchain] @ file://…)" \
+        env -i PATH="$venv/bin:$bare_path" HOME="$scratch" "$venv/bin/python" -m pip install \
+        --quiet --disable-pip-version-check --no-index --no-deps --force-reinstall \
+        "ankita-context[langchain] @ file://$wheel"
     check "$("$py" --version): import ankita, trim, probe, errors" \
         env -i PATH="$venv/bin:$bare_path" HOME="$scratch" bash -c "cd '$scratch' && '$venv/bin/python' '$scratch/use.py' '$repo'"
     cat "$scratch/out"

@@ -1,8 +1,10 @@
 """ankita for LangChain: trim a list of ``BaseMessage`` objects, and count their tokens.
 
-``pip install "ankita[langchain]"``. ``trim_messages`` takes the messages a LangChain agent holds
-(``SystemMessage``, ``HumanMessage`` with text and image content blocks, ``AIMessage`` with
-``tool_calls``, ``ToolMessage``) and returns the ones to send: the caller's own message objects,
+The ``langchain`` extra of the ``ankita-context`` wheel (``pip install
+"ankita-context[langchain] @ file://…/ankita_context-….whl"``, see the README).
+``trim_messages`` takes the messages a LangChain agent holds (``SystemMessage``,
+``HumanMessage`` with text and image content blocks, ``AIMessage`` with ``tool_calls``,
+``ToolMessage``) and returns the ones to send: the caller's own message objects,
 except a message that was shrunk or lost its tool calls, which comes back as a new message of
 the same class. ``count_tokens`` prices a list of messages the same way and works as LangChain's
 ``token_counter``.

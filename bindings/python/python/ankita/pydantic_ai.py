@@ -1,6 +1,7 @@
 """ankita for Pydantic AI: trim a ``ModelMessage`` history, as a history processor.
 
-``pip install "ankita[pydantic-ai]"``::
+The ``pydantic-ai`` extra of the ``ankita-context`` wheel (``pip install
+"ankita-context[pydantic-ai] @ file://…/ankita_context-….whl"``, see the README)::
 
     from pydantic_ai import Agent
     from pydantic_ai.capabilities import ProcessHistory
