@@ -84,9 +84,10 @@ char *ankita_trim_n(const char *request_json, size_t len);
  * tokenizer is known (`"model"` or `"tokenizer"`), else in bytes.
  *
  * `request_json` is `{"messages": [...], "model"? | "tokenizer"?, "token_factor"?, "format"?,
- * "system"?, "image_profile"?}`. The answer is `{"ok": true, "unit": "tokens" | "bytes",
- * "tokenizer", "exact", "total", "messages": [cost of each message], "system"?}` or an error
- * JSON as for `ankita_trim`.
+ * "system"?, "tools"?, "image_profile"?}`. The answer is `{"ok": true, "unit": "tokens" |
+ * "bytes", "tokenizer", "exact", "total", "messages": [cost of each message], "system"?,
+ * "tools"?}` (`total` includes the system prompt and the tool schemas) or an error JSON as for
+ * `ankita_trim`.
  *
  * Ownership: the returned string is owned by the caller and must be released with
  * `ankita_string_free`. Thread safety: may be called from any thread concurrently.

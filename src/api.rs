@@ -44,8 +44,9 @@ pub fn sanitize_json(messages: &str) -> String {
 }
 
 /// Counts a request's messages (`{"messages": [...], "model"? | "tokenizer"?, "format"?,
-/// "system"?, ...}`) the way trim prices them: `{"ok": true, "unit", "tokenizer", "exact",
-/// "total", "messages": [cost of each], "system"?}`. Always answers JSON text.
+/// "system"?, "tools"?, ...}`) the way trim prices them: `{"ok": true, "unit", "tokenizer",
+/// "exact", "total", "messages": [cost of each], "system"?, "tools"?}`; `total` is the sum of
+/// the messages, the system prompt and the tool schemas. Always answers JSON text.
 ///
 /// ```
 /// let answer = ankita::api::count_json(
@@ -72,16 +73,26 @@ pub fn count_value(text: &str) -> Result<Value, Error> {
         &request.options,
     )?;
     let measure = count.measure;
+    // The tool schemas, when given, as trim takes them off the budget.
+    let options = &request.options;
+    let tools = (options.tools_bytes > 0).then_some(if measure.in_tokens() {
+        options.tools_tokens
+    } else {
+        options.tools_bytes
+    });
     let mut answer = json!({
         "ok": true,
         "unit": if measure.in_tokens() { "tokens" } else { "bytes" },
         "tokenizer": measure.tokenizer.name(),
         "exact": measure.in_tokens() && !measure.estimate,
-        "total": count.total(),
+        "total": count.total().saturating_add(tools.unwrap_or(0)),
         "messages": count.messages,
     });
     if let Some(system) = count.system {
         answer["system"] = system.into();
+    }
+    if let Some(tools) = tools {
+        answer["tools"] = tools.into();
     }
     Ok(answer)
 }

@@ -1,7 +1,9 @@
 //! The `ankita` command line: `trim` (one request, or one per line with `--jsonl`), `count`,
-//! `sanitize` and `probe`. Arguments are `OsString`s parsed with `lexopt`; every option is described once,
-//! with its docs, in [`flags`]. Requests are built as JSON and answered by the core's JSON
-//! contract ([`ankita::api`]), so the command line and every binding give the same answers.
+//! `sanitize` and `probe`. Arguments are `OsString`s parsed with `lexopt`; every option is
+//! described once, with its docs, in [`flags`]. The request the core reads is the caller's text
+//! itself with the command line's keys spliced in ([`splice`]), answered by the core's JSON
+//! contract ([`ankita::api`]): the command line answers what the C ABI and every binding answer
+//! for the same text.
 //!
 //! Exit codes: 0 success; 1 the budget cannot be met (`context_budget_exceeded`,
 //! `history_budget_too_small`, `image_overflow`); 2 usage error; 3 invalid input (unreadable
@@ -12,6 +14,8 @@
 mod batch;
 #[path = "ankita/flags.rs"]
 mod flags;
+#[path = "ankita/splice.rs"]
+mod splice;
 #[path = "ankita/summary.rs"]
 mod summary;
 
@@ -19,6 +23,7 @@ use ankita::{api, probe, Error, ErrorCode};
 use flags::{KeyValue, Parsed, Setting};
 use lexopt::Arg;
 use serde_json::{Map, Value};
+use splice::{Key, Precedence, Splice, Spliced};
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -69,11 +74,14 @@ ankita count: count a chat history the way trim prices it
 
 usage: ankita count [OPTIONS] [FILE|-]
 
-FILE holds a request object ({\"messages\": [...], ...}) or a bare messages array; without FILE,
-or with -, it is read from stdin. The answer is {\"ok\": true, \"unit\", \"tokenizer\", \"exact\",
-\"total\", \"messages\": [each message's cost]}: the model's tokens when --model names a model
-whose tokenizer is known (or --tokenizer is given), else bytes. Nothing is repaired or trimmed.
-Exit code 3 for invalid input.
+FILE holds a request object ({\"messages\": [...], ...}), a bare messages array, or trim's own
+answer ({\"ok\": true, \"messages\": [...], \"report\": {...}}: its messages, and its system
+where the format has one, counted in the format its report names); without FILE, or with -, it
+is read from stdin. The answer is {\"ok\": true, \"unit\", \"tokenizer\", \"exact\", \"total\",
+\"messages\": [each message's cost], \"system\"?, \"tools\"?}: the model's tokens when --model
+names a model whose tokenizer is known (or --tokenizer is given), else bytes; total is the sum
+of the messages, the system prompt and the tool schemas. Nothing is repaired or trimmed.
+Exit code 3 for invalid input (its error JSON on stdout).
 ";
 
 const SANITIZE_HELP: &str = "\
@@ -278,55 +286,26 @@ fn deliver(response: &str) -> u8 {
     exit_code(outcome)
 }
 
-/// Puts the keys given on the command line into a request. With `flags_win` they replace the
-/// request's own keys; otherwise they only fill in the keys it lacks (a `null` is lacking, but
-/// for `max_messages`, where it means no limit). `image_profile` and `model` are one choice: a
-/// request naming either keeps its own.
-fn merge_flags(
-    mut request: Map<String, Value>,
-    flags: &Map<String, Value>,
-    flags_win: bool,
-) -> Map<String, Value> {
-    const PROFILE_KEYS: [&str; 2] = ["image_profile", "model"];
-    let names_profile = |map: &Map<String, Value>| {
-        PROFILE_KEYS
-            .iter()
-            .any(|k| map.get(*k).is_some_and(|v| !v.is_null()))
-    };
-    if flags_win && names_profile(flags) {
-        for key in PROFILE_KEYS {
-            request.shift_remove(key);
-        }
-    }
-    let request_names_profile = names_profile(&request);
-    for (key, value) in flags {
-        let keep_own = if PROFILE_KEYS.contains(&key.as_str()) {
-            request_names_profile
-        } else if key == "max_messages" {
-            // A request's `"max_messages": null` is its own choice: no count limit.
-            request.contains_key(key)
-        } else {
-            request.get(key).is_some_and(|v| !v.is_null())
-        };
-        if flags_win || !keep_own {
-            request.insert(key.clone(), value.clone());
-        }
-    }
-    request
-}
-
-/// The request keys given on the command line, files read.
-fn load_keys(parsed: &Parsed) -> Result<Map<String, Value>, Failure> {
-    let mut keys = Map::new();
+/// The request keys given on the command line, as JSON text, files read. A JSON file is
+/// validated as the core validates a request and spliced as written.
+fn load_keys(parsed: &Parsed) -> Result<Vec<Key>, Failure> {
+    let mut keys: Vec<Key> = Vec::new();
     for (key, value) in &parsed.keys {
         let value = match value {
-            KeyValue::Value(v) => v.clone(),
-            KeyValue::TextFile(path) => read_input(Some(path))?.into(),
+            KeyValue::Value(v) => v.to_string(),
+            KeyValue::TextFile(path) => Value::String(read_text(Some(path))?).to_string(),
             KeyValue::JsonFile(path) => {
-                parse_json(&read_input(Some(path))?, &path.display().to_string())?
+                let text = read_text(Some(path))?;
+                if let Err(e) = ankita::raw::Doc::parse(&text) {
+                    let what = format!("{}: invalid JSON: {e}", path.display());
+                    return Err(Failure::Api(Error::new(ErrorCode::InvalidJson, what)));
+                }
+                text.trim_matches([' ', '\t', '\n', '\r']).to_string()
             }
         };
-        keys.insert((*key).into(), value);
+        // A later flag replaces an earlier one.
+        keys.retain(|(k, _)| k != key);
+        keys.push((key, value));
     }
     Ok(keys)
 }
@@ -343,26 +322,47 @@ fn input_path(parsed: &Parsed, command: &str) -> Result<Option<PathBuf>, Failure
     }
 }
 
-/// The text of a file, or of stdin when `path` is `None`.
-fn read_input(path: Option<&Path>) -> Result<String, Failure> {
-    let mut text = String::new();
-    match path {
-        None => std::io::stdin()
-            .read_to_string(&mut text)
-            .map(|_| text)
-            .map_err(|e| Failure::Input(format!("stdin: {e}"))),
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| Failure::Input(format!("{}: {e}", path.display()))),
+/// The text of a file, or of stdin when `path` is `None`. A file that cannot be read and bytes
+/// that are not UTF-8 (a binary file) are errors of the contract: their JSON goes to stdout.
+fn read_text(path: Option<&Path>) -> Result<String, Failure> {
+    let label = path.map_or("stdin".into(), |p| p.display().to_string());
+    let mut bytes = Vec::new();
+    let read = match path {
+        None => std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
+        Some(path) => std::fs::read(path).map(|b| bytes = b),
+    };
+    if let Err(e) = read {
+        return Err(Failure::Api(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("{label}: cannot be read: {e}"),
+        )));
     }
-}
-
-fn parse_json(text: &str, what: &str) -> Result<Value, Failure> {
-    serde_json::from_str(text).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         Failure::Api(Error::new(
             ErrorCode::InvalidJson,
-            format!("{what}: invalid JSON: {e}"),
+            format!(
+                "{label}: not UTF-8 text (invalid byte at offset {}); a request is JSON",
+                e.utf8_error().valid_up_to()
+            ),
         ))
     })
+}
+
+/// Answers a request spliced from `text`: the core's answer for the spliced text, or, when the
+/// core finds an object with appended fields invalid JSON, its answer for the caller's own text
+/// (see [`splice`]).
+pub fn answer<T>(
+    text: String,
+    splice: &Splice<'_>,
+    call: impl for<'t> Fn(&'t str) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let spliced: Spliced = splice::splice(text, splice);
+    match call(spliced.text()) {
+        Err(e) if e.code == ErrorCode::InvalidJson && spliced.is_appended() => {
+            call(&spliced.into_original())
+        }
+        answered => answered,
+    }
 }
 
 fn trim_command(parsed: Parsed) -> Result<u8, Failure> {
@@ -404,16 +404,46 @@ fn trim_command(parsed: Parsed) -> Result<u8, Failure> {
     if parsed.has(Setting::Threads) {
         return Err(Failure::Usage("--threads applies to --jsonl only".into()));
     }
-    let flags = load_keys(&parsed)?;
-    let request = merge_flags(read_request(path.as_deref())?, &flags, true);
-    let response = api::trim_json(&serde_json::to_string(&request).unwrap_or_default());
+    let keys = load_keys(&parsed)?;
+    let text = read_text(path.as_deref())?;
+    let splice = Splice {
+        keys: &keys,
+        precedence: Some(Precedence::Replace),
+        ..Splice::default()
+    };
+    let spliced = splice::splice(text, &splice);
+    let response = match api::trim_answer(spliced.text()) {
+        Ok(answer) => Ok(answer.into_string()),
+        Err(e) => Err(e),
+    };
+    let response = match response {
+        Err(e) if e.code == ErrorCode::InvalidJson && spliced.is_appended() => {
+            let original = spliced.into_original();
+            return Ok(deliver(&api::trim_json(&original)));
+        }
+        Ok(text) => text,
+        Err(e) => e.to_response().to_string(),
+    };
     let code = deliver(&response);
     if summary && code == EXIT_OK {
+        // The summary reads the request and the report as values: a request they cannot hold
+        // (a number past f64) gets the answer without its images listed.
         let response: Value = serde_json::from_str(&response).unwrap_or(Value::Null);
-        let images = summary::image_inventory(&request);
+        let images = match serde_json::from_str::<Value>(spliced.text()) {
+            Ok(Value::Object(request)) => summary::image_inventory(&request),
+            _ => Vec::new(),
+        };
         eprint!("{}", summary::render(&response["report"], &images));
     }
     Ok(code)
+}
+
+/// The `format` a trim answer's report names, as JSON text.
+fn report_format(report: &str) -> Option<String> {
+    let doc = ankita::raw::Doc::parse(report).ok()?;
+    let fields = doc.fields(doc.root())?;
+    let format = ankita::raw::get(&fields, "format")?;
+    (ankita::raw::kind(format) == ankita::raw::Kind::String).then(|| format.to_string())
 }
 
 fn count_command(parsed: Parsed) -> Result<u8, Failure> {
@@ -422,28 +452,25 @@ fn count_command(parsed: Parsed) -> Result<u8, Failure> {
         return Ok(EXIT_OK);
     }
     let path = input_path(&parsed, "count")?;
-    let flags = load_keys(&parsed)?;
-    let request = read_request(path.as_deref())?;
-    let request = merge_flags(request, &flags, true);
-    Ok(deliver(&api::count_json(
-        &serde_json::to_string(&request).unwrap_or_default(),
-    )))
-}
-
-/// A request object, or a bare messages array as one, read from a file or stdin.
-fn read_request(path: Option<&Path>) -> Result<Map<String, Value>, Failure> {
-    let label = path.map_or("stdin".into(), |p| p.display().to_string());
-    match parse_json(&read_input(path)?, &label)? {
-        Value::Object(request) => Ok(request),
-        Value::Array(messages) => {
-            let mut request = Map::new();
-            request.insert("messages".into(), Value::Array(messages));
-            Ok(request)
-        }
-        _ => Err(Failure::Input(format!(
-            "{label}: the input must be a request object or a messages array"
-        ))),
-    }
+    let keys = load_keys(&parsed)?;
+    let text = read_text(path.as_deref())?;
+    // A trim answer is counted as the request it answers: its `ok` and `report` are not part
+    // of it, and its report names its format.
+    let splice = Splice {
+        keys: &keys,
+        precedence: Some(Precedence::Replace),
+        ignore: &["ok", "report"],
+        derive: Some(splice::Derive {
+            key: "format",
+            from: "report",
+            read: report_format,
+        }),
+    };
+    let response = match answer(text, &splice, api::count_value) {
+        Ok(value) => value.to_string(),
+        Err(e) => e.to_response().to_string(),
+    };
+    Ok(deliver(&response))
 }
 
 fn sanitize_command(parsed: Parsed) -> Result<u8, Failure> {
@@ -452,17 +479,22 @@ fn sanitize_command(parsed: Parsed) -> Result<u8, Failure> {
         return Ok(EXIT_OK);
     }
     let path = input_path(&parsed, "sanitize")?;
-    let text = read_input(path.as_deref())?;
-    let flags = load_keys(&parsed)?;
-    let response = match flags.get("format") {
-        None => api::sanitize_json(&text),
-        Some(format) => {
-            let messages = match parse_json(&text, "input")? {
-                Value::Object(mut request) => request.remove("messages").unwrap_or(Value::Null),
-                other => other,
-            };
-            let request = serde_json::json!({"messages": messages, "format": format});
-            api::sanitize_json(&request.to_string())
+    let keys = load_keys(&parsed)?;
+    let text = read_text(path.as_deref())?;
+    // Without --format a bare array is what sanitize takes as it is.
+    let response = if keys.is_empty() {
+        api::sanitize_json(&text)
+    } else {
+        let splice = Splice {
+            keys: &keys,
+            precedence: Some(Precedence::Replace),
+            ..Splice::default()
+        };
+        match answer(text, &splice, |t| {
+            api::sanitize_answer(t).map(|a| a.into_string())
+        }) {
+            Ok(text) => text,
+            Err(e) => e.to_response().to_string(),
         }
     };
     Ok(deliver(&response))
@@ -478,7 +510,13 @@ fn probe_command(parsed: Parsed) -> Result<u8, Failure> {
             "probe needs at least one FILE or data URL".into(),
         ));
     }
-    let mut options = load_keys(&parsed)?;
+    let mut options = Map::new();
+    for (key, value) in load_keys(&parsed)? {
+        options.insert(
+            key.into(),
+            serde_json::from_str(&value).unwrap_or(Value::Null),
+        );
+    }
     if let Some(detail) = parsed.setting(Setting::Detail) {
         options.insert("detail".into(), detail.into());
     }

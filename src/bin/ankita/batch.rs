@@ -3,9 +3,9 @@
 //! scoped pool of threads taking lines one at a time (lines differ wildly in size), then written
 //! in order.
 
-use crate::{merge_flags, outcome_of, outcome_of_code, write_failure, Failure, Outcome};
+use crate::splice::{Key, Precedence, Splice};
+use crate::{answer, outcome_of_code, write_failure, Failure, Outcome};
 use ankita::{api, Error, ErrorCode};
-use serde_json::{Map, Value};
 use std::io::{BufRead, IsTerminal, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -59,7 +59,7 @@ pub enum Source {
 /// A reader thread reads ahead while a chunk is trimmed. A chunk is whatever lines are ready
 /// (up to [`CHUNK_LINES`]), so a producer that waits for each answer before sending the next
 /// request gets it at once, and a file is trimmed in full chunks.
-pub fn run(source: Source, flags: &Map<String, Value>, threads: usize) -> Result<Tally, Failure> {
+pub fn run(source: Source, flags: &[Key], threads: usize) -> Result<Tally, Failure> {
     let progress = std::io::stderr().is_terminal();
     let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     let mut tally = Tally::default();
@@ -165,7 +165,7 @@ pub struct Answer {
 }
 
 /// Answers `lines` on up to `threads` threads, in input order.
-fn answer_all(lines: &[Vec<u8>], flags: &Map<String, Value>, threads: usize) -> Vec<Answer> {
+fn answer_all(lines: &[Vec<u8>], flags: &[Key], threads: usize) -> Vec<Answer> {
     let threads = threads.clamp(1, lines.len().max(1));
     if threads == 1 {
         return lines.iter().map(|line| answer_line(line, flags)).collect();
@@ -201,8 +201,9 @@ fn answer_all(lines: &[Vec<u8>], flags: &Map<String, Value>, threads: usize) -> 
         .collect()
 }
 
-/// The answer to one line: the core's response, or an error naming what is wrong with it.
-pub fn answer_line(line: &[u8], flags: &Map<String, Value>) -> Answer {
+/// The answer to one line: the core's answer for the line with `flags` spliced in as
+/// defaults (see [`crate::splice`]), or an error naming what is wrong with it.
+pub fn answer_line(line: &[u8], flags: &[Key]) -> Answer {
     let Ok(text) = std::str::from_utf8(line) else {
         return error_answer(ErrorCode::InvalidJson, "the line is not valid UTF-8");
     };
@@ -213,27 +214,28 @@ pub fn answer_line(line: &[u8], flags: &Map<String, Value>) -> Answer {
         );
     }
     let answered = catch_unwind(AssertUnwindSafe(|| {
+        let splice = Splice {
+            keys: flags,
+            precedence: Some(Precedence::FillIn),
+            ..Splice::default()
+        };
         let bare_array = text.trim_start().starts_with('[');
         if flags.is_empty() && !bare_array {
-            return api::trim_json(text);
+            // The line as it is: nothing to splice, nothing to copy.
+            return api::trim_answer(text).map(|a| a.into_string());
         }
-        match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(request)) => {
-                api::trim_json(&Value::Object(merge_flags(request, flags, false)).to_string())
-            }
-            Ok(Value::Array(messages)) => {
-                let mut request = Map::new();
-                request.insert("messages".into(), Value::Array(messages));
-                api::trim_json(&Value::Object(merge_flags(request, flags, false)).to_string())
-            }
-            // Not a request: the core says what is wrong with it.
-            _ => api::trim_json(text),
-        }
+        answer(text.to_string(), &splice, |t| {
+            api::trim_answer(t).map(|a| a.into_string())
+        })
     }));
     match answered {
-        Ok(text) => Answer {
-            outcome: outcome_of(&text),
+        Ok(Ok(text)) => Answer {
             text,
+            outcome: Outcome::Ok,
+        },
+        Ok(Err(error)) => Answer {
+            outcome: outcome_of_code(error.code.as_str()),
+            text: error.to_response().to_string(),
         },
         Err(_) => error_answer(ErrorCode::Internal, "trimming this line panicked"),
     }

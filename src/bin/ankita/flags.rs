@@ -140,6 +140,16 @@ const BYTES_PER_TOKEN: Flag = Flag {
     sets: Sets::Integer("bytes_per_token"),
 };
 
+const TOOLS: Flag = Flag {
+    long: "tools",
+    alias: None,
+    short: None,
+    value: Some("FILE"),
+    doc: "a JSON array of the tool schemas sent with the request; their bytes (or tokens) come \
+          off the budget",
+    sets: Sets::FileJson("tools"),
+};
+
 /// The options of `ankita trim`.
 pub const TRIM: &[Flag] = &[
     Flag {
@@ -206,15 +216,7 @@ pub const TRIM: &[Flag] = &[
               and the anchors are kept even beyond it)",
         sets: Sets::Integer("max_messages"),
     },
-    Flag {
-        long: "tools",
-        alias: None,
-        short: None,
-        value: Some("FILE"),
-        doc: "a JSON array of the tool schemas sent with the request; their bytes come off \
-              the budget",
-        sets: Sets::FileJson("tools"),
-    },
+    TOOLS,
     Flag {
         long: "memory",
         alias: None,
@@ -286,6 +288,7 @@ pub const TRIM: &[Flag] = &[
 /// The options of `ankita count`.
 pub const COUNT: &[Flag] = &[
     MODEL,
+    TOOLS,
     TOKENIZER,
     TOKEN_FACTOR,
     PROFILE,
@@ -295,7 +298,8 @@ pub const COUNT: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("FILE"),
-        doc: "the top-level system prompt of --format anthropic, the file's text as is",
+        doc: "the system prompt kept outside the messages (--format anthropic, responses or \
+              gemini), the file's text as is",
         sets: Sets::FileText("system"),
     },
     HELP,
