@@ -24,6 +24,7 @@ pub mod shed;
 pub mod tokens;
 pub mod trim;
 mod trimmer;
+pub mod turn;
 
 pub use api::{price_fields, probe_response, Request};
 pub use error::{Error, ErrorCode};

@@ -59,6 +59,35 @@ pub struct Truncation {
     pub to_bytes: u64,
 }
 
+/// How the user message that began the kept run's turn came back (formats whose answer must
+/// start with the user's turn, [`crate::turn`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnStartKept {
+    Whole,
+    Shrunk,
+    Placeholder,
+}
+
+impl TurnStartKept {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnStartKept::Whole => "whole",
+            TurnStartKept::Shrunk => "shrunk",
+            TurnStartKept::Placeholder => "placeholder",
+        }
+    }
+}
+
+/// The user message brought back so that the answer starts with the user's turn: its index,
+/// how it came back, and its cost before and after.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnStart {
+    pub index: usize,
+    pub kept: TurnStartKept,
+    pub from_bytes: u64,
+    pub to_bytes: u64,
+}
+
 /// An image that did not fit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DroppedImage {
@@ -180,6 +209,9 @@ pub struct Report<'a> {
     pub merged: Vec<Merge>,
     /// Formats that merge adjacent turns only.
     pub dropped_blocks: Vec<DroppedBlock>,
+    /// Formats whose answer starts with the user's turn only: the user message brought back
+    /// for it, if any.
+    pub turn_start: Option<TurnStart>,
 }
 
 impl<'a> Report<'a> {
@@ -432,6 +464,20 @@ impl<'a> Report<'a> {
             write_list(out, &self.dropped_blocks, |out, d| {
                 let _ = write!(out, "{{\"index\":{},\"part\":{}}}", d.index, d.part);
             });
+            out.push_str(",\"turn_start\":");
+            match &self.turn_start {
+                Some(t) => {
+                    let _ = write!(
+                        out,
+                        "{{\"index\":{},\"kept\":\"{}\",\"from_{unit}\":{},\"to_{unit}\":{}}}",
+                        t.index,
+                        t.kept.as_str(),
+                        t.from_bytes,
+                        t.to_bytes
+                    );
+                }
+                None => out.push_str("null"),
+            }
         }
         out.push('}');
     }

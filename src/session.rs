@@ -828,8 +828,9 @@ impl TrimSession {
                 break;
             }
             // Fewer anchors than there may be: the request and the anchors are the newest user
-            // messages that fit, wherever they are.
-            if reach.anchors < EARLIER_ANCHORS {
+            // messages that fit, wherever they are. So is the user message that began the
+            // kept run's turn, when the answer must start with one (crate::turn).
+            if reach.anchors < EARLIER_ANCHORS || reach.missing_turn_start {
                 if start.users.is_empty() {
                     match Window::with_users(held, options, &start) {
                         Some(with) if !with.users.is_empty() => {

@@ -7,6 +7,7 @@
 //!            of a trim in progress is trimmer.rs)
 //!         ─► selection: newest groups first while they fit               (here)
 //!         ─► shedding: texts, images, attachments, soft groups           (shed.rs)
+//!         ─► the answer starts on the user's turn (Anthropic, Gemini)    (turn.rs)
 //!         ─► report in the caller's indices                              (report.rs)
 //!         ─► format adapter: rebuild the answer from the caller's bytes  (format/*.rs)
 //! ```
@@ -63,6 +64,9 @@ pub(crate) struct Reach {
     pub stopped_at: Option<usize>,
     /// Earlier user messages anchored.
     pub anchors: usize,
+    /// The answer had to start with the user's turn and no user message before the kept run
+    /// was among the messages given (see [`crate::turn`]).
+    pub missing_turn_start: bool,
     /// The caller's indices of the messages repair removed whole (none of their logical
     /// messages left), ascending; filled only when asked for.
     pub removed: Vec<usize>,
@@ -90,12 +94,14 @@ pub(crate) fn plan_split_reach<'a>(
             trimmer.refill();
         }
     }
+    trimmer.start_on_user_turn();
     let reach = Reach {
         stopped_at: trimmer.stopped.map(|g| {
             let m = trimmer.group_msgs(g)[0];
             trimmer.session.messages[m].physical.unwrap_or(0) as usize
         }),
         anchors: trimmer.anchors,
+        missing_turn_start: trimmer.missing_turn_start,
         removed: if removed {
             removed_whole(&trimmer.session, &trimmer.repaired.order)
         } else {

@@ -58,6 +58,9 @@ pub(crate) struct Trimmer<'a, 'o> {
     pub stopped: Option<usize>,
     /// Earlier user messages anchored.
     pub anchors: usize,
+    /// The answer must start with the user's turn, the kept run starts with the model's, and
+    /// no user message before it was there to bring back ([`crate::turn`]).
+    pub missing_turn_start: bool,
 }
 
 impl<'a, 'o> Trimmer<'a, 'o> {
@@ -100,6 +103,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             cache: None,
             stopped: None,
             anchors: 0,
+            missing_turn_start: false,
         }
     }
 

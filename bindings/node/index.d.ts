@@ -334,6 +334,23 @@ export interface SanitizeOptions {
 }
 
 /** A text shrunk to fit: head and tail kept around a marker. */
+/**
+ * Anthropic and Gemini formats: the user message that began the kept run's turn, brought back so
+ * that the answer starts with the user's turn.
+ */
+export interface TurnStart {
+  /** Index of the message in the input `messages`. */
+  index: number;
+  /** Whole, shrunk into the room left, or its content replaced by a short placeholder. */
+  kept: "whole" | "shrunk" | "placeholder";
+  /** Its cost before and after, in bytes (`report.unit` is `bytes`)… */
+  from_bytes?: number;
+  to_bytes?: number;
+  /** …or in tokens (`report.unit` is `tokens`). */
+  from_tokens?: number;
+  to_tokens?: number;
+}
+
 export interface Truncation {
   /** Index of the message in the input `messages`. */
   index: number;
@@ -448,6 +465,8 @@ export interface TrimReport {
   merged?: Merge[];
   /** Anthropic and Gemini formats only: blocks (parts) removed from messages that stay. */
   dropped_blocks?: DroppedBlock[];
+  /** Anthropic and Gemini formats only: the user message brought back to start the answer. */
+  turn_start?: TurnStart | null;
   [key: string]: unknown;
 }
 

@@ -105,6 +105,10 @@ impl Adapter for Anthropic {
         true
     }
 
+    fn user_turn_first(&self) -> bool {
+        true
+    }
+
     fn settle(&self, session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {
         super::drop_before_first_user(session, kept)
     }

@@ -157,6 +157,10 @@ impl Adapter for Gemini {
 
     /// Gemini wants a user content first, and a history never starts with a function call:
     /// every kept logical message before the first user one goes.
+    fn user_turn_first(&self) -> bool {
+        true
+    }
+
     fn settle(&self, session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {
         super::drop_before_first_user(session, kept)
     }

@@ -123,6 +123,12 @@ pub trait Adapter: Sync {
         false
     }
 
+    /// Whether the provider wants the history to start with the user's turn: the trim then
+    /// brings back the user message that began the kept run's turn ([`crate::turn`]).
+    fn user_turn_first(&self) -> bool {
+        false
+    }
+
     fn words(&self) -> &'static Words;
 
     /// The key of a message's content array, for the paths of reports (`parts` in Gemini).

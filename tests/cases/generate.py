@@ -715,6 +715,67 @@ case("anthropic_first_message_is_user",
      {"format": "anthropic", "messages": msgs, "max_bytes": 600},
      ok([msgs[1]], dropped_messages=[0]))
 
+# A follow-up after a tool loop: the user's long first message (a spec, too long to anchor), three
+# tool exchanges, the answer, a short follow-up. The budget holds the follow-up, the answer and the
+# two newest exchanges, and 600 bytes more: the oldest exchange does not fit.
+spec = filler(5000, "spec of the settings page layout")
+loop_ids = ["tu_1", "tu_2", "tu_3"]
+results = [filler(1200, f"result {i} line") for i in range(3)]
+follow = [{"role": "user", "content": spec}]
+for uid, body in zip(loop_ids, results):
+    follow += [{"role": "assistant", "content": [a_use(uid)]}, {"role": "user", "content": [a_result(uid, body)]}]
+follow += [{"role": "assistant", "content": "I changed the CSS."}, {"role": "user", "content": "Does it look right now?"}]
+
+
+def a_use_cost(uid):
+    return len(compact({"role": "assistant", "tool_calls": [call(uid, args=compact({"path": "src/main.rs"}))]}))
+
+
+def a_result_cost(uid, body):
+    return len(compact({"role": "tool", "tool_call_id": uid})) + len(body)
+
+
+kept_cost = (sum(a_use_cost(u) + a_result_cost(u, b) for u, b in zip(loop_ids[1:], results[1:]))
+             + cost(follow[7]) + cost(follow[8]))
+room = 600
+budget = kept_cost + room
+assert a_use_cost("tu_1") + a_result_cost("tu_1", results[0]) > room and len(spec) > 4096
+to_bytes = room - len(compact({"role": "user"}))
+case("anthropic_follow_up_after_tool_loop_starts_on_the_user_turn",
+     "Anthropic: the kept run starts with the model's turn (a tool_use exchange); the answer must start "
+     "with the user's turn, so the user message that began that turn (the long first message, too long "
+     "to anchor) comes back shrunk into the room left, head and tail kept, instead of the whole run "
+     "being dropped down to the follow-up.",
+     {"format": "anthropic", "messages": follow, "max_bytes": budget},
+     ok([{"role": "user", "content": shrink(spec, to_bytes)}] + follow[3:], dropped_messages=[1, 2],
+        truncated=[{"index": 0, "part": None, "from_bytes": len(spec), "to_bytes": to_bytes}],
+        turn_start={"index": 0, "kept": "shrunk", "from_bytes": len(spec) + len(compact({"role": "user"})),
+                    "to_bytes": room},
+        cost_bytes=budget))
+# The same conversation in the chat format, with the same budget: no first-turn rule, the run of
+# exchanges stands as it is.
+chat_follow = [user(spec)]
+for uid, body in zip(loop_ids, results):
+    chat_follow += [calls(uid), reply(uid, body)]
+chat_follow += [assistant("I changed the CSS."), user("Does it look right now?")]
+chat_budget = total(chat_follow[3:]) + room
+assert total(chat_follow[1:3]) > room
+case("follow_up_after_tool_loop_keeps_the_newest_exchanges",
+     "OpenAI chat: the same follow-up after a tool loop keeps the newest exchanges that fit; the chat "
+     "format takes a history that starts with the assistant's tool calls, so nothing is brought back.",
+     {"messages": chat_follow, "max_bytes": chat_budget},
+     ok(chat_follow[3:], dropped_messages=[0, 1, 2], truncated=[]))
+# The room left is less than the floor of the shrunk message: the placeholder stands in for it.
+tiny = kept_cost + len(compact({"role": "user"})) + 100
+case("anthropic_follow_up_after_tool_loop_placeholder_turn",
+     "Anthropic: when even the shrunk first message does not fit the room left (100 bytes, under the "
+     "128-byte floor), a short placeholder stands in for its content, reported as such.",
+     {"format": "anthropic", "messages": follow, "max_bytes": tiny},
+     ok([{"role": "user", "content": "[Earlier conversation omitted to fit the context budget.]"}] + follow[3:],
+        dropped_messages=[1, 2], truncated=[],
+        turn_start={"index": 0, "kept": "placeholder",
+                    "to_bytes": len(compact({"role": "user"})) + len("[Earlier conversation omitted to fit the context budget.]")}))
+
 case("anthropic_roles_are_user_and_assistant",
      "Anthropic: a tool-role message is a mix-up of formats, named by its path.",
      {"format": "anthropic", "messages": [{"role": "user", "content": "hi"},

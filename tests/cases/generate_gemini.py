@@ -376,11 +376,17 @@ for s in SPELLINGS:
          ok(pics, cost_bytes=s.total(pics), dropped_images=[]))
     older = [user("Old screen:", s.jpeg()), model("Seen."), user("And now?")]
     budget = s.total(older) + 100
+    placeholder = {"text": "[Image omitted to fit the context budget: JPEG 500×375, ~1120 tokens]"}
     case(s, "model_selects_pricing",
          f"model=gemini-3-pro prices every image at 1,120 tokens (media resolution high), not "
-         f"{gemini_tokens(500, 375)}: the older screenshot then no longer fits and goes with its turn.",
+         f"{gemini_tokens(500, 375)}: the older screenshot then no longer fits; the user content that "
+         f"began the kept model turn comes back with the image as a placeholder (the answer starts "
+         f"with the user's turn).",
          {"messages": older, "max_bytes": budget, "model": "gemini-3-pro"},
-         ok([older[2]], dropped_messages=[0, 1]))
+         ok([user("Old screen:", placeholder), older[1], older[2]], dropped_messages=[],
+            dropped_images=[{"index": 0, "part": 1, "format": "jpeg", "width": 500, "height": 375,
+                             "tokens": 1120, "budget_bytes": 4480}],
+            turn_start={"index": 0, "kept": "shrunk"}))
     case(s, "default_pricing_keeps_same_image",
          "the same session under the format's default pricing keeps the screenshot.",
          {"messages": older, "max_bytes": budget},
@@ -396,6 +402,28 @@ for s in SPELLINGS:
          {"messages": fields, "max_bytes": budget},
          ok([user(part, fields[0]["parts"][1], "Go on.")], dropped_messages=[1], merged=[{"index": 2, "into": 0}],
             truncated=[{"index": 0, "part": 0, "from_bytes": 2000, "to_bytes": 1000}]))
+
+# --- a follow-up after a function-calling loop: the answer starts on the user's turn ----------------
+for s in SPELLINGS:
+    spec = filler(5000, "spec of the settings page layout")
+    results = [filler(1200, f"result {i} line") for i in range(3)]
+    follow = [user(spec)]
+    for i, body in enumerate(results):
+        follow += [model(s.fcall("read_file", id=f"c{i}")),
+                   user(s.fresp("read_file", {"output": body}, id=f"c{i}"))]
+    follow += [model("I changed the CSS."), user("Does it look right now?")]
+    room = 600
+    budget = s.total(follow[3:]) + room
+    assert s.total(follow[1:3]) > room
+    to_bytes = room - len(compact({"role": "user"}))
+    case(s, "follow_up_after_function_loop_starts_on_the_user_turn",
+         "the kept run starts with the model's turn (a functionCall exchange); Gemini wants a user "
+         "content first, so the user content that began that turn (the long first one, too long to "
+         "anchor) comes back shrunk into the room left, instead of the whole run being dropped.",
+         {"messages": follow, "max_bytes": budget},
+         ok([user(shrunk(spec, to_bytes))] + follow[3:], dropped_messages=[1, 2],
+            truncated=[{"index": 0, "part": 0, "from_bytes": len(spec), "to_bytes": to_bytes}],
+            turn_start={"index": 0, "kept": "shrunk", "to_bytes": room}, cost_bytes=budget))
 
 # --- errors (spelling-free) -----------------------------------------------------------------------
 s = SPELLINGS[0]

@@ -193,6 +193,21 @@ case("responses_tool_loop_reasoning_dropped_whole",
         output_messages=len(kept), dropped_messages=list(range(1, 10)), truncated=[],
         dropped_images=[], repaired=[]))
 
+# --- a follow-up after a tool loop: the run of steps stands as it is ---------------------------
+spec = filler(5000, "spec of the settings page layout")
+follow = [user(spec)]
+for i in range(3):
+    follow += [fcall(f"call_f{i}"), fout(f"call_f{i}", filler(1200, f"result {i} line"))]
+follow += [said("I changed the CSS."), user("Does it look right now?")]
+budget = total(follow[3:]) + 600
+assert total(follow[1:3]) > 600
+case("responses_follow_up_after_tool_loop_keeps_the_newest_steps",
+     "A follow-up after a tool loop, its first message too long to anchor: the newest steps that fit "
+     "are kept; the Responses API takes input that starts with a function_call, so the run stands and "
+     "nothing is brought back (the Anthropic and Gemini formats start on the user's turn instead).",
+     {"format": "responses", "messages": follow, "max_bytes": budget},
+     ok(follow[3:], dropped_messages=[0, 1, 2], truncated=[]))
+
 # --- a computer-use loop: screenshots priced by pixels ---------------------------------------
 def ccall(k, action):
     return {"type": "computer_call", "id": f"cu_{k}", "call_id": f"cc_{k}", "action": action,

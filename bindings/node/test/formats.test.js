@@ -105,11 +105,12 @@ test("trim answers the Anthropic system back, with the Anthropic report", async 
   const result = trim(messages, { format: "anthropic", system, max_bytes: 100_000 });
   assert.deepEqual(result.system, system);
   assert.equal(result.report.format, "anthropic");
-  for (const key of [...REPORT_KEYS, "merged", "dropped_blocks"]) {
+  for (const key of [...REPORT_KEYS, "merged", "dropped_blocks", "turn_start"]) {
     assert.ok(key in result.report, `report lacks ${key}`);
   }
   assert.deepEqual(result.report.merged, [{ index: 2, into: 1 }]);
   assert.deepEqual(result.report.dropped_blocks, []);
+  assert.equal(result.report.turn_start, null);
   assert.deepEqual(
     await trimAsync(messages, { format: "anthropic", system, max_bytes: 100_000 }),
     result,

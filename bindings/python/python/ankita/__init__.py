@@ -38,6 +38,7 @@ from ._types import (
     TrimReport,
     TrimWarning,
     Truncation,
+    TurnStart,
 )
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "TrimResult",
     "TrimWarning",
     "Truncation",
+    "TurnStart",
     "__version__",
     "count_tokens",
     "estimate_image_tokens",

@@ -26,6 +26,23 @@ class Truncation(_TruncationFields, total=False):
     to_tokens: int
 
 
+class _TurnStartFields(TypedDict):
+    index: int
+    kept: Literal["whole", "shrunk", "placeholder"]
+
+
+class TurnStart(_TurnStartFields, total=False):
+    """Anthropic and Gemini formats: the user message that began the kept run's turn, brought
+    back so that the answer starts with the user's turn (``kept``: "whole", "shrunk" into the
+    room left, or "placeholder" when its content became a short note). Its cost before and after
+    is ``from_bytes``/``to_bytes``, or ``from_tokens``/``to_tokens`` in tokens."""
+
+    from_bytes: int
+    to_bytes: int
+    from_tokens: int
+    to_tokens: int
+
+
 class DroppedImage(TypedDict):
     """An image that did not fit: a placeholder, removed, or the cause of ImageOverflow.
     ``format``, ``width``, ``height`` and ``tokens`` are None when it could not be decoded."""
@@ -143,11 +160,12 @@ class TrimReport(_TrimReportFields, total=False):
     ``index`` is always the message's index in the input, ``part`` its index in the message's
     content (None for string content). ``limited_by`` says which limit bound the answer
     ("max_messages", "budget", or None when everything fit both); ``refilled`` lists the
-    messages that came back after shedding freed budget. ``merged`` and ``dropped_blocks`` are
-    there for the Anthropic format only."""
+    messages that came back after shedding freed budget. ``merged``, ``dropped_blocks`` and
+    ``turn_start`` are there for the Anthropic and Gemini formats only."""
 
     merged: list[Merge]
     dropped_blocks: list[DroppedBlock]
+    turn_start: Optional[TurnStart]
 
 
 class _SanitizeReportFields(TypedDict):
