@@ -72,12 +72,19 @@ def test_model_dump_dicts_are_trimmed_like_the_objects(mode: str) -> None:
     by_objects = ankita.trim(contents, format="gemini", max_bytes=budget)
     by_dicts = ankita.trim(dumped, format="gemini", max_bytes=budget)
     assert by_objects.report == by_dicts.report
-    # The screenshot's turn and the function-calling exchange go whole; so does the model's
-    # answer then left first (a history starts with the user). The request stays.
-    assert by_dicts.report["dropped_messages"] == [0, 1, 2, 3]
-    assert by_dicts.messages == [dumped[4]]
-    assert by_dicts.messages[0] is dumped[4]
-    assert by_objects.messages[0] is contents[4]
+    # The function-calling exchange goes whole; the model's answer and the request stay, and
+    # the answer starts on the user's turn: the screenshot's turn comes back shrunk into the
+    # room left, its image as a placeholder.
+    assert by_dicts.report["dropped_messages"] == [1, 2]
+    turn_start = by_dicts.report.get("turn_start")
+    assert turn_start is not None and turn_start["index"] == 0
+    assert turn_start["kept"] in ("shrunk", "placeholder")
+    assert [d["index"] for d in by_dicts.report["dropped_images"]] == [0]
+    assert by_dicts.messages[1:] == [dumped[3], dumped[4]]
+    assert by_dicts.messages[2] is dumped[4]
+    assert by_objects.messages[2] is contents[4]
+    first = by_dicts.messages[0]
+    assert first["role"] == "user" and "inline_data" not in str(first)
     generous = ankita.trim(dumped, format="gemini", max_bytes=100_000)
     assert generous.report == ankita.trim(contents, format="gemini", max_bytes=100_000).report
     assert all(out is given for out, given in zip(generous.messages, dumped))
