@@ -333,3 +333,60 @@ fn input_errors_are_error_json_on_stdout_with_exit_code_3() {
         "{message}"
     );
 }
+
+#[test]
+fn numbers_past_f64_pass_through_unknown_fields_in_every_format() {
+    let dir = scratch("wide-numbers");
+    let long = "9".repeat(400);
+    let requests = [
+        (
+            "openai",
+            format!(
+                r#"{{"messages":[{{"role":"user","content":"hi","x_big":1E400,"x_long":{long}}}]}}"#
+            ),
+        ),
+        (
+            "anthropic",
+            format!(
+                r#"{{"format":"anthropic","messages":[{{"role":"user","content":[{{"type":"text","text":"hi","x_big":1E400}}],"x_long":{long}}}]}}"#
+            ),
+        ),
+        (
+            "responses",
+            format!(
+                r#"{{"format":"responses","messages":[{{"role":"user","content":"hi","x_big":1E400,"x_long":{long}}}]}}"#
+            ),
+        ),
+        (
+            "gemini",
+            format!(
+                r#"{{"format":"gemini","messages":[{{"role":"user","parts":[{{"text":"hi","x_big":1E400}}],"x_long":{long}}}]}}"#
+            ),
+        ),
+    ];
+    for (format, request) in requests {
+        let file = write(&dir, &format!("{format}.json"), request.as_bytes());
+        let r = run(&["trim", &file, "--max-bytes", "4000"], b"");
+        assert_eq!(r.code, 0, "{format}: {}", r.stdout);
+        assert!(
+            r.stdout.contains("\"x_big\":1E400"),
+            "{format}: {}",
+            r.stdout
+        );
+        assert!(r.stdout.contains(&format!("\"x_long\":{long}")), "{format}");
+        // Priced as written.
+        let counted = run(&["count", &file], b"");
+        assert_eq!(counted.code, 0, "{format}: {}", counted.stdout);
+        assert_eq!(counted.stdout.trim_end(), count_json(&request), "{format}");
+        let deep = format!("{}1E400{}", "[".repeat(110), "]".repeat(110));
+        let nested = request.replacen("1E400", &deep, 1);
+        let file = write(&dir, &format!("{format}-deep.json"), nested.as_bytes());
+        let r = run(&["trim", &file], b"");
+        assert_eq!(
+            r.code, 0,
+            "{format}: past the scanner's depth: {}",
+            r.stdout
+        );
+        assert!(r.stdout.contains(&deep), "{format}");
+    }
+}

@@ -2,7 +2,8 @@
 //! `ankita trim --jsonl` and `ankita sanitize FILE` against `ankita_trim_n` and
 //! `ankita_sanitize_n` given the same text, over every shared case (tests/cases) and generated
 //! requests whose text a JSON value could not hold as written (30-digit integers, `1.0e5`, `-0`,
-//! escapes of every kind, deep unknown values, odd white space). Keys moved from the request to
+//! numbers past f64 such as `1E400`, escapes of every kind, deep unknown values, odd white
+//! space). Keys moved from the request to
 //! flags must not change the answer either.
 
 use ankita::ffi::{ankita_sanitize_n, ankita_string_free, ankita_trim_n};
@@ -241,6 +242,8 @@ const NUMBERS: &[&str] = &[
     "1e-7",
     "1.7976931348623157e308",
     "5e-324",
+    "1E400",
+    "-1e+99999",
     "0",
     "42",
 ];

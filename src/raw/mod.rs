@@ -23,6 +23,7 @@
 //! ```
 
 mod scan;
+mod wide;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -112,7 +113,8 @@ impl Hasher for OffsetHasher {
 
 impl<'a> Doc<'a> {
     /// Validates `text` as serde_json reads it into values (its grammar, nesting limit,
-    /// escapes and error messages), in one pass that notes where each long string without
+    /// escapes and error messages; but a number past f64, such as `1E400`, is valid JSON and
+    /// passes as written), in one pass that notes where each long string without
     /// escapes, each container of [`NOTE`] bytes or more and its fields lie, so reading the
     /// text later scans none of them again. The pass is the crate's own scanner; what it
     /// leaves to serde_json (invalid JSON, surrogate escapes, deep nesting) takes serde_json's.
@@ -133,15 +135,27 @@ impl<'a> Doc<'a> {
         Self::parse_by_serde(text)
     }
 
-    /// [`Doc::parse`] by serde_json's own pass: what the scanner leaves to it.
+    /// [`Doc::parse`] by serde_json's own pass: what the scanner leaves to it. A number past
+    /// f64, valid JSON that serde_json cannot read into a float, is read in a copy where it is
+    /// in range ([`wide`]).
     fn parse_by_serde(text: &'a str) -> Result<Doc<'a>, serde_json::Error> {
+        match Self::parse_by_serde_as(text, text) {
+            Err(e) if wide::is_out_of_range(&e) => {
+                Self::parse_by_serde_as(text, &wide::in_range(text))
+            }
+            parsed => parsed,
+        }
+    }
+
+    /// serde_json's pass over `validated`, a text of the same length and shape as `text`.
+    fn parse_by_serde_as(text: &'a str, validated: &str) -> Result<Doc<'a>, serde_json::Error> {
         let notes = Notes {
-            base: text.as_ptr() as usize,
+            base: validated.as_ptr() as usize,
             noted: RefCell::new(Vec::new()),
             root_keys: RefCell::new(Some(Vec::new())),
             root_arrays: RefCell::new(Vec::new()),
         };
-        let mut de = serde_json::Deserializer::from_str(text);
+        let mut de = serde_json::Deserializer::from_str(validated);
         Validate {
             notes: &notes,
             at: Level::Root,

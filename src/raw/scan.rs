@@ -7,9 +7,10 @@
 //! value twice. On anything it does not accept — invalid JSON, but also what it leaves to
 //! serde_json to judge exactly: surrogate escapes, nesting past 100 levels, texts of 2 GiB
 //! or more — it answers `None` and the text goes through serde_json, whose verdict and error
-//! message are the contract's. A number with an exponent or of over 300 characters (a float
-//! past `f64::MAX` is an error there) is read by serde_json alone. So an answer of `Some` is
-//! always one serde_json agrees with (a property test compares the two on mutated JSON).
+//! message are the contract's. Numbers are checked against JSON's grammar only: one past
+//! `f64::MAX` (`1E400`) is valid and passes as written, as it does through the serde_json pass
+//! ([`super::wide`]). So an answer of `Some` is always one that pass agrees with (a property test
+//! compares the two on mutated JSON).
 
 use super::NOTE;
 
@@ -58,10 +59,6 @@ pub(super) const NOT_NOTED: u32 = u32::MAX;
 
 /// Deepest nesting the scanner follows; deeper texts go to serde_json (limit 128).
 const MAX_DEPTH: usize = 100;
-/// Longest number token the scanner accepts without asking serde_json (no float of fewer
-/// digits overflows).
-const MAX_NUMBER: usize = 300;
-
 /// Scans `text`; `None` when serde_json must judge it.
 pub(super) fn scan(text: &str) -> Option<Scan> {
     if text.len() >= FLAG as usize {
@@ -266,7 +263,6 @@ impl Scanner<'_> {
     }
 
     fn number(&mut self) -> Result<(), Refused> {
-        let start = self.i;
         if self.peek() == b'-' {
             self.i += 1;
         }
@@ -291,16 +287,9 @@ impl Scanner<'_> {
                 return Err(Refused);
             }
             self.digits();
-        } else if self.i - start <= MAX_NUMBER {
-            return Ok(());
         }
-        // An exponent or a long number: serde_json reads it as a float and refuses one past
-        // `f64::MAX`; its own reading of the token (the same routine) judges it.
-        let token = std::str::from_utf8(&self.b[start..self.i]).map_err(|_| Refused)?;
-        match serde_json::from_str::<serde_json::Number>(token) {
-            Ok(_) => Ok(()),
-            Err(_) => Err(Refused),
-        }
+        // No range: a number past f64 is valid JSON (see `super::wide`).
+        Ok(())
     }
 
     fn digits(&mut self) {
@@ -642,7 +631,9 @@ mod tests {
         }
         assert!(scan(&deep(100)).is_some());
         assert!(scan("[1.5e308, -2E-5, 1e+3]").is_some());
-        assert!(scan("[1.8e308]").is_none());
+        // Past f64: valid JSON, accepted by both passes.
+        assert!(scan("[1.8e308, 1E400, -1e999999]").is_some());
+        assert!(Doc::parse_by_serde("[1.8e308, 1E400, -1e999999]").is_ok());
         assert!(scan("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}").is_some());
     }
 
