@@ -22,7 +22,7 @@ use crate::json::write_str;
 use crate::pricing::{self, ImagePrice, ImageProfile, DEFAULT_BYTES_PER_TOKEN};
 use crate::probe;
 use crate::raw::{get, kind, Doc, Kind, Raw};
-use crate::report::{Bytes, Counter, Report, Style};
+use crate::report::{Bytes, Counter, Report, RequestWarning, Style};
 use crate::request::{format_of, TrimOptions};
 use crate::trim::{plan_count, plan_sanitize, plan_trim, Plan};
 use serde_json::{json, Map, Value};
@@ -93,6 +93,9 @@ pub fn count_value(text: &str) -> Result<Value, Error> {
     }
     if let Some(tools) = tools {
         answer["tools"] = tools.into();
+    }
+    for w in &request.options.warnings {
+        add_warning(&mut answer, Some(w.clone()));
     }
     Ok(answer)
 }
@@ -543,7 +546,7 @@ pub fn estimate_image_tokens(width: u32, height: u32, options: &Value) -> Result
             format!("image size {width}×{height} has a zero side"),
         ));
     }
-    let (profile, detail, bytes_per_token) = pricing_options(options)?;
+    let (profile, detail, bytes_per_token, warning) = pricing_options(options)?;
     let tokens = profile.tokens(width, height, detail);
     let mut out = Map::new();
     out.insert("ok".into(), true.into());
@@ -552,14 +555,31 @@ pub fn estimate_image_tokens(width: u32, height: u32, options: &Value) -> Result
         "budget_bytes".into(),
         tokens.saturating_mul(bytes_per_token).into(),
     );
-    Ok(Value::Object(out))
+    let mut out = Value::Object(out);
+    add_warning(&mut out, warning);
+    Ok(out)
 }
 
 /// The probe answer for a data URL or bare base64, priced with `options` as for
 /// [`estimate_image_tokens`].
 pub fn probe_image(image: &str, options: &Value) -> Result<Value, Error> {
-    let (profile, detail, bytes_per_token) = pricing_options(options)?;
-    Ok(probe_response_with(image, profile, detail, bytes_per_token))
+    let (profile, detail, bytes_per_token, warning) = pricing_options(options)?;
+    let mut out = probe_response_with(image, profile, detail, bytes_per_token);
+    add_warning(&mut out, warning);
+    Ok(out)
+}
+
+/// Adds `"warnings": [warning]` to an answer when there is one.
+fn add_warning(answer: &mut Value, warning: Option<RequestWarning>) {
+    let (Some(w), Some(answer)) = (warning, answer.as_object_mut()) else {
+        return;
+    };
+    let list = answer.entry("warnings").or_insert_with(|| json!([]));
+    if let Some(list) = list.as_array_mut() {
+        list.push(json!({
+            "code": w.code, "index": null, "part": null, "path": w.path, "message": w.message,
+        }));
+    }
 }
 
 /// The probe answer of the JSON contract for a data URL or bare base64 text:
@@ -613,10 +633,13 @@ pub fn price_fields(price: &ImagePrice) -> Map<String, Value> {
     }
 }
 
-/// Reads `{"image_profile" | "profile" | "model", "detail", "bytes_per_token"}`.
-pub fn pricing_options(options: &Value) -> Result<(ImageProfile, Option<&str>, u64), Error> {
+/// Reads `{"image_profile" | "profile" | "model", "detail", "bytes_per_token",
+/// "strict_model"}`; with the `unknown_model` warning when the model is one no family claims.
+pub fn pricing_options(
+    options: &Value,
+) -> Result<(ImageProfile, Option<&str>, u64, Option<RequestWarning>), Error> {
     let options = match options {
-        Value::Null => return Ok((ImageProfile::default(), None, DEFAULT_BYTES_PER_TOKEN)),
+        Value::Null => return Ok((ImageProfile::default(), None, DEFAULT_BYTES_PER_TOKEN, None)),
         Value::Object(options) => options,
         _ => {
             return Err(Error::new(
@@ -626,7 +649,7 @@ pub fn pricing_options(options: &Value) -> Result<(ImageProfile, Option<&str>, u
         }
     };
     let mut profile_keys = Map::new();
-    for key in ["image_profile", "model"] {
+    for key in ["image_profile", "model", "strict_model"] {
         if let Some(v) = options.get(key) {
             profile_keys.insert(key.into(), v.clone());
         }
@@ -634,26 +657,28 @@ pub fn pricing_options(options: &Value) -> Result<(ImageProfile, Option<&str>, u
     if let Some(v) = options.get("profile") {
         profile_keys.insert("image_profile".into(), v.clone());
     }
-    let profile = crate::request::profile_of(&profile_keys)?;
+    let (profile, unknown) = crate::request::profile_of(&profile_keys, ImageProfile::default())?;
+    let warning = unknown.map(|model| crate::request::unknown_model(model, profile, None));
     let mut detail = None;
     let mut bytes_per_token = DEFAULT_BYTES_PER_TOKEN;
     for (key, value) in options {
         match (key.as_str(), value) {
             (_, Value::Null) => {}
             ("image_profile" | "profile" | "model", Value::String(_)) => {}
+            ("strict_model", Value::Bool(_)) => {}
             ("detail", Value::String(d)) => detail = Some(d.as_str()),
             ("bytes_per_token", v) if v.as_u64().is_some_and(|n| n > 0) => {
                 bytes_per_token = v.as_u64().unwrap_or(1)
             }
             _ => {
                 return Err(Error::invalid_request(
-                    format!("unknown or invalid option {key:?} = {value}; known: image_profile or model (string), detail (string), bytes_per_token (integer ≥ 1)"),
+                    format!("unknown or invalid option {key:?} = {value}; known: image_profile or model (string), detail (string), bytes_per_token (integer ≥ 1), strict_model (boolean)"),
                     key.as_str(),
                 ))
             }
         }
     }
-    Ok((profile, detail, bytes_per_token))
+    Ok((profile, detail, bytes_per_token, warning))
 }
 
 fn invalid_json(e: serde_json::Error) -> Error {

@@ -12,6 +12,7 @@ pub mod ffi;
 pub mod format;
 pub mod json;
 pub mod model;
+pub mod names;
 pub mod pricing;
 pub mod probe;
 pub mod profiles;

@@ -168,6 +168,16 @@ impl Limit {
     }
 }
 
+/// Something the request left open that the call assumed (`unknown_model`): a report warning
+/// about no message (`index` and `part` are `null`), listed before the messages' warnings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestWarning {
+    pub code: &'static str,
+    /// The request key concerned (`model`).
+    pub path: &'static str,
+    pub message: String,
+}
+
 /// Something in the input the caller should know about, that did not stop the trim.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
@@ -203,6 +213,8 @@ pub struct Report<'a> {
     /// Caller's indices of messages brought back by refill after shedding.
     pub refilled: Vec<usize>,
     pub warnings: Vec<Warning>,
+    /// Warnings about the request rather than a message, listed first in `warnings`.
+    pub request_warnings: Vec<RequestWarning>,
     pub cleared_tool_results: Vec<ClearedToolResult>,
     pub repaired: Vec<RepairEntry<'a>>,
     /// Formats that merge adjacent turns only.
@@ -438,7 +450,25 @@ impl<'a> Report<'a> {
             let _ = write!(out, "{{\"index\":{},\"{unit}\":{}}}", c.index, c.cost);
         });
         out.push_str(",\"warnings\":");
-        write_list(out, &self.warnings, |out, w| {
+        out.push('[');
+        for (k, w) in self.request_warnings.iter().enumerate() {
+            let mut buf = Vec::new();
+            if k > 0 {
+                buf.push(b',');
+            }
+            buf.extend_from_slice(b"{\"code\":");
+            write_str(w.code, &mut buf);
+            buf.extend_from_slice(b",\"index\":null,\"part\":null,\"path\":");
+            write_str(w.path, &mut buf);
+            buf.extend_from_slice(b",\"message\":");
+            write_str(&w.message, &mut buf);
+            buf.push(b'}');
+            out.push_str(std::str::from_utf8(&buf).expect("JSON text of a str is UTF-8"));
+        }
+        for (k, w) in self.warnings.iter().enumerate() {
+            if k > 0 || !self.request_warnings.is_empty() {
+                out.push(',');
+            }
             let part = w.part.map_or("null".to_owned(), |p| p.to_string());
             let mut buf = Vec::new();
             buf.extend_from_slice(b",\"path\":");
@@ -452,7 +482,8 @@ impl<'a> Report<'a> {
             );
             out.push_str(std::str::from_utf8(&buf).expect("JSON text of a str is UTF-8"));
             out.push('}');
-        });
+        }
+        out.push(']');
         out.push_str(",\"repaired\":");
         write_list(out, &self.repaired, |out, r| write_repair(out, r, words));
         if merges {

@@ -5,6 +5,8 @@ use crate::error::{Error, ErrorCode};
 use crate::format::Format;
 use crate::json::compact_len;
 use crate::pricing::{ImageProfile, DEFAULT_BYTES_PER_TOKEN};
+use crate::profiles::models::image_rule;
+use crate::report::RequestWarning;
 use crate::tokens::{self, Measure, Tokenizer};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -179,6 +181,8 @@ pub struct TrimOptions {
     /// Opt-in: clear old tool results before dropping whole groups.
     pub clear_tool_results: Option<ClearToolResults>,
     pub format: Format,
+    /// What the request assumed without being told (`unknown_model`), for the report.
+    pub warnings: Vec<RequestWarning>,
 }
 
 impl Default for TrimOptions {
@@ -201,6 +205,7 @@ impl Default for TrimOptions {
             image_sizes: HashMap::new(),
             clear_tool_results: None,
             format: Format::default(),
+            warnings: Vec::new(),
         }
     }
 }
@@ -225,6 +230,7 @@ pub const OPTION_KEYS: &[&str] = &[
     "token_factor",
     "overhead_tokens",
     "clear_tool_results",
+    "strict_model",
 ];
 
 impl TrimOptions {
@@ -267,6 +273,14 @@ impl TrimOptions {
                 }
                 "memory" => options.memory_bytes = memory_bytes(value)?,
                 "image_profile" | "model" => {} // below: they interact
+                "strict_model" => {
+                    if !value.is_boolean() {
+                        return Err(Error::invalid_request(
+                            format!("strict_model must be true or false, not {value}"),
+                            key,
+                        ));
+                    }
+                }
                 "format" => options.format = format_of(request)?,
                 "system" => {
                     if !format_of(request)?.takes_system() {
@@ -313,12 +327,19 @@ impl TrimOptions {
         let named = ["image_profile", "model"]
             .iter()
             .any(|k| request.get(*k).is_some_and(|v| !v.is_null()));
-        options.image_profile = if named {
-            profile_of(request)?
+        let default_profile = options.format.default_profile();
+        let (profile, unknown) = if named {
+            profile_of(request, default_profile)?
         } else {
-            options.format.default_profile()
+            (default_profile, None)
         };
+        options.image_profile = profile;
         options.measure = measure_of(request)?;
+        if let Some(model) = unknown {
+            options
+                .warnings
+                .push(unknown_model(model, profile, Some(options.measure)));
+        }
         if options.measure.in_tokens() {
             options.overhead_tokens = match request.get("overhead_tokens") {
                 None | Some(Value::Null) => {
@@ -462,9 +483,8 @@ impl TrimOptions {
 /// unless `tokenizer` is given, and then the two conflict.
 pub fn measure_of(request: &Map<String, Value>) -> Result<Measure, Error> {
     let given = |key: &str| request.get(key).filter(|v| !v.is_null());
-    let model = given("model")
-        .and_then(Value::as_str)
-        .and_then(tokens::for_model);
+    let model_name = given("model").and_then(Value::as_str);
+    let model = model_name.and_then(tokens::for_model);
     let named = match given("tokenizer") {
         None => None,
         Some(Value::String(name)) => Some(Tokenizer::from_name(name).ok_or_else(|| {
@@ -501,6 +521,10 @@ pub fn measure_of(request: &Map<String, Value>) -> Result<Measure, Error> {
         (None, Some((tokenizer, factor))) if given("max_bytes").is_none() => {
             estimated(tokenizer, factor)
         }
+        // A name no family claims: o200k_base with a margin, and the report says so.
+        (None, None) if model_name.is_some() && given("max_bytes").is_none() => {
+            estimated(Tokenizer::O200kBase, Some(tokens::UNKNOWN_FACTOR))
+        }
         (None, _) => Measure::BYTES,
     };
     if let Some(f) = given("token_factor") {
@@ -527,8 +551,14 @@ pub fn measure_of(request: &Map<String, Value>) -> Result<Measure, Error> {
     Ok(measure)
 }
 
-/// The pricing profile from `image_profile` or `model` (giving both is ambiguous).
-pub fn profile_of(options: &Map<String, Value>) -> Result<ImageProfile, Error> {
+/// The pricing profile from `image_profile` or `model` (giving both is ambiguous), `default`
+/// when neither is given. A model no family claims (neither the image tables nor the
+/// tokenizer's) is priced by `default` too and its name returned, for the caller's warning;
+/// with `"strict_model": true` it is an `invalid_request` error at `model` instead.
+pub fn profile_of(
+    options: &Map<String, Value>,
+    default: ImageProfile,
+) -> Result<(ImageProfile, Option<&str>), Error> {
     let string = |key: &str| -> Result<Option<&str>, Error> {
         match options.get(key) {
             None | Some(Value::Null) => Ok(None),
@@ -544,9 +574,63 @@ pub fn profile_of(options: &Map<String, Value>) -> Result<ImageProfile, Error> {
             "give image_profile or model, not both",
             "model",
         )),
-        (Some(name), None) => ImageProfile::from_name(name),
-        (None, Some(model)) => ImageProfile::from_model(model),
-        (None, None) => Ok(ImageProfile::default()),
+        (Some(name), None) => Ok((ImageProfile::from_name(name)?, None)),
+        (None, Some(model)) => {
+            if let Some(profile) = crate::names::read(model).and_then(|n| image_rule(&n)) {
+                return Ok((profile, None));
+            }
+            if tokens::family_of(model).is_some() {
+                // A text model (or a version without an image rule): the default recipe.
+                return Ok((default, None));
+            }
+            let strict = options.get("strict_model").and_then(Value::as_bool);
+            if strict == Some(true) {
+                return Err(Error::invalid_request(
+                    format!(
+                        "unknown model {model:?} (strict_model): no family claims it; image \
+                         families: {}; text families: {} (a provider prefix or route such as \
+                         \"openrouter/openai/\" and a dated or variant suffix such as \
+                         \"-2024-08-06\" are allowed)",
+                        ImageProfile::KNOWN_MODELS.join(", "),
+                        tokens::family_names().join(", ")
+                    ),
+                    "model",
+                ));
+            }
+            Ok((default, Some(model)))
+        }
+        (None, None) => Ok((default, None)),
+    }
+}
+
+/// The `unknown_model` warning: what was assumed for `model` (its image rule and, when the
+/// request counts text, how).
+pub fn unknown_model(
+    model: &str,
+    profile: ImageProfile,
+    measure: Option<Measure>,
+) -> RequestWarning {
+    let mut message = format!(
+        "no model family claims {model:?}; assumed: images priced by the {:?} rule (the \
+         default)",
+        profile.name()
+    );
+    match measure {
+        Some(m) if m.in_tokens() => {
+            message += &format!(
+                ", text counted with {} × {} (an estimate)",
+                m.tokenizer.name(),
+                m.factor
+            )
+        }
+        Some(_) => message += ", text counted in bytes",
+        None => {}
+    }
+    message += "; strict_model: true makes an unknown model an error";
+    RequestWarning {
+        code: "unknown_model",
+        path: "model",
+        message,
     }
 }
 

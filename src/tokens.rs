@@ -162,31 +162,146 @@ pub const CLAUDE_FACTOR: f64 = 1.35;
 /// margin, not a measurement; `token_factor` overrides it.
 pub const GEMINI_FACTOR: f64 = 1.25;
 
-/// The tokenizer a model name selects, and the factor when the count is an estimate.
-pub fn for_model(model: &str) -> Option<(Tokenizer, Option<f64>)> {
-    let m = model.to_ascii_lowercase();
-    let m = m.rsplit('/').next().unwrap_or(&m);
-    let starts = |p: &str| m.starts_with(p);
-    if starts("gpt-4o")
-        || starts("gpt-4.1")
-        || starts("gpt-4.5")
-        || starts("gpt-5")
-        || starts("chatgpt-4o")
-        || starts("o1")
-        || starts("o3")
-        || starts("o4")
-        || starts("gpt-oss")
-    {
-        Some((Tokenizer::O200kBase, None))
-    } else if starts("gpt-4") || starts("gpt-3.5") {
-        Some((Tokenizer::Cl100kBase, None))
-    } else if starts("claude") {
-        Some((Tokenizer::O200kBase, Some(CLAUDE_FACTOR)))
-    } else if starts("gemini") {
-        Some((Tokenizer::O200kBase, Some(GEMINI_FACTOR)))
-    } else {
-        None
+/// Safety factor for open-weight families whose tokenizers the library does not ship (Llama,
+/// Qwen, DeepSeek, Gemma, …: byte-level BPE or SentencePiece vocabularies of 128k–262k tokens),
+/// counted with `o200k_base`: a margin, as for Gemini; `tokenizer: {"file": …}` counts exactly.
+pub const OPEN_WEIGHT_FACTOR: f64 = 1.25;
+
+/// Safety factor for Mistral's families and for names no family claims, counted with
+/// `o200k_base`: Mistral's older models and many others use 32k-token SentencePiece
+/// vocabularies, which split text more finely than 100k+ vocabularies; the margin is Claude's.
+pub const UNKNOWN_FACTOR: f64 = 1.35;
+
+/// How a family's names are matched (after [`crate::names::read`]).
+enum Match {
+    /// The name starts with this (any suffix).
+    Prefix(&'static str),
+    /// This is a word of the name: at its start or after `-`, `_`, `.` or `:`.
+    Word(&'static str),
+}
+
+/// Text families: the family's name, how names are matched, the tokenizer and the factor when
+/// counts are an estimate. The first family that matches wins.
+const TEXT_FAMILIES: &[(&str, Match, Tokenizer, Option<f64>)] = {
+    use Match::{Prefix, Word};
+    use Tokenizer::{Cl100kBase as CL, O200kBase as O};
+    const C: Option<f64> = Some(CLAUDE_FACTOR);
+    const G: Option<f64> = Some(GEMINI_FACTOR);
+    const W: Option<f64> = Some(OPEN_WEIGHT_FACTOR);
+    const M: Option<f64> = Some(UNKNOWN_FACTOR);
+    &[
+        ("gpt-4o", Prefix("gpt-4o"), O, None),
+        ("gpt-4o", Prefix("chatgpt-4o"), O, None),
+        ("gpt-4.1", Prefix("gpt-4.1"), O, None),
+        ("gpt-4.5", Prefix("gpt-4.5"), O, None),
+        ("gpt-5", Prefix("gpt-5"), O, None),
+        ("gpt-5", Prefix("chatgpt-5"), O, None),
+        ("gpt-5", Prefix("codex-"), O, None),
+        ("gpt-5", Prefix("gpt-realtime"), O, None),
+        ("gpt-5", Prefix("gpt-audio"), O, None),
+        ("o-series", Prefix("o1"), O, None),
+        ("o-series", Prefix("o3"), O, None),
+        ("o-series", Prefix("o4"), O, None),
+        ("gpt-oss", Prefix("gpt-oss"), O, None),
+        ("computer-use", Prefix("computer-use"), O, None),
+        ("gpt-4", Prefix("gpt-4"), CL, None),
+        ("gpt-3.5", Prefix("gpt-3.5"), CL, None),
+        ("gpt-3.5", Prefix("gpt-35"), CL, None),
+        ("text-embedding", Prefix("text-embedding-ada-002"), CL, None),
+        ("text-embedding", Prefix("text-embedding-3"), CL, None),
+        // OpenAI's later names (gpt-6, …): o200k_base assumed, so an estimate.
+        ("gpt", Prefix("gpt-"), O, Some(1.0)),
+        ("claude", Word("claude"), O, C),
+        ("gemini", Word("gemini"), O, G),
+        ("gemma", Word("gemma"), O, W),
+        ("llama", Word("llama"), O, W),
+        ("llama", Word("codellama"), O, W),
+        ("qwen", Word("qwen"), O, W),
+        ("qwen", Prefix("qwq"), O, W),
+        ("qwen", Prefix("qvq"), O, W),
+        ("deepseek", Word("deepseek"), O, W),
+        ("phi", Prefix("phi-"), O, W),
+        ("phi", Prefix("phi3"), O, W),
+        ("phi", Prefix("phi4"), O, W),
+        ("command", Prefix("command"), O, W),
+        ("grok", Prefix("grok"), O, W),
+        ("kimi", Word("kimi"), O, W),
+        ("kimi", Prefix("moonshot"), O, W),
+        ("glm", Word("glm"), O, W),
+        ("glm", Prefix("chatglm"), O, W),
+        ("nova", Prefix("nova-"), O, W),
+        ("titan", Prefix("titan-"), O, W),
+        ("minimax", Word("minimax"), O, W),
+        ("nemotron", Word("nemotron"), O, W),
+        ("granite", Word("granite"), O, W),
+        ("jamba", Word("jamba"), O, W),
+        ("sonar", Prefix("sonar"), O, W),
+        ("sonar", Prefix("pplx-"), O, W),
+        ("doubao", Word("doubao"), O, W),
+        ("ernie", Word("ernie"), O, W),
+        ("hunyuan", Word("hunyuan"), O, W),
+        ("mimo", Word("mimo"), O, W),
+        ("yi", Prefix("yi-"), O, W),
+        ("hermes", Word("hermes"), O, W),
+        ("starcoder", Word("starcoder"), O, W),
+        ("muse", Word("muse"), O, W),
+        ("step", Prefix("step-"), O, W),
+        ("seed", Word("seed"), O, W),
+        ("internvl", Word("internvl"), O, W),
+        ("internlm", Word("internlm"), O, W),
+        ("sonar", Word("perplexity"), O, W),
+        ("mistral", Word("mistral"), O, M),
+        ("mistral", Word("mixtral"), O, M),
+        ("mistral", Word("codestral"), O, M),
+        ("mistral", Word("ministral"), O, M),
+        ("mistral", Word("pixtral"), O, M),
+        ("mistral", Word("magistral"), O, M),
+        ("mistral", Word("devstral"), O, M),
+        ("mistral", Word("voxtral"), O, M),
+        ("mistral", Prefix("open-mistral"), O, M),
+    ]
+};
+
+/// The tokenizer a model name selects, the factor when the count is an estimate, and the
+/// family that claimed the name; `None` when no family does.
+pub fn family_of(model: &str) -> Option<(&'static str, Tokenizer, Option<f64>)> {
+    let name = crate::names::read(model)?;
+    let find = |name: &str| {
+        TEXT_FAMILIES
+            .iter()
+            .find(|(_, m, _, _)| match m {
+                Match::Prefix(p) => name.starts_with(p),
+                Match::Word(w) => crate::names::has_word(name, w),
+            })
+            .map(|&(family, _, tokenizer, factor)| (family, tokenizer, factor))
+    };
+    // A Bedrock id that does not repeat its vendor (`deepseek.v3.2`) is read with it; a route
+    // that names a family (`gemini/deep-research-…`, `novita/deepseek/deepseek-r1/community`)
+    // gives it when the last segment names none.
+    find(&name.base)
+        .or_else(|| find(&format!("{}-{}", name.vendor.as_deref()?, name.base)))
+        .or_else(|| {
+            let lower = model.trim().to_ascii_lowercase();
+            let mut route = lower.split('/').rev().skip(1);
+            route.find_map(|segment| find(segment).filter(|f| f.0 == segment))
+        })
+}
+
+/// The names of the text families, each once, in table order.
+pub fn family_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for (family, ..) in TEXT_FAMILIES {
+        if !names.contains(family) {
+            names.push(family);
+        }
     }
+    names
+}
+
+/// The tokenizer a model name selects, and the factor when the count is an estimate; `None`
+/// when no family claims the name.
+pub fn for_model(model: &str) -> Option<(Tokenizer, Option<f64>)> {
+    family_of(model).map(|(_, tokenizer, factor)| (tokenizer, factor))
 }
 
 /// How one call measures text: bytes, or tokens of a tokenizer times a factor.
@@ -301,7 +416,29 @@ mod tests {
             for_model("gemini-2.5-flash"),
             Some((Tokenizer::O200kBase, Some(GEMINI_FACTOR)))
         );
-        assert_eq!(for_model("llama-3"), None);
+        assert_eq!(
+            for_model("azure/gpt-35-turbo"),
+            Some((Tokenizer::Cl100kBase, None))
+        );
+        assert_eq!(
+            for_model("bedrock/us.anthropic.claude-3-5-sonnet-20240620-v1:0"),
+            Some((Tokenizer::O200kBase, Some(CLAUDE_FACTOR)))
+        );
+        for (model, family) in [
+            ("ollama/llama3.1:8b", "llama"),
+            (
+                "together_ai/meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo",
+                "llama",
+            ),
+            ("meta.llama3-1-70b-instruct-v1:0", "llama"),
+            ("qwen2.5-7b-instruct", "qwen"),
+            ("mistral-large-latest", "mistral"),
+            ("deepseek-chat", "deepseek"),
+            ("gemma3:4b", "gemma"),
+        ] {
+            assert_eq!(family_of(model).map(|f| f.0), Some(family), "{model}");
+        }
+        assert_eq!(for_model("some-house-model"), None);
     }
 
     #[test]

@@ -78,6 +78,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             bytes_per_token: options.bytes_per_token,
             measure: options.measure,
             input_messages: session.inputs.len(),
+            request_warnings: options.warnings.clone(),
             ..Report::default()
         };
         let counted = if options.measure.in_tokens() {

@@ -1,19 +1,15 @@
 //! Which image profile (rule and parameters) a model name selects.
 //!
-//! The name is read like this:
+//! The name is first read by [`crate::names::read`]: case, provider prefixes and routes
+//! (`openai/`, `openrouter/anthropic/`, `Qwen/`), Bedrock's region and vendor (`us.anthropic.`)
+//! and Vertex AI's `@date` go; `@2025` selects the 2025 OpenAI documentation where it differs
+//! from the current one (an unknown `@` tag leaves the name unknown). Then:
 //!
-//! 1. Case and surrounding white space are ignored. Everything up to the last `/` is a provider
-//!    or router prefix and is dropped (`openai/gpt-4o`, `openrouter/anthropic/claude-…`,
-//!    `Qwen/Qwen2.5-VL-7B-Instruct`), and so is a Bedrock prefix ending in `anthropic.`
-//!    (`us.anthropic.claude-…`).
-//! 2. A trailing `@2025` or `@2026` selects that year's OpenAI documentation where the two
-//!    disagree; without one, the 2026 (current) documentation applies. A trailing `@` and an
-//!    8-digit date (Vertex AI's `claude-…@20241022`) is dropped. Any other `@` suffix is an error.
-//! 3. Claude names are read by version, in either naming scheme (`claude-3-5-sonnet`,
+//! 1. Claude names are read by version, in either naming scheme (`claude-3-5-sonnet`,
 //!    `claude-sonnet-4-5`, `claude-3.5-sonnet`, `claude-opus-4.7`): version 4.7 and later use the
 //!    high-resolution tier, earlier ones the standard tier (Anthropic: "Claude Opus 4.7 and
 //!    later"). Gemini names are read by version too: `gemini-1.5-*`, `gemini-2.*`, `gemini-3*`.
-//! 4. Every other name is matched against the families of [`KNOWN_MODELS`]: the longest family
+//! 2. Every other name is matched against the families of [`KNOWN_MODELS`]: the longest family
 //!    that is the whole name or is followed by `-`, `:` or `_` wins, so that dated and variant
 //!    suffixes (`gpt-4o-2024-08-06`, `qwen2-vl-72b-instruct`, `qwen2.5vl:7b`) select their
 //!    family and `gpt-4o-mini` is not read as `gpt-4o`. A `.` does not separate (so `gpt-5.3`
@@ -38,6 +34,7 @@ use super::openai::{OpenAiPatch, OpenAiTile};
 use super::qwen::QwenVl;
 use super::ImageProfile;
 use crate::error::Error;
+use crate::names::{self, Edition, Name};
 
 /// One model family: its name (a prefix, see the module docs), its profile under the current
 /// documentation, and the profile of the 2025 documentation where that differs.
@@ -182,28 +179,14 @@ pub fn profile_for_model(model: &str) -> Result<ImageProfile, Error> {
     })
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Edition {
-    Current,
-    Y2025,
+fn resolve(model: &str) -> Option<ImageProfile> {
+    image_rule(&names::read(model)?)
 }
 
-fn resolve(model: &str) -> Option<ImageProfile> {
-    let lower = model.trim().to_ascii_lowercase();
-    let name = lower.rsplit('/').next().unwrap_or("");
-    let name = match name.find("anthropic.") {
-        Some(i) => &name[i + "anthropic.".len()..],
-        None => name,
-    };
-    let (name, edition) = match name.rsplit_once('@') {
-        None => (name, Edition::Current),
-        Some((base, "2025")) => (base, Edition::Y2025),
-        Some((base, "2026")) => (base, Edition::Current),
-        Some((base, date)) if date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit()) => {
-            (base, Edition::Current)
-        }
-        Some(_) => return None,
-    };
+/// The image profile of a name already read ([`crate::names::read`]), if a family of the
+/// image tables claims it.
+pub fn image_rule(name: &Name) -> Option<ImageProfile> {
+    let (name, edition) = (name.base.as_str(), name.edition);
     if let Some(rest) = name.strip_prefix("claude-") {
         let version = read_version(rest)?;
         let tier = if version >= (4, 7) {
@@ -223,10 +206,7 @@ fn resolve(model: &str) -> Option<ImageProfile> {
     }
     let family = FAMILIES
         .iter()
-        .filter(|f| {
-            name.strip_prefix(f.name)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', ':', '_']))
-        })
+        .filter(|f| names::is_family(name, f.name))
         .max_by_key(|f| f.name.len())?;
     Some(match (edition, family.y2025) {
         (Edition::Y2025, Some(y2025)) => y2025,

@@ -573,6 +573,35 @@ case("profile_and_model_conflict", "image_profile and model together are ambiguo
      {"messages": msgs, "image_profile": "openai", "model": "gpt-4o"},
      err("invalid_request", path="model", message="give image_profile or model, not both"))
 
+# --- model names never raise -----------------------------------------------------------------
+def unknown_model(model, profile, text="text counted in bytes"):
+    """The report warning of a model no family claims (README "Model names")."""
+    return {"code": "unknown_model", "index": None, "part": None, "path": "model",
+            "message": f"no model family claims {json.dumps(model)}; assumed: images priced by the "
+                       f"\"{profile}\" rule (the default), {text}; strict_model: true makes an "
+                       f"unknown model an error"}
+
+
+msgs = [sys(), {"role": "user", "content": [text("Old screen:"), image(JPEG_500x375)]}, assistant("Seen."),
+        user("And now?")]
+case("unknown_model_answers_with_a_warning",
+     "A model no family claims is priced by the default recipe (the screenshot at 765 tokens) and "
+     "the report says what was assumed.",
+     {"messages": msgs, "max_bytes": 100_000, "model": "azure/house-deployment-7"},
+     ok(msgs, cost_bytes=total(msgs), dropped_messages=[],
+        warnings=[unknown_model("azure/house-deployment-7", "ankita")]))
+case("unknown_model_strict_is_an_error",
+     "strict_model: true makes a model no family claims an invalid_request at model.",
+     {"messages": msgs, "max_bytes": 100_000, "model": "azure/house-deployment-7", "strict_model": True},
+     err("invalid_request", path="model"))
+for name in ["gpt-4", "gpt-3.5-turbo", "ollama/llama3.1:8b", "bedrock/mistral.mistral-large-2402-v1:0",
+             "deepseek-chat"]:
+    case("text_model_answers_" + "".join(c if c.isalnum() else "_" for c in name),
+         f"{name} has no image rule but its family is known: the default recipe prices the "
+         "screenshot, without a warning.",
+         {"messages": msgs, "max_bytes": 100_000, "model": name},
+         ok(msgs, cost_bytes=total(msgs), dropped_messages=[], warnings=[]))
+
 # --- Anthropic Messages format ----------------------------------------------------------------
 def a_text(t):
     return {"type": "text", "text": t}
@@ -657,6 +686,24 @@ case("anthropic_pricing_follows_image_profile",
      "the same screenshot costs 765 tokens and fits.",
      {"format": "anthropic", "messages": msgs, "max_bytes": 4000, "image_profile": "ankita"},
      ok(msgs, dropped_images=[], cost_bytes=15 + len("What does this error dialog say?") + 4 * 765))
+case("anthropic_unknown_model_answers_with_a_warning",
+     f"Anthropic: a model no family claims is priced by the format's default, Claude's rule "
+     f"({claude} tokens), and the report says what was assumed.",
+     {"format": "anthropic", "messages": msgs, "max_bytes": 100_000, "model": "house-model"},
+     ok(msgs, dropped_images=[], cost_bytes=15 + len("What does this error dialog say?") + 4 * claude,
+        warnings=[unknown_model("house-model", "anthropic")]))
+case("anthropic_unknown_model_strict_is_an_error",
+     "Anthropic: strict_model: true makes a model no family claims an invalid_request at model.",
+     {"format": "anthropic", "messages": msgs, "max_bytes": 100_000, "model": "house-model",
+      "strict_model": True},
+     err("invalid_request", path="model"))
+case("anthropic_bedrock_model_is_claude",
+     "Anthropic: a Bedrock id (region, vendor, version) reads as its Claude model: priced by "
+     f"Claude's rule ({claude} tokens), no warning.",
+     {"format": "anthropic", "messages": msgs, "max_bytes": 100_000,
+      "model": "bedrock/us.anthropic.claude-3-5-sonnet-20240620-v1:0"},
+     ok(msgs, dropped_images=[], cost_bytes=15 + len("What does this error dialog say?") + 4 * claude,
+        warnings=[]))
 
 msgs = [{"role": "user", "content": "start"},
         {"role": "assistant", "content": [{"type": "thinking", "thinking": "plan", "signature": "c2ln"},

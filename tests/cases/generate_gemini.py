@@ -403,6 +403,25 @@ for s in SPELLINGS:
          ok([user(part, fields[0]["parts"][1], "Go on.")], dropped_messages=[1], merged=[{"index": 2, "into": 0}],
             truncated=[{"index": 0, "part": 0, "from_bytes": 2000, "to_bytes": 1000}]))
 
+    case(s, "unknown_model_answers_with_a_warning",
+         "a model no family claims is priced by the format's default, Gemini 2.5's rule, and the "
+         "report says what was assumed.",
+         {"messages": older, "max_bytes": 100_000, "model": "vertex_ai/house-model"},
+         ok(older, dropped_messages=[], cost_bytes=s.total(older), warnings=[{
+             "code": "unknown_model", "index": None, "part": None, "path": "model",
+             "message": "no model family claims \"vertex_ai/house-model\"; assumed: images priced by "
+                        "the \"gemini\" rule (the default), text counted in bytes; strict_model: "
+                        "true makes an unknown model an error"}]))
+    case(s, "unknown_model_strict_is_an_error",
+         "strict_model: true makes a model no family claims an invalid_request at model.",
+         {"messages": older, "max_bytes": 100_000, "model": "vertex_ai/house-model", "strict_model": True},
+         err("invalid_request", path="model"))
+    case(s, "text_model_answers",
+         "gemma3 (Ollama's tag) has no image rule here but its family is known: the format's "
+         "default prices the screenshot, without a warning.",
+         {"messages": older, "max_bytes": 100_000, "model": "ollama/gemma3:4b"},
+         ok(older, dropped_messages=[], cost_bytes=s.total(older), warnings=[]))
+
 # --- a follow-up after a function-calling loop: the answer starts on the user's turn ----------------
 for s in SPELLINGS:
     spec = filler(5000, "spec of the settings page layout")

@@ -377,6 +377,32 @@ case("responses_exchange_in_progress_kept_and_shrunk",
                              "truncated": [{"index": 5, "part": None, "from_bytes": 2000,
                                             "to_bytes": shrunk_to}], "repaired": []}})
 
+# --- model names never raise -------------------------------------------------------------------
+def unknown_model(model, profile):
+    return {"code": "unknown_model", "index": None, "part": None, "path": "model",
+            "message": f"no model family claims {json.dumps(model)}; assumed: images priced by the "
+                       f"\"{profile}\" rule (the default), text counted in bytes; strict_model: true "
+                       f"makes an unknown model an error"}
+
+
+items = [user_parts(input_text("Old screen:"), input_image(SCREEN)), said("Seen."), user("And now?")]
+case("responses_unknown_model_answers_with_a_warning",
+     "A model no family claims is priced by the default recipe (the screenshot at 765 tokens) and "
+     "the report says what was assumed.",
+     {"format": "responses", "messages": items, "max_bytes": 100_000, "model": "my-router/house-model"},
+     ok(items, cost_bytes=total(items), dropped_messages=[],
+        warnings=[unknown_model("my-router/house-model", "ankita")]))
+case("responses_unknown_model_strict_is_an_error",
+     "strict_model: true makes a model no family claims an invalid_request at model.",
+     {"format": "responses", "messages": items, "max_bytes": 100_000, "model": "my-router/house-model",
+      "strict_model": True},
+     err("invalid_request", path="model"))
+case("responses_text_model_answers",
+     "gpt-4 has no image rule but its family is known: the default recipe prices the screenshot, "
+     "without a warning.",
+     {"format": "responses", "messages": items, "max_bytes": 100_000, "model": "openai/gpt-4-0613"},
+     ok(items, cost_bytes=total(items), dropped_messages=[], warnings=[]))
+
 # --- shape errors name their path; chat parts name the format to pass --------------------------
 case("responses_invalid_part_names_its_path",
      "A chat image_url part among Responses items is a mix-up of formats: the error names the "
