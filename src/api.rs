@@ -633,11 +633,13 @@ pub fn price_fields(price: &ImagePrice) -> Map<String, Value> {
     }
 }
 
+/// What [`pricing_options`] reads: the profile, `detail`, bytes per token, and the
+/// `unknown_model` warning when the model is one no family claims.
+pub type Pricing<'a> = (ImageProfile, Option<&'a str>, u64, Option<RequestWarning>);
+
 /// Reads `{"image_profile" | "profile" | "model", "detail", "bytes_per_token",
-/// "strict_model"}`; with the `unknown_model` warning when the model is one no family claims.
-pub fn pricing_options(
-    options: &Value,
-) -> Result<(ImageProfile, Option<&str>, u64, Option<RequestWarning>), Error> {
+/// "strict_model"}`.
+pub fn pricing_options(options: &Value) -> Result<Pricing<'_>, Error> {
     let options = match options {
         Value::Null => return Ok((ImageProfile::default(), None, DEFAULT_BYTES_PER_TOKEN, None)),
         Value::Object(options) => options,

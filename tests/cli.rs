@@ -339,6 +339,13 @@ fn every_flag_reaches_the_request() {
             &[],
         ),
         flag(
+            "unknown_model_answers_with_a_warning",
+            &["--strict-model"],
+            "strict_model",
+            json!(true),
+            &[],
+        ),
+        flag(
             "remote_image_priced_as_typical",
             &["--image-sizes", &sizes_file],
             "image_sizes",

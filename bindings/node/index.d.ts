@@ -111,8 +111,15 @@ export interface TrimOptions {
   max_messages?: number | null;
   /** Image pricing profile (default `ankita`); give this or `model`, not both. */
   image_profile?: ImageProfile;
-  /** The target model, e.g. `gpt-4o-mini`: its provider's exact image pricing. */
+  /**
+   * The target model, e.g. `gpt-4o-mini`: its provider's exact image pricing and its tokenizer.
+   * Any name answers (provider prefixes and routes such as `openrouter/openai/gpt-4o`, Bedrock
+   * ids, dated suffixes); one no family claims is priced by the default recipe, counted with
+   * `o200k_base` × 1.35, and `report.warnings` holds an `unknown_model` entry saying so.
+   */
   model?: string;
+  /** Make a model no family claims an `invalid_request` error (default false). */
+  strict_model?: boolean;
   /** Pixel sizes of remote (http/https) images by URL: `[width, height]` or `{width, height}`. */
   image_sizes?: Record<string, [number, number] | { width: number; height: number }>;
   /** Default `placeholder`. */
@@ -143,6 +150,8 @@ export type Tokenizer = "bytes" | "o200k_base" | "cl100k_base";
 export interface CountOptions {
   /** The target model: selects the tokenizer (and, for images, the pricing). */
   model?: string;
+  /** Make a model no family claims an `invalid_request` error (default false). */
+  strict_model?: boolean;
   /** The tokenizer, when the model does not say it. */
   tokenizer?: Tokenizer;
   /** Multiplies token counts (an estimate for a tokenizer that is not public). */
@@ -163,6 +172,8 @@ export interface TokenCount {
   messages: number[];
   /** The Anthropic format's top-level `system`. */
   system?: number;
+  /** There when the model is one no family claims (`unknown_model`). */
+  warnings?: TrimWarning[];
 }
 
 /** The message formats the core reads. */
@@ -421,8 +432,10 @@ export interface DroppedBlock {
  * `implausible_image` (a header whose size its payload cannot hold, priced as the profile's
  * largest typical image), with the image's `path`. */
 export interface TrimWarning {
-  code: "implausible_image" | (string & {});
-  index: number;
+  /** `unknown_model`: a model no family claims, and what was assumed (`path` "model"). */
+  code: "implausible_image" | "unknown_model" | (string & {});
+  /** `null` for a warning about the request rather than a message. */
+  index: number | null;
   part: number | null;
   path: string;
   message: string;
@@ -510,6 +523,8 @@ export interface ImageInfo {
   height: number;
   tokens: number;
   budget_bytes: number;
+  /** There when the model is one no family claims (`unknown_model`). */
+  warnings?: TrimWarning[];
 }
 
 /** How `probeImage` and `estimateImageTokens` price an image. */
@@ -518,6 +533,8 @@ export interface PricingOptions {
   profile?: ImageProfile;
   /** The target model, e.g. `gpt-4o`: its provider's exact pricing. */
   model?: string;
+  /** Make a model no family claims an `invalid_request` error (default false). */
+  strict_model?: boolean;
   detail?: "low" | "high" | "auto";
   /** Bytes per token for `budget_bytes` (default 4). */
   bytes_per_token?: number;
@@ -529,6 +546,8 @@ export type EstimateOptions = PricingOptions;
 export interface ImageEstimate {
   tokens: number;
   budget_bytes: number;
+  /** There when the model is one no family claims (`unknown_model`). */
+  warnings?: TrimWarning[];
 }
 
 /** The error codes of the core. */

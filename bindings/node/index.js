@@ -123,7 +123,9 @@ export function countTokens(messages, options) {
  * @returns {import("./index.js").ImageInfo | null} null when the image cannot be decoded
  *   (unknown format, truncated header, zero size…)
  * @throws {AnkitaError} `invalid_argument` for anything else than text or bytes,
- *   `invalid_request` for an unknown profile, model or option
+ *   `invalid_request` for an unknown profile or option (a model no family claims is priced by
+ *   the default profile, with an `unknown_model` entry in `warnings`; `strict_model: true`
+ *   makes it an error)
  *
  * @example
  * probeImage(fs.readFileSync("screenshot.png"));
@@ -152,8 +154,10 @@ export function probeImage(image, options) {
     pricing === null ? native().probeImage(text) : native().probeImageWith(text, pricing),
   );
   if (response.format === null || response.format === undefined) return null;
-  const { format, width, height, tokens, budget_bytes } = response;
-  return { format, width, height, tokens, budget_bytes };
+  const { format, width, height, tokens, budget_bytes, warnings } = response;
+  const info = { format, width, height, tokens, budget_bytes };
+  if (warnings !== undefined) info.warnings = warnings;
+  return info;
 }
 
 /**
@@ -165,7 +169,9 @@ export function probeImage(image, options) {
  *   default profile `ankita`), `detail` (`low` | `high` | `auto`), `bytes_per_token` (default 4)
  * @returns {import("./index.js").ImageEstimate} `{ tokens, budget_bytes }`
  * @throws {AnkitaError} `invalid_argument` for a size that is not a positive integer,
- *   `invalid_request` for an unknown profile, model or option
+ *   `invalid_request` for an unknown profile or option (a model no family claims is priced by
+ *   the default profile, with an `unknown_model` entry in `warnings`; `strict_model: true`
+ *   makes it an error)
  *
  * @example
  * estimateImageTokens(1700, 2200); // { tokens: 765, budget_bytes: 3060 }
@@ -185,7 +191,9 @@ export function estimateImageTokens(width, height, options = {}) {
   const response = answer(
     native().estimateImageTokens(width, height, pricingOptions(options) ?? "{}"),
   );
-  return { tokens: response.tokens, budget_bytes: response.budget_bytes };
+  const estimate = { tokens: response.tokens, budget_bytes: response.budget_bytes };
+  if (response.warnings !== undefined) estimate.warnings = response.warnings;
+  return estimate;
 }
 
 /**

@@ -521,8 +521,12 @@ fn probe_command(parsed: Parsed) -> Result<u8, Failure> {
         options.insert("detail".into(), detail.into());
     }
     let options = Value::Object(options);
-    // Checks the options once (unknown profile, both profile and model, …).
-    api::estimate_image_tokens(1, 1, &options)?;
+    // Checks the options once (unknown profile, both profile and model, …), and says what was
+    // assumed for a model no family claims.
+    let checked = api::estimate_image_tokens(1, 1, &options)?;
+    for w in checked["warnings"].as_array().into_iter().flatten() {
+        eprintln!("warning: {}", w["message"].as_str().unwrap_or_default());
+    }
     let json = parsed.has(Setting::Json);
     let mut failed = None;
     for input in &parsed.positionals {

@@ -169,6 +169,17 @@ describe("pricing options", () => {
     });
   }
 
+  test("a model no family claims is priced by the default profile, with a warning", () => {
+    const estimate = estimateImageTokens(1700, 2200, { model: "no-such-model-9" });
+    assert.equal(estimate.tokens, estimateImageTokens(1700, 2200).tokens);
+    assert.equal(estimate.warnings.length, 1);
+    assert.equal(estimate.warnings[0].code, "unknown_model");
+    assert.equal(estimate.warnings[0].index, null);
+    const info = probeImage(bytes, { model: "no-such-model-9" });
+    assert.equal(info.warnings[0].code, "unknown_model");
+    assert.equal(estimateImageTokens(1700, 2200, { model: "gpt-4o" }).warnings, undefined);
+  });
+
   test("a model's price differs from the default upper bound", () => {
     const tokens = (options) => estimateImageTokens(4000, 3000, options).tokens;
     assert.notEqual(tokens({ model: "claude-sonnet-4" }), tokens({}));
@@ -176,7 +187,7 @@ describe("pricing options", () => {
 
   for (const [name, options, path] of [
     ["an unknown profile", { profile: "nope" }, "image_profile"],
-    ["an unknown model", { model: "no-such-model-9" }, undefined],
+    ["an unknown model under strict_model", { model: "no-such-model-9", strict_model: true }, "model"],
     ["both profile and model", { profile: "openai", model: "gpt-4o" }, "model"],
     ["an unknown key", { colour: "red" }, "colour"],
   ]) {

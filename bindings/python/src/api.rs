@@ -33,7 +33,7 @@ pub fn sanitize_json(py: Python<'_>, messages: &str) -> String {
 /// >>> estimate_image_tokens(1700, 2200)
 /// 765
 #[pyfunction]
-#[pyo3(signature = (width, height, *, profile = None, model = None, detail = None))]
+#[pyo3(signature = (width, height, *, profile = None, model = None, detail = None, strict_model = None))]
 pub fn estimate_image_tokens(
     py: Python<'_>,
     width: i64,
@@ -41,6 +41,7 @@ pub fn estimate_image_tokens(
     profile: Option<String>,
     model: Option<String>,
     detail: Option<String>,
+    strict_model: Option<bool>,
 ) -> PyResult<u64> {
     let side = |n: i64| u32::try_from(n).ok().filter(|&n| n > 0);
     let (Some(w), Some(h)) = (side(width), side(height)) else {
@@ -60,8 +61,14 @@ pub fn estimate_image_tokens(
             options.insert(key.into(), Value::String(value));
         }
     }
+    if let Some(strict) = strict_model {
+        options.insert("strict_model".into(), Value::Bool(strict));
+    }
     let answer = ankita::api::estimate_image_tokens(w, h, &Value::Object(options))
         .map_err(|e| to_py_err(py, &e))?;
+    if let Some(message) = answer["warnings"][0]["message"].as_str() {
+        warn_unknown_model(py, message)?;
+    }
     answer["tokens"].as_u64().ok_or_else(|| {
         to_py_err(
             py,
@@ -71,4 +78,12 @@ pub fn estimate_image_tokens(
             ),
         )
     })
+}
+
+/// Tells the caller what was assumed for a model no family claims: a `UserWarning` (the answer
+/// is a number or an `ImageInfo`, with no report to carry it).
+pub(crate) fn warn_unknown_model(py: Python<'_>, message: &str) -> PyResult<()> {
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    let message = std::ffi::CString::new(message).unwrap_or_default();
+    PyErr::warn(py, &category, &message, 1)
 }

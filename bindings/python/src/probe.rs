@@ -3,7 +3,8 @@
 
 use ankita::pricing::{price_probe, DEFAULT_BYTES_PER_TOKEN};
 use ankita::probe::{probe_bytes, probe_text};
-use ankita::request::profile_of;
+use ankita::request::{profile_of, unknown_model};
+use ankita::ImageProfile;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
@@ -59,13 +60,14 @@ impl ImageInfo {
 /// format such as BMP or TIFF, a truncated header, a zero size); in a trim such an image costs
 /// the byte length of its URL. Raises `InvalidRequest` for an unknown profile or model.
 #[pyfunction]
-#[pyo3(signature = (data, *, profile = None, model = None, detail = None))]
+#[pyo3(signature = (data, *, profile = None, model = None, detail = None, strict_model = None))]
 pub fn probe_image(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     profile: Option<String>,
     model: Option<String>,
     detail: Option<String>,
+    strict_model: Option<bool>,
 ) -> PyResult<Option<ImageInfo>> {
     let mut choice = Map::new();
     for (key, value) in [("image_profile", profile), ("model", model)] {
@@ -73,7 +75,14 @@ pub fn probe_image(
             choice.insert(key.into(), Value::String(value));
         }
     }
-    let profile = profile_of(&choice).map_err(|e| to_py_err(py, &e))?;
+    if let Some(strict) = strict_model {
+        choice.insert("strict_model".into(), Value::Bool(strict));
+    }
+    let (profile, unknown) =
+        profile_of(&choice, ImageProfile::default()).map_err(|e| to_py_err(py, &e))?;
+    if let Some(model) = unknown {
+        crate::api::warn_unknown_model(py, &unknown_model(model, profile, None).message)?;
+    }
     let probe = if let Ok(text) = data.cast::<PyString>() {
         let text = text.to_cow()?;
         py.detach(|| probe_text(&text))

@@ -113,12 +113,13 @@ impl TrimResult {
     image_sizes = None,
     format = None,
     system = None,
+    strict_model = None,
     **unknown
 ), text_signature = "(messages, *, max_bytes=None, context_tokens=None, max_output_tokens=0, \
     tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, tokenizer=None, \
     token_factor=None, overhead_tokens=None, clear_tool_results=None, max_messages=40, \
     image_profile='ankita', on_image_overflow='placeholder', model=None, image_sizes=None, \
-    format='openai', system=None)")]
+    format='openai', system=None, strict_model=False)")]
 #[allow(clippy::too_many_arguments)]
 pub fn trim<'py>(
     py: Python<'py>,
@@ -140,6 +141,7 @@ pub fn trim<'py>(
     image_sizes: Option<&Bound<'py, PyAny>>,
     format: Option<&Bound<'py, PyAny>>,
     system: Option<&Bound<'py, PyAny>>,
+    strict_model: Option<&Bound<'py, PyAny>>,
     unknown: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<TrimResult> {
     let given = [
@@ -160,6 +162,7 @@ pub fn trim<'py>(
         ("image_sizes", image_sizes),
         ("format", format),
         ("system", system),
+        ("strict_model", strict_model),
     ];
     // Messages of formats that merge turns may come back rebuilt from the text the core
     // reads: they must be the whole messages, not header-only stand-ins.
@@ -209,6 +212,7 @@ pub fn trim<'py>(
     format = None,
     system = None,
     image_profile = None,
+    strict_model = None,
     **unknown
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -221,6 +225,7 @@ pub fn count_tokens<'py>(
     format: Option<&Bound<'py, PyAny>>,
     system: Option<&Bound<'py, PyAny>>,
     image_profile: Option<&Bound<'py, PyAny>>,
+    strict_model: Option<&Bound<'py, PyAny>>,
     unknown: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let given = [
@@ -230,6 +235,7 @@ pub fn count_tokens<'py>(
         ("format", format),
         ("system", system),
         ("image_profile", image_profile),
+        ("strict_model", strict_model),
     ];
     let run = || -> Result<String, Error> {
         let originals = items(messages, "messages")?;

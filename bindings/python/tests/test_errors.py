@@ -106,10 +106,25 @@ def test_invalid_options(options: dict[str, Any], path: str, fragment: str) -> N
     assert fragment in info.value.message
 
 
-def test_a_model_the_core_does_not_know_is_an_invalid_request() -> None:
+def test_a_model_no_family_claims_is_an_invalid_request_when_strict() -> None:
     with pytest.raises(ankita.InvalidRequest) as info:
-        ankita.trim([user("hi")], model="no-such-model-anywhere")
+        ankita.trim([user("hi")], model="no-such-model-anywhere", strict_model=True)
     assert info.value.path is not None and info.value.path.startswith("model")
+    with pytest.raises(ankita.InvalidRequest):
+        ankita.count_tokens([user("hi")], model="no-such-model-anywhere", strict_model=True)
+
+
+def test_a_model_no_family_claims_answers_with_a_warning() -> None:
+    result = ankita.trim([user("hi")], model="no-such-model-anywhere", context_tokens=8192)
+    (warning,) = result.report["warnings"]
+    assert (warning["code"], warning["path"], warning["index"]) == ("unknown_model", "model", None)
+    assert "o200k_base × 1.35" in warning["message"]
+    count = ankita.count_tokens([user("hi")], model="no-such-model-anywhere")
+    assert count["tokenizer"] == "o200k_base" and count["exact"] is False
+    assert count["warnings"][0]["code"] == "unknown_model"
+    for name in ["gpt-4", "gpt-3.5-turbo", "ollama/llama3.1", "bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0"]:
+        assert ankita.trim([user("hi")], model=name, context_tokens=8192).report["warnings"] == []
+    assert ankita.count_tokens([user("hi")], model="gpt-4")["tokenizer"] == "cl100k_base"
 
 
 def test_none_means_not_given() -> None:
@@ -210,7 +225,9 @@ def test_estimate_image_tokens_errors() -> None:
         ankita.estimate_image_tokens(10, 10, profile="nope")
     assert bad_profile.value.path == "image_profile"
     with pytest.raises(ankita.InvalidRequest):
-        ankita.estimate_image_tokens(10, 10, model="no-such-model-anywhere")
+        ankita.estimate_image_tokens(10, 10, model="no-such-model-anywhere", strict_model=True)
+    with pytest.warns(UserWarning, match="no-such-model-anywhere"):
+        assert ankita.estimate_image_tokens(1700, 2200, model="no-such-model-anywhere") == 765
 
 
 def test_the_json_contract_answers_errors_instead_of_raising() -> None:

@@ -33,8 +33,11 @@ def test_provider_profiles_and_models() -> None:
         ankita.estimate_image_tokens(10, 10, profile="openai", model="gpt-4o")
     assert both.value.path == "model"
     with pytest.raises(ankita.InvalidRequest) as unknown:
-        ankita.probe_image(raw, model="no-such-model-anywhere")
+        ankita.probe_image(raw, model="no-such-model-anywhere", strict_model=True)
     assert unknown.value.path == "model"
+    with pytest.warns(UserWarning, match="unknown model|no model family"):
+        assumed = ankita.probe_image(raw, model="no-such-model-anywhere")
+    assert assumed is not None and assumed.tokens == 765
 
 
 def test_every_fixture(manifest: list[dict[str, Any]]) -> None:

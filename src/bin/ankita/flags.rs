@@ -33,6 +33,8 @@ pub enum Sets {
     Number(&'static str),
     /// A request key holding the option's text read as JSON (`true`, `{"keep": 2}`).
     Json(&'static str),
+    /// A request key set to `true` by a switch.
+    Switch(&'static str),
     /// A request key holding the option's text.
     Text(&'static str),
     /// A request key holding the text of a file.
@@ -50,6 +52,7 @@ impl Sets {
             Sets::Integer(key)
             | Sets::Number(key)
             | Sets::Json(key)
+            | Sets::Switch(key)
             | Sets::Text(key)
             | Sets::FileText(key)
             | Sets::FileJson(key) => Some(key),
@@ -109,6 +112,16 @@ const MODEL: Flag = Flag {
           priced as it bills them, and its text counted in its tokens when its tokenizer is \
           known (an estimate for Claude and Gemini); give --profile or --model, not both",
     sets: Sets::Text("model"),
+};
+
+const STRICT_MODEL: Flag = Flag {
+    long: "strict-model",
+    alias: None,
+    short: None,
+    value: None,
+    doc: "make a --model no family claims an error (by default it is priced by the default \
+          recipe, counted with o200k_base × 1.35, and the report warns unknown_model)",
+    sets: Sets::Switch("strict_model"),
 };
 
 const TOKENIZER: Flag = Flag {
@@ -246,6 +259,7 @@ pub const TRIM: &[Flag] = &[
     },
     PROFILE,
     MODEL,
+    STRICT_MODEL,
     Flag {
         long: "on-image-overflow",
         alias: None,
@@ -288,6 +302,7 @@ pub const TRIM: &[Flag] = &[
 /// The options of `ankita count`.
 pub const COUNT: &[Flag] = &[
     MODEL,
+    STRICT_MODEL,
     TOOLS,
     TOKENIZER,
     TOKEN_FACTOR,
@@ -312,6 +327,7 @@ pub const SANITIZE: &[Flag] = &[FORMAT, HELP];
 pub const PROBE: &[Flag] = &[
     PROFILE,
     MODEL,
+    STRICT_MODEL,
     Flag {
         long: "detail",
         alias: None,
@@ -439,6 +455,7 @@ pub fn parse(parser: &mut Parser, flags: &[Flag]) -> Result<Parsed, Failure> {
                     .map_err(|e| Failure::Usage(format!("{name} takes JSON, not {text:?}: {e}")))?;
                 parsed.keys.push((key, KeyValue::Value(json)));
             }
+            Sets::Switch(key) => parsed.keys.push((key, KeyValue::Value(true.into()))),
             Sets::Text(key) => parsed
                 .keys
                 .push((key, KeyValue::Value(text(value)?.into()))),

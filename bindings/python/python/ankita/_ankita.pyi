@@ -185,6 +185,7 @@ def trim(
     image_sizes: Mapping[str, Sequence[int]] | None = None,
     format: MessageFormat | None = "openai",
     system: str | Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
+    strict_model: bool | None = False,
 ) -> TrimResult[_M]:
     """Fits a chat history into a context budget.
 
@@ -198,7 +199,11 @@ def trim(
       smaller wins; with neither only ``max_messages`` applies;
     - ``bytes_per_token``, ``max_messages``;
     - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
-      ``{url: (width, height)}`` for remote images whose size the caller knows;
+      ``{url: (width, height)}`` for remote images whose size the caller knows; any model name
+      answers (provider prefixes and routes such as "openrouter/openai/gpt-4o", Bedrock ids,
+      dated suffixes): one no family claims is priced by the default recipe, counted with
+      o200k_base × 1.35, and ``report["warnings"]`` holds an ``unknown_model`` entry saying so;
+      ``strict_model=True`` makes it an InvalidRequest instead;
     - ``on_image_overflow``: "placeholder", "drop" or "error";
     - ``format``: "openai", "anthropic" for Anthropic Messages, whose top-level ``system``
       (a string or text blocks) is then given as ``system`` and returned as
@@ -232,6 +237,7 @@ def count_tokens(
     format: MessageFormat | None = None,
     system: str | Sequence[Any] | None = None,
     image_profile: str | None = None,
+    strict_model: bool | None = None,
 ) -> TokenCount:
     """Counts ``messages`` the way ``trim`` prices them: in the model's tokens when its
     tokenizer is known, else in bytes. Raises InvalidRequest."""
@@ -254,6 +260,7 @@ def probe_image(
     profile: str | None = None,
     model: str | None = None,
     detail: str | None = None,
+    strict_model: bool | None = None,
 ) -> ImageInfo | None:
     """Reads an image's format and pixel size from its header, and prices it.
 
@@ -262,7 +269,8 @@ def probe_image(
     the pricing rule and ``detail`` is the part's ``image_url.detail``.
 
     Returns None when the image cannot be decoded (not base64, BMP, TIFF, a truncated header,
-    a zero size). Raises InvalidRequest for an unknown profile or model.
+    a zero size). Raises InvalidRequest for an unknown profile; a model no family claims is
+    priced by the default rule with a ``UserWarning`` (``strict_model=True``: InvalidRequest).
     """
 
 def estimate_image_tokens(
@@ -272,13 +280,15 @@ def estimate_image_tokens(
     profile: str | None = None,
     model: str | None = None,
     detail: str | None = None,
+    strict_model: bool | None = None,
 ) -> int:
     """Vision tokens of an image of ``width`` × ``height`` pixels.
 
     ``profile`` names the pricing rule ("ankita" by default, "openai", "anthropic", "gemini",
     …) and ``model`` picks the rule and parameters of a model ("gpt-4o", …); give one or the
-    other. ``detail`` is the part's ``image_url.detail``. Raises InvalidRequest for an unknown
-    profile or model, AnkitaError (code "invalid_argument") for a side outside 1..2**32-1.
+    other. ``detail`` is the part's ``image_url.detail``. A model no family claims is priced by
+    the default rule with a ``UserWarning`` (``strict_model=True``: InvalidRequest). Raises
+    InvalidRequest for an unknown profile, AnkitaError (code "invalid_argument") for a side outside 1..2**32-1.
 
     >>> estimate_image_tokens(1700, 2200)
     765

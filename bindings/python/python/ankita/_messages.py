@@ -142,6 +142,7 @@ def trim(
     image_sizes: Mapping[str, Sequence[int]] | None = None,
     format: MessageFormat | None = "openai",
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
+    strict_model: bool | None = False,
 ) -> TrimResult[_M]: ...
 
 
@@ -167,6 +168,7 @@ def trim(
     image_sizes: Mapping[str, Sequence[int]] | None = None,
     format: MessageFormat | None = "openai",
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
+    strict_model: bool | None = False,
 ) -> TrimResult[_O | dict[str, Any]]: ...
 
 
@@ -190,7 +192,11 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
       ``tools`` and ``memory``; Claude and Gemini models are estimated (o200k_base times a
       safety factor, ``token_factor`` overriding it);
     - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
-      ``{url: (width, height)}`` for remote images whose size the caller knows;
+      ``{url: (width, height)}`` for remote images whose size the caller knows; any model name
+      answers (provider prefixes and routes such as "openrouter/openai/gpt-4o", Bedrock ids,
+      dated suffixes): one no family claims is priced by the default recipe, counted with
+      o200k_base × 1.35, and ``report["warnings"]`` holds an ``unknown_model`` entry saying so;
+      ``strict_model=True`` makes it an InvalidRequest instead;
     - ``on_image_overflow``: "placeholder", "drop" or "error";
     - ``format``: "openai" or "anthropic" for Anthropic Messages (the anthropic SDK's blocks
       are fine too), whose top-level ``system`` (a string or text blocks) is then given as
@@ -281,6 +287,7 @@ def count_tokens(
     format: MessageFormat | None = None,
     system: str | Sequence[Any] | None = None,
     image_profile: str | None = None,
+    strict_model: bool | None = None,
 ) -> TokenCount:
     """Counts ``messages`` (dicts or SDK objects, as ``trim`` takes them) the way ``trim``
     prices them: each message's framing, fields, texts and images, in the model's tokens when
@@ -299,4 +306,5 @@ def count_tokens(
         format=format,
         system=system,
         image_profile=image_profile,
+        strict_model=strict_model,
     )

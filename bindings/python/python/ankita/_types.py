@@ -102,10 +102,12 @@ class DroppedBlock(TypedDict):
 class TrimWarning(TypedDict):
     """Something in the input the caller should know about, that did not stop the trim:
     ``code`` "implausible_image" (a header whose size its payload cannot hold, priced as the
-    profile's largest typical image), with the ``path`` of the image."""
+    profile's largest typical image), with the ``path`` of the image; or "unknown_model" (a
+    model no family claims, and what was assumed for it), with ``path`` "model" and ``index``
+    and ``part`` None."""
 
     code: str
-    index: int
+    index: Optional[int]
     part: Optional[int]
     path: str
     message: str
@@ -190,6 +192,8 @@ class _TokenCountFields(TypedDict):
 class TokenCount(_TokenCountFields, total=False):
     """What ``count_tokens`` answers: each message's cost as ``trim`` prices it, their
     ``total``, and how they were counted (``exact`` is False for bytes and for the estimates of
-    Claude and Gemini models). ``system`` is the Anthropic format's top-level system's cost."""
+    Claude and Gemini models). ``system`` is the Anthropic format's top-level system's cost;
+    ``warnings`` is there when the model is one no family claims (``unknown_model``)."""
 
     system: int
+    warnings: list[TrimWarning]
