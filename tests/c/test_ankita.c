@@ -173,8 +173,13 @@ static void test_probe_with_profile(void) {
     r = ankita_probe_image_with(gif, NULL);
     CHECK(r && strstr(r, "\"tokens\":765,") != NULL, "%s", r);
     ankita_string_free(r);
-    r = ankita_probe_image_with(gif, "{\"model\": \"no-such-model\"}");
+    r = ankita_probe_image_with(gif, "{\"model\": \"no-such-model\", \"strict_model\": true}");
     CHECK(r && strstr(r, "\"code\":\"invalid_request\"") != NULL && strstr(r, "\"path\":\"model\""),
+          "%s", r);
+    ankita_string_free(r);
+    /* Without strict_model, the default profile and a warning saying so. */
+    r = ankita_probe_image_with(gif, "{\"model\": \"no-such-model\"}");
+    CHECK(r && strstr(r, "\"tokens\":765,") != NULL && strstr(r, "\"code\":\"unknown_model\"") != NULL,
           "%s", r);
     ankita_string_free(r);
     r = ankita_probe_image_with(NULL, NULL);

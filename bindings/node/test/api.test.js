@@ -187,7 +187,11 @@ describe("pricing options", () => {
 
   for (const [name, options, path] of [
     ["an unknown profile", { profile: "nope" }, "image_profile"],
-    ["an unknown model under strict_model", { model: "no-such-model-9", strict_model: true }, "model"],
+    [
+      "an unknown model under strict_model",
+      { model: "no-such-model-9", strict_model: true },
+      "model",
+    ],
     ["both profile and model", { profile: "openai", model: "gpt-4o" }, "model"],
     ["an unknown key", { colour: "red" }, "colour"],
   ]) {
