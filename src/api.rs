@@ -94,7 +94,13 @@ pub fn count_value(text: &str) -> Result<Value, Error> {
     if let Some(tools) = tools {
         answer["tools"] = tools.into();
     }
-    for w in &request.options.warnings {
+    // A count has no budget: only what was assumed about the counting is said.
+    for w in request
+        .options
+        .warnings
+        .iter()
+        .filter(|w| w.code == "unknown_model")
+    {
         add_warning(&mut answer, Some(w.clone()));
     }
     Ok(answer)

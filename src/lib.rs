@@ -26,6 +26,7 @@ pub mod tokens;
 pub mod trim;
 mod trimmer;
 pub mod turn;
+pub mod windows;
 
 pub use api::{price_fields, probe_response, Request};
 pub use error::{Error, ErrorCode};

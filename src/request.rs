@@ -340,6 +340,30 @@ impl TrimOptions {
                 .warnings
                 .push(unknown_model(model, profile, Some(options.measure)));
         }
+        let given = |key: &str| request.get(key).is_some_and(|v| !v.is_null());
+        if let (Some(model), false, false) = (
+            request.get("model").and_then(Value::as_str),
+            given("context_tokens"),
+            given("max_bytes"),
+        ) {
+            match crate::windows::for_model(model) {
+                Some(window) => {
+                    options.context_tokens = Some(window.context_tokens);
+                    if !given("max_output_tokens") {
+                        options.max_output_tokens = window.output_reserve;
+                    }
+                }
+                None => options.warnings.push(RequestWarning {
+                    code: "no_context_window",
+                    path: "model",
+                    message: format!(
+                        "no context window is known for model {model:?} (open-weight models \
+                         run with their host's or runtime's window); only max_messages limits \
+                         the history: give context_tokens or max_bytes"
+                    ),
+                }),
+            }
+        }
         if options.measure.in_tokens() {
             options.overhead_tokens = match request.get("overhead_tokens") {
                 None | Some(Value::Null) => {

@@ -165,3 +165,27 @@ fn tokenizers_of_names() {
         "{exact} {estimate}"
     );
 }
+
+/// The history the window table allows (window less reserve) is never more than the input
+/// LiteLLM's map gives for the same name: a trim for a framework's name never overflows what
+/// its host accepts.
+#[test]
+fn windows_fit_the_maps_inputs() {
+    let mut checked = 0;
+    let mut over = Vec::new();
+    for line in NAMES.lines().filter(|l| !l.starts_with('#')) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let (name, input) = (fields[0], fields.get(2).and_then(|n| n.parse::<u64>().ok()));
+        let (Some(window), Some(input)) = (ankita::windows::for_model(name), input) else {
+            continue;
+        };
+        checked += 1;
+        let history = window.context_tokens - window.output_reserve;
+        if history > input {
+            over.push(format!("{name}: {history} > {input}"));
+        }
+    }
+    println!("{checked} names of the map have a window entry");
+    assert!(checked > 300, "{checked}");
+    assert!(over.is_empty(), "{} over:\n{}", over.len(), over.join("\n"));
+}

@@ -214,6 +214,11 @@ pub fn image_rule(name: &Name) -> Option<ImageProfile> {
     })
 }
 
+/// The version of a Claude name without its `claude-` (`sonnet-4-5-20250929` is 4.5).
+pub(crate) fn claude_version(rest: &str) -> Option<(u32, u32)> {
+    read_version(rest)
+}
+
 /// The first `major[.minor]` or `major-minor` among the `-`-separated words of a Claude or
 /// Gemini name. Words of more than two digits are dates or build numbers, not versions.
 fn read_version(rest: &str) -> Option<(u32, u32)> {

@@ -602,6 +602,30 @@ for name in ["gpt-4", "gpt-3.5-turbo", "ollama/llama3.1:8b", "bedrock/mistral.mi
          {"messages": msgs, "max_bytes": 100_000, "model": name},
          ok(msgs, cost_bytes=total(msgs), dropped_messages=[], warnings=[]))
 
+# --- windows from the model (src/windows.rs) ------------------------------------------------------
+def no_context_window(model):
+    return {"code": "no_context_window", "index": None, "part": None, "path": "model",
+            "message": f"no context window is known for model {json.dumps(model)} (open-weight models run "
+                       "with their host's or runtime's window); only max_messages limits the history: give "
+                       "context_tokens or max_bytes"}
+
+
+chat = [sys(), user("What changed in the release notes?"), assistant("Two fixes."), user("Which ones?")]
+case("model_gives_the_window",
+     "With model and neither context_tokens nor max_bytes, the window and the output reserve come "
+     "from the model's table (gpt-4o: 128,000 and 16,384): 128,000 − 16,384 − 256 = 111,360 tokens.",
+     {"messages": chat, "model": "openai/gpt-4o-2024-08-06"},
+     ok(chat, unit="tokens", tokenizer="o200k_base", budget_tokens=111_360, warnings=[]))
+case("model_window_keeps_the_callers_output_reserve",
+     "max_output_tokens given replaces the table's reserve: 128,000 − 1,000 − 256 = 126,744.",
+     {"messages": chat, "model": "gpt-4o", "max_output_tokens": 1000},
+     ok(chat, unit="tokens", budget_tokens=126_744, warnings=[]))
+case("model_without_a_window_says_so",
+     "An open-weight model has no window entry (its host or runtime sets it): only max_messages "
+     "applies, and a no_context_window warning says so.",
+     {"messages": chat, "model": "ollama/llama3.1:8b"},
+     ok(chat, unit="tokens", budget_tokens=None, warnings=[no_context_window("ollama/llama3.1:8b")]))
+
 # --- Anthropic Messages format ----------------------------------------------------------------
 def a_text(t):
     return {"type": "text", "text": t}
@@ -686,6 +710,15 @@ case("anthropic_pricing_follows_image_profile",
      "the same screenshot costs 765 tokens and fits.",
      {"format": "anthropic", "messages": msgs, "max_bytes": 4000, "image_profile": "ankita"},
      ok(msgs, dropped_images=[], cost_bytes=15 + len("What does this error dialog say?") + 4 * 765))
+case("anthropic_model_gives_the_window",
+     "Anthropic: claude-sonnet-4-5 (a Bedrock id) has a 200,000 window and 64,000 output, reserved "
+     "up to a quarter of the window: 200,000 − 50,000 − 256 = 149,744 tokens.",
+     {"format": "anthropic", "messages": msgs, "model": "us.anthropic.claude-sonnet-4-5-20250929-v1:0"},
+     ok(msgs, unit="tokens", budget_tokens=149_744, warnings=[]))
+case("anthropic_model_without_a_window_says_so",
+     "Anthropic: a model without a window entry keeps only max_messages, and says so.",
+     {"format": "anthropic", "messages": msgs, "model": "qwen3-32b"},
+     ok(msgs, budget_tokens=None, warnings=[no_context_window("qwen3-32b")]))
 case("anthropic_unknown_model_answers_with_a_warning",
      f"Anthropic: a model no family claims is priced by the format's default, Claude's rule "
      f"({claude} tokens), and the report says what was assumed.",

@@ -422,6 +422,20 @@ for s in SPELLINGS:
          {"messages": older, "max_bytes": 100_000, "model": "ollama/gemma3:4b"},
          ok(older, dropped_messages=[], cost_bytes=s.total(older), warnings=[]))
 
+    case(s, "model_gives_the_window",
+         "gemini-2.5-flash's window is 1,048,576 with 65,536 output: 1,048,576 − 65,536 − 256 = "
+         "982,784 tokens.",
+         {"messages": older, "model": "gemini/gemini-2.5-flash"},
+         ok(older, unit="tokens", budget_tokens=982_784, warnings=[]))
+    case(s, "model_without_a_window_says_so",
+         "a model without a window entry keeps only max_messages, and says so.",
+         {"messages": older, "model": "gemma3:27b"},
+         ok(older, budget_tokens=None, warnings=[{
+             "code": "no_context_window", "index": None, "part": None, "path": "model",
+             "message": "no context window is known for model \"gemma3:27b\" (open-weight models run "
+                        "with their host's or runtime's window); only max_messages limits the history: "
+                        "give context_tokens or max_bytes"}]))
+
 # --- a follow-up after a function-calling loop: the answer starts on the user's turn ----------------
 for s in SPELLINGS:
     spec = filler(5000, "spec of the settings page layout")

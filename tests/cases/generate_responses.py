@@ -403,6 +403,20 @@ case("responses_text_model_answers",
      {"format": "responses", "messages": items, "max_bytes": 100_000, "model": "openai/gpt-4-0613"},
      ok(items, cost_bytes=total(items), dropped_messages=[], warnings=[]))
 
+case("responses_model_gives_the_window",
+     "gpt-5's window is 400,000 with 272,000 input: the reserve is the other 128,000, and the budget "
+     "400,000 − 128,000 − 256 = 271,744 tokens.",
+     {"format": "responses", "messages": items, "model": "gpt-5"},
+     ok(items, unit="tokens", budget_tokens=271_744, warnings=[]))
+case("responses_model_without_a_window_says_so",
+     "A model without a window entry keeps only max_messages, and says so.",
+     {"format": "responses", "messages": items, "model": "deepseek-r1"},
+     ok(items, budget_tokens=None, warnings=[{
+         "code": "no_context_window", "index": None, "part": None, "path": "model",
+         "message": "no context window is known for model \"deepseek-r1\" (open-weight models run with "
+                    "their host's or runtime's window); only max_messages limits the history: give "
+                    "context_tokens or max_bytes"}]))
+
 # --- shape errors name their path; chat parts name the format to pass --------------------------
 case("responses_invalid_part_names_its_path",
      "A chat image_url part among Responses items is a mix-up of formats: the error names the "
