@@ -432,8 +432,12 @@ export interface DroppedBlock {
  * `implausible_image` (a header whose size its payload cannot hold, priced as the profile's
  * largest typical image), with the image's `path`. */
 export interface TrimWarning {
-  /** `unknown_model`: a model no family claims, and what was assumed (`path` "model"). */
-  code: "implausible_image" | "unknown_model" | (string & {});
+  /**
+   * `unknown_model`: a model no family claims, and what was assumed; `no_context_window`: a
+   * model given without a budget whose window is not known (only `max_messages` applied).
+   * Both have `path` "model".
+   */
+  code: "implausible_image" | "unknown_model" | "no_context_window" | (string & {});
   /** `null` for a warning about the request rather than a message. */
   index: number | null;
   part: number | null;

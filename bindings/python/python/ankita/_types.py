@@ -102,9 +102,10 @@ class DroppedBlock(TypedDict):
 class TrimWarning(TypedDict):
     """Something in the input the caller should know about, that did not stop the trim:
     ``code`` "implausible_image" (a header whose size its payload cannot hold, priced as the
-    profile's largest typical image), with the ``path`` of the image; or "unknown_model" (a
-    model no family claims, and what was assumed for it), with ``path`` "model" and ``index``
-    and ``part`` None."""
+    profile's largest typical image), with the ``path`` of the image; "unknown_model" (a
+    model no family claims, and what was assumed for it) or "no_context_window" (a model given
+    without a budget whose window is not known, so only ``max_messages`` applied), with
+    ``path`` "model" and ``index`` and ``part`` None."""
 
     code: str
     index: Optional[int]
