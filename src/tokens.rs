@@ -4,7 +4,12 @@
 //! the library). For models whose tokenizer is not public (Claude, Gemini) text is counted with
 //! `o200k_base` and multiplied by a per-family safety factor: an estimate, and the report says so.
 
+mod split;
+#[cfg(test)]
+mod split_tests;
+
 use bpe_openai::Tokenizer as Bpe;
+use split::Pattern;
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
@@ -44,14 +49,15 @@ impl Tokenizer {
     fn bpe(self) -> Option<Counter> {
         static O200K: OnceLock<Tokens> = OnceLock::new();
         static CL100K: OnceLock<Tokens> = OnceLock::new();
-        let (bpe, tokens) = match self {
+        let (bpe, tokens, pattern) = match self {
             Tokenizer::Bytes => return None,
-            Tokenizer::O200kBase => (bpe_openai::o200k_base(), &O200K),
-            Tokenizer::Cl100kBase => (bpe_openai::cl100k_base(), &CL100K),
+            Tokenizer::O200kBase => (bpe_openai::o200k_base(), &O200K, Pattern::O200k),
+            Tokenizer::Cl100kBase => (bpe_openai::cl100k_base(), &CL100K, Pattern::Cl100k),
         };
         Some(Counter {
             bpe,
             tokens: tokens.get_or_init(|| Tokens::of(bpe)),
+            pattern,
         })
     }
 }
@@ -112,6 +118,7 @@ impl Hasher for Fx {
 struct Counter {
     bpe: &'static Bpe,
     tokens: &'static Tokens,
+    pattern: Pattern,
 }
 
 impl Counter {
@@ -124,26 +131,22 @@ impl Counter {
     }
 
     fn count(&self, text: &str) -> usize {
-        let text = self.bpe.normalize(text);
-        let count = self.bpe.split(text.as_str()).map(|p| self.piece(p)).sum();
-        count
+        split::split(text, self.pattern)
+            .map(|p| self.piece(p))
+            .sum()
     }
 
     /// The count when it is at most `limit`, found without counting much past it.
     fn count_till_limit(&self, text: &str, limit: usize) -> Option<usize> {
-        let text = self.bpe.normalize(text);
-        let counted = self
-            .bpe
-            .split(text.as_str())
-            .try_fold(0usize, |used, piece| {
-                let room = limit.checked_sub(used)?;
-                let count = if self.tokens.0.contains(piece.as_bytes()) {
-                    1
-                } else {
-                    self.bpe.bpe.count_till_limit(piece.as_bytes(), room)?
-                };
-                Some(used + count).filter(|&u| u <= limit)
-            });
+        let counted = split::split(text, self.pattern).try_fold(0usize, |used, piece| {
+            let room = limit.checked_sub(used)?;
+            let count = if self.tokens.0.contains(piece.as_bytes()) {
+                1
+            } else {
+                self.bpe.bpe.count_till_limit(piece.as_bytes(), room)?
+            };
+            Some(used + count).filter(|&u| u <= limit)
+        });
         counted
     }
 }
