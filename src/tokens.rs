@@ -1,18 +1,18 @@
 //! The unit text is measured in (DESIGN §2, docs/design.md "Tokens"): UTF-8 bytes, the
 //! default, or the model's own tokens when its tokenizer is public (`o200k_base`,
-//! `cl100k_base`, from the `bpe-openai` crate: linear in the worst case, vocabularies built into
-//! the library). For models whose tokenizer is not public (Claude, Gemini) text is counted with
+//! `cl100k_base`: their published vocabularies built into the library and read on first use,
+//! a hand-written pre-tokenizer ([`split`]) and tiktoken's byte-pair merge, `O(n log n)` on
+//! long pieces; tests hold the counts to the `bpe-openai` crate's). For models whose tokenizer is not public (Claude, Gemini) text is counted with
 //! `o200k_base` and multiplied by a per-family safety factor: an estimate, and the report says so.
 
+mod count;
 mod split;
 #[cfg(test)]
 mod split_tests;
+mod vocab;
 
-use bpe_openai::Tokenizer as Bpe;
+use count::Counter;
 use split::Pattern;
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::OnceLock;
 
 /// What text is counted in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -46,108 +46,23 @@ impl Tokenizer {
         }
     }
 
+    /// How many pieces the pre-tokenizer splits `text` into (1 for bytes): for benchmarks.
+    #[doc(hidden)]
+    pub fn piece_count(self, text: &str) -> usize {
+        self.pattern()
+            .map_or(1, |pattern| split::split(text, pattern).count())
+    }
+
+    fn pattern(self) -> Option<Pattern> {
+        match self {
+            Tokenizer::Bytes => None,
+            Tokenizer::O200kBase => Some(Pattern::O200k),
+            Tokenizer::Cl100kBase => Some(Pattern::Cl100k),
+        }
+    }
+
     fn bpe(self) -> Option<Counter> {
-        static O200K: OnceLock<Tokens> = OnceLock::new();
-        static CL100K: OnceLock<Tokens> = OnceLock::new();
-        let (bpe, tokens, pattern) = match self {
-            Tokenizer::Bytes => return None,
-            Tokenizer::O200kBase => (bpe_openai::o200k_base(), &O200K, Pattern::O200k),
-            Tokenizer::Cl100kBase => (bpe_openai::cl100k_base(), &CL100K, Pattern::Cl100k),
-        };
-        Some(Counter {
-            bpe,
-            tokens: tokens.get_or_init(|| Tokens::of(bpe)),
-            pattern,
-        })
-    }
-}
-
-/// A tokenizer's vocabulary as a set of byte strings: a piece of the pre-tokenizer's split
-/// that is a token is that one token, counted without running byte-pair encoding (tiktoken
-/// takes the same shortcut; most pieces of prose and code are whole tokens). Built once per
-/// process, on first use (~4.5 MB for o200k_base, ~2.2 MB for cl100k_base).
-struct Tokens(HashSet<&'static [u8], BuildHasherDefault<Fx>>);
-
-impl Tokens {
-    // Not inlined: tests/c/valgrind.supp names it (the set lives as long as the process).
-    #[inline(never)]
-    fn of(bpe: &'static Bpe) -> Tokens {
-        let n = bpe.bpe.num_tokens();
-        let mut set = HashSet::with_capacity_and_hasher(n, BuildHasherDefault::default());
-        set.extend((0..n as u32).map(|t| bpe.bpe.token_bytes(t)));
-        Tokens(set)
-    }
-}
-
-/// A fast hash for short byte strings (the rustc hasher's mixing step): the set is keyed by
-/// a fixed vocabulary, not by input an attacker picks the distribution of.
-#[derive(Default)]
-struct Fx(u64);
-
-impl Fx {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// Counts a tokenizer's tokens: the pre-tokenizer's pieces, each a token of the vocabulary
-/// or byte-pair encoded.
-struct Counter {
-    bpe: &'static Bpe,
-    tokens: &'static Tokens,
-    pattern: Pattern,
-}
-
-impl Counter {
-    fn piece(&self, piece: &str) -> usize {
-        if self.tokens.0.contains(piece.as_bytes()) {
-            1
-        } else {
-            self.bpe.bpe.count(piece.as_bytes())
-        }
-    }
-
-    fn count(&self, text: &str) -> usize {
-        split::split(text, self.pattern)
-            .map(|p| self.piece(p))
-            .sum()
-    }
-
-    /// The count when it is at most `limit`, found without counting much past it.
-    fn count_till_limit(&self, text: &str, limit: usize) -> Option<usize> {
-        let counted = split::split(text, self.pattern).try_fold(0usize, |used, piece| {
-            let room = limit.checked_sub(used)?;
-            let count = if self.tokens.0.contains(piece.as_bytes()) {
-                1
-            } else {
-                self.bpe.bpe.count_till_limit(piece.as_bytes(), room)?
-            };
-            Some(used + count).filter(|&u| u <= limit)
-        });
-        counted
+        self.pattern().map(Counter::new)
     }
 }
 
@@ -462,16 +377,16 @@ mod tests {
     }
 
     #[test]
-    fn the_whole_token_shortcut_changes_no_count() {
+    fn every_token_merges_into_itself() {
         // Byte-pair encoding of every token of both vocabularies is that one token: counting
-        // a piece found in the vocabulary as one is what the encoding would count.
+        // a piece found in the vocabulary as one is what the encoding would count. Tokens are
+        // up to 128 bytes: both merge loops run.
         for tokenizer in [Tokenizer::O200kBase, Tokenizer::Cl100kBase] {
-            let counter = tokenizer.bpe().expect("a tokenizer");
-            let bpe = &counter.bpe.bpe;
-            for t in 0..bpe.num_tokens() as u32 {
-                let bytes = bpe.token_bytes(t);
-                assert!(counter.tokens.0.contains(bytes));
-                assert_eq!(bpe.count(bytes), 1, "{} token {t}", tokenizer.name());
+            let vocab = count::vocab(tokenizer.pattern().expect("a tokenizer"));
+            for t in 0..vocab.len() as u32 {
+                let bytes = vocab.token(t);
+                assert_eq!(vocab.rank(bytes), Some(t));
+                assert_eq!(vocab.count(bytes), 1, "{} token {t}", tokenizer.name());
             }
         }
     }

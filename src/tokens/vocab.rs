@@ -1,0 +1,332 @@
+//! A tokenizer's vocabulary, read on first use from the published tiktoken file built into the
+//! library (gzip, 1.7 MB for `o200k_base`, 0.8 MB for `cl100k_base`): every token's bytes by
+//! rank, found by its bytes in an open-addressing table. Byte-pair encoding merges the adjacent
+//! pair whose merged bytes have the lowest rank, leftmost first, until none is a token; the
+//! count is what is left ([`Vocab::count`], tiktoken's algorithm).
+
+use std::collections::BinaryHeap;
+use std::io::Read;
+
+const EMPTY: u32 = u32::MAX;
+
+pub(crate) struct Vocab {
+    /// Every token's bytes, in rank order.
+    bytes: Vec<u8>,
+    /// Where each token starts in `bytes`; one more entry, the end.
+    starts: Vec<u32>,
+    /// Ranks by the hash of their bytes (linear probing), `EMPTY` where none.
+    slots: Vec<u32>,
+    /// `64 - log2(slots.len())`: the hash's top bits pick the slot.
+    shift: u32,
+    /// The longest token's length in bytes.
+    max_len: usize,
+}
+
+/// The hash of a piece: the rustc hasher's mixing over 8-byte words, then the length.
+#[inline]
+pub(crate) fn hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let add = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(K);
+    let mut h = 0u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        h = add(h, u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut word = [0u8; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        h = add(h, u64::from_le_bytes(word));
+    }
+    add(h, bytes.len() as u64)
+}
+
+fn base64_value(c: u8) -> Option<u32> {
+    Some(match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => return None,
+    } as u32)
+}
+
+/// Appends the bytes of standard, padded base64 `text` to `out`.
+fn base64_decode(text: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    if text.len() % 4 != 0 {
+        return None;
+    }
+    for quad in text.chunks_exact(4) {
+        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
+        let mut v = 0u32;
+        for &c in &quad[..4 - pad] {
+            v = v << 6 | base64_value(c)?;
+        }
+        v <<= 6 * pad as u32;
+        let bytes = [(v >> 16) as u8, (v >> 8) as u8, v as u8];
+        out.extend_from_slice(&bytes[..3 - pad.min(2)]);
+    }
+    Some(())
+}
+
+impl Vocab {
+    /// Reads a gzip-compressed tiktoken file: a line per token, its bytes in base64 and its
+    /// rank, ranks 0, 1, 2, … in order.
+    pub(crate) fn from_tiktoken_gz(gz: &[u8]) -> Result<Vocab, String> {
+        let mut text = Vec::with_capacity(gz.len() * 3);
+        flate2::read::GzDecoder::new(gz)
+            .read_to_end(&mut text)
+            .map_err(|e| format!("the vocabulary does not decompress: {e}"))?;
+        let lines = text.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+        let mut bytes = Vec::with_capacity(text.len() / 2);
+        let mut starts = vec![0u32];
+        for (rank, line) in lines.enumerate() {
+            let bad = || format!("the vocabulary's line {} is not \"base64 {rank}\"", rank + 1);
+            let (token, given) = line
+                .iter()
+                .position(|&b| b == b' ')
+                .map(|sp| (&line[..sp], &line[sp + 1..]))
+                .ok_or_else(bad)?;
+            if given != rank.to_string().as_bytes() {
+                return Err(bad());
+            }
+            base64_decode(token, &mut bytes).ok_or_else(bad)?;
+            starts.push(bytes.len() as u32);
+        }
+        let n = starts.len() - 1;
+        let max_len = starts.windows(2).map(|w| (w[1] - w[0]) as usize).max();
+        let size = (n * 2).next_power_of_two().max(2);
+        let mut vocab = Vocab {
+            bytes,
+            starts,
+            slots: vec![EMPTY; size],
+            shift: 64 - size.trailing_zeros(),
+            max_len: max_len.unwrap_or(1),
+        };
+        for rank in 0..n as u32 {
+            let token = vocab.token(rank);
+            let mut slot = (hash(token) >> vocab.shift) as usize;
+            while vocab.slots[slot] != EMPTY {
+                if vocab.token(vocab.slots[slot]) == token {
+                    return Err(format!("the vocabulary has token {rank} twice"));
+                }
+                slot = (slot + 1) & (size - 1);
+            }
+            vocab.slots[slot] = rank;
+        }
+        if let Some(byte) = (0..=255u8).find(|b| vocab.rank(&[*b]).is_none()) {
+            return Err(format!("the vocabulary lacks the byte {byte:#04x}"));
+        }
+        Ok(vocab)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The bytes of the token of `rank`.
+    #[inline]
+    pub(crate) fn token(&self, rank: u32) -> &[u8] {
+        let r = rank as usize;
+        &self.bytes[self.starts[r] as usize..self.starts[r + 1] as usize]
+    }
+
+    /// The longest token's length in bytes: a piece counts at least its length over this.
+    pub(crate) fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// The rank of the token that is `bytes`, given their [`hash`].
+    #[inline]
+    pub(crate) fn rank_hashed(&self, bytes: &[u8], hash: u64) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let mut slot = (hash >> self.shift) as usize;
+        loop {
+            let rank = self.slots[slot];
+            if rank == EMPTY {
+                return None;
+            }
+            if self.token(rank) == bytes {
+                return Some(rank);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
+        self.rank_hashed(bytes, hash(bytes))
+    }
+
+    fn pair_rank(&self, bytes: &[u8]) -> u32 {
+        self.rank(bytes).unwrap_or(EMPTY)
+    }
+
+    /// The number of tokens byte-pair encoding makes of `piece`.
+    pub(crate) fn count(&self, piece: &[u8]) -> usize {
+        match piece.len() {
+            0 | 1 => piece.len(),
+            n if n <= SHORT => self.count_short(piece),
+            _ => self.count_long(piece),
+        }
+    }
+
+    /// tiktoken's merge loop as written: quadratic in the piece's length, fastest on short ones.
+    fn count_short(&self, piece: &[u8]) -> usize {
+        // (start, rank of the pair that starts here); two ends closing the list.
+        let mut parts = [(0u32, EMPTY); SHORT + 1];
+        let mut len = piece.len() + 1;
+        let mut min = (EMPTY, 0);
+        for i in 0..piece.len() - 1 {
+            let rank = self.pair_rank(&piece[i..i + 2]);
+            if rank < min.0 {
+                min = (rank, i);
+            }
+            parts[i] = (i as u32, rank);
+        }
+        parts[piece.len() - 1] = (piece.len() as u32 - 1, EMPTY);
+        parts[piece.len()] = (piece.len() as u32, EMPTY);
+        let rank_at = |parts: &[(u32, u32)], len: usize, i: usize| {
+            if i + 3 < len {
+                self.pair_rank(&piece[parts[i].0 as usize..parts[i + 3].0 as usize])
+            } else {
+                EMPTY
+            }
+        };
+        while min.0 != EMPTY {
+            let i = min.1;
+            if i > 0 {
+                parts[i - 1].1 = rank_at(&parts, len, i - 1);
+            }
+            parts[i].1 = rank_at(&parts, len, i);
+            parts.copy_within(i + 2..len, i + 1);
+            len -= 1;
+            min = (EMPTY, 0);
+            for (j, &(_, rank)) in parts[..len - 1].iter().enumerate() {
+                if rank < min.0 {
+                    min = (rank, j);
+                }
+            }
+        }
+        len - 1
+    }
+
+    /// The same merges in `O(n log n)`: parts in a linked list, pairs in a heap by (rank,
+    /// start), so that a long piece (a run of letters or symbols) costs no quadratic time.
+    fn count_long(&self, piece: &[u8]) -> usize {
+        let n = piece.len();
+        // Part `i` starts at byte `i` while alive; `next[i]` is the following part's start.
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let mut rank: Vec<u32> = vec![EMPTY; n];
+        let mut heap = BinaryHeap::with_capacity(n);
+        // The rank of part `i` merged with the part after it.
+        let pair = |next: &[usize], i: usize| {
+            let j = next[i];
+            if j >= n {
+                EMPTY
+            } else {
+                self.pair_rank(&piece[i..next[j]])
+            }
+        };
+        for i in 0..n - 1 {
+            rank[i] = self.pair_rank(&piece[i..i + 2]);
+            if rank[i] != EMPTY {
+                heap.push(std::cmp::Reverse((rank[i], i)));
+            }
+        }
+        let mut parts = n;
+        while let Some(std::cmp::Reverse((r, i))) = heap.pop() {
+            if rank[i] != r || r == EMPTY {
+                continue; // merged away, or its pair changed since
+            }
+            // Merge part `i` with the one after it.
+            let j = next[i];
+            next[i] = next[j];
+            if next[j] < n {
+                prev[next[j]] = i;
+            }
+            rank[j] = EMPTY;
+            parts -= 1;
+            rank[i] = pair(&next, i);
+            if rank[i] != EMPTY {
+                heap.push(std::cmp::Reverse((rank[i], i)));
+            }
+            let p = prev[i];
+            if p < n {
+                rank[p] = pair(&next, p);
+                if rank[p] != EMPTY {
+                    heap.push(std::cmp::Reverse((rank[p], p)));
+                }
+            }
+        }
+        parts
+    }
+}
+
+/// Pieces up to this length are merged by the quadratic loop.
+const SHORT: usize = 48;
+
+#[cfg(test)]
+mod tests {
+    use super::super::count::vocab;
+    use super::super::split::Pattern;
+    use proptest::prelude::*;
+
+    fn reference(pattern: Pattern) -> &'static bpe_openai::byte_pair_encoding::BytePairEncoding {
+        match pattern {
+            Pattern::O200k => &bpe_openai::o200k_base().bpe,
+            Pattern::Cl100k => &bpe_openai::cl100k_base().bpe,
+        }
+    }
+
+    /// Pieces as the merge loops meet them, and longer: words, runs of one letter or symbol,
+    /// digits, multi-byte scripts, arbitrary bytes.
+    fn piece() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            "[a-z]{1,60}".prop_map(String::into_bytes),
+            "[a-zA-Z ]{40,400}".prop_map(String::into_bytes),
+            "(ab|a|b|aa|=|-|x){1,300}".prop_map(String::into_bytes),
+            "[ぁ-ゖ一-龥аб-яα-ω]{1,80}".prop_map(String::into_bytes),
+            "[0-9]{1,30}".prop_map(String::into_bytes),
+            prop::collection::vec(any::<u8>(), 1..200),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn merges_count_what_bpe_openai_counts(bytes in piece()) {
+            for pattern in [Pattern::O200k, Pattern::Cl100k] {
+                let ours = vocab(pattern);
+                let theirs = reference(pattern).count(&bytes);
+                prop_assert_eq!(ours.count(&bytes), theirs, "{:?}", bytes);
+                if bytes.len() >= 2 {
+                    prop_assert_eq!(ours.count_long(&bytes), theirs, "long: {:?}", bytes);
+                }
+                if (2..=super::SHORT).contains(&bytes.len()) {
+                    prop_assert_eq!(ours.count_short(&bytes), theirs, "short: {:?}", bytes);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_vocabularies_are_refused() {
+        use std::io::Write;
+        let gz = |text: &str| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(text.as_bytes()).unwrap();
+            e.finish().unwrap()
+        };
+        let err = |text: &str| super::Vocab::from_tiktoken_gz(&gz(text)).err().unwrap();
+        assert!(err("QQ== 1\n").contains("line 1"));
+        assert!(err("QQ= 0\n").contains("line 1"));
+        assert!(err("QQ== 0\nQQ== 1\n").contains("token 1 twice"));
+        assert!(err("QQ== 0\n").contains("lacks the byte 0x00"));
+        assert!(super::Vocab::from_tiktoken_gz(b"not gzip").is_err());
+    }
+}
