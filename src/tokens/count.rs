@@ -4,7 +4,7 @@
 //! once is not counted again.
 
 use super::split::{split, Pattern};
-use super::vocab::{hash, Vocab};
+use super::vocab::{hash, same, Vocab};
 use std::sync::OnceLock;
 
 /// The published vocabularies (tiktoken's files, as the `bpe-openai` crate ships them;
@@ -71,35 +71,50 @@ impl Counter {
 
 /// The counts of pieces that needed merging, by their hash (direct-mapped, the newest kept):
 /// repeated identifiers, numbers and words of other scripts cost one merge per text. Only
-/// texts long enough to repeat pieces have one.
+/// texts long enough to repeat pieces have one, a slot per 64 bytes (256 to 16,384 slots).
 struct Cache<'a> {
     slots: Vec<(&'a str, u32)>,
+    shift: u32,
 }
 
 impl<'a> Cache<'a> {
-    const SLOTS: usize = 1024;
     const MIN_TEXT: usize = 4096;
 
     fn for_text(text: &str) -> Cache<'a> {
+        if text.len() < Self::MIN_TEXT {
+            return Cache {
+                slots: Vec::new(),
+                shift: 63,
+            };
+        }
+        let size = (text.len() / 64).next_power_of_two().clamp(256, 16384);
         Cache {
-            slots: if text.len() >= Self::MIN_TEXT {
-                vec![("", 0); Self::SLOTS]
-            } else {
-                Vec::new()
-            },
+            slots: vec![("", 0); size],
+            shift: 64 - size.trailing_zeros(),
         }
     }
 
     #[inline]
     fn get_or(&mut self, piece: &'a str, hash: u64, count: impl FnOnce() -> usize) -> usize {
-        let Some(slot) = self.slots.get_mut((hash >> 54) as usize) else {
+        let Some(slot) = self.slots.get_mut((hash >> self.shift) as usize) else {
             return count();
         };
-        if slot.0 == piece {
+        if same(slot.0.as_bytes(), piece.as_bytes()) {
             return slot.1 as usize;
         }
         let n = count();
         *slot = (piece, n as u32);
         n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[ignore = "a timing, run by hand"]
+    fn load_time() {
+        let t = std::time::Instant::now();
+        let v = super::Vocab::from_tiktoken_gz(super::O200K_BASE).unwrap();
+        eprintln!("o200k load {:?} ({} tokens)", t.elapsed(), v.len());
     }
 }

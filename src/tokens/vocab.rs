@@ -41,33 +41,66 @@ pub(crate) fn hash(bytes: &[u8]) -> u64 {
     add(h, bytes.len() as u64)
 }
 
-fn base64_value(c: u8) -> Option<u32> {
-    Some(match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => return None,
-    } as u32)
+/// `a == b`, inline for the short strings tokens are (a call to `memcmp` costs more).
+#[inline(always)]
+pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let half = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes"));
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
 }
+
+/// Each byte's value as a base64 digit (standard alphabet), 64 for `=`, 255 for the others.
+static BASE64: [u8; 256] = {
+    let mut table = [255u8; 256];
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut i = 0;
+    while i < 64 {
+        table[alphabet[i] as usize] = i as u8;
+        i += 1;
+    }
+    table[b'=' as usize] = 64;
+    table
+};
 
 /// Appends the bytes of standard, padded base64 `text` to `out`.
 fn base64_decode(text: &[u8], out: &mut Vec<u8>) -> Option<()> {
     if text.len() % 4 != 0 {
         return None;
     }
-    for quad in text.chunks_exact(4) {
-        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
-        let mut v = 0u32;
-        for &c in &quad[..4 - pad] {
-            v = v << 6 | base64_value(c)?;
+    let quads = text.len() / 4;
+    for (k, quad) in text.chunks_exact(4).enumerate() {
+        let [a, b, c, d] = [0, 1, 2, 3].map(|i| BASE64[quad[i] as usize]);
+        if (a | b) >= 64 || c > 64 || d > 64 || (c == 64 && d != 64) {
+            return None;
         }
-        v <<= 6 * pad as u32;
-        let bytes = [(v >> 16) as u8, (v >> 8) as u8, v as u8];
-        out.extend_from_slice(&bytes[..3 - pad.min(2)]);
+        let pad = (c == 64) as usize + (d == 64) as usize;
+        if pad > 0 && k + 1 != quads {
+            return None;
+        }
+        let v = (a as u32) << 18 | (b as u32) << 12 | ((c & 63) as u32) << 6 | (d & 63) as u32;
+        out.extend_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8][..3 - pad]);
     }
     Some(())
+}
+
+/// The value of the decimal digits `text`.
+fn decimal(text: &[u8]) -> Option<usize> {
+    if text.is_empty() || text.len() > 9 {
+        return None;
+    }
+    text.iter().try_fold(0usize, |v, &d| {
+        d.is_ascii_digit().then(|| v * 10 + (d - b'0') as usize)
+    })
 }
 
 impl Vocab {
@@ -82,13 +115,16 @@ impl Vocab {
         let mut bytes = Vec::with_capacity(text.len() / 2);
         let mut starts = vec![0u32];
         for (rank, line) in lines.enumerate() {
-            let bad = || format!("the vocabulary's line {} is not \"base64 {rank}\"", rank + 1);
-            let (token, given) = line
-                .iter()
-                .position(|&b| b == b' ')
+            let bad = || {
+                format!(
+                    "the vocabulary's line {} is not \"base64 {rank}\"",
+                    rank + 1
+                )
+            };
+            let (token, given) = memchr::memchr(b' ', line)
                 .map(|sp| (&line[..sp], &line[sp + 1..]))
                 .ok_or_else(bad)?;
-            if given != rank.to_string().as_bytes() {
+            if decimal(given) != Some(rank) {
                 return Err(bad());
             }
             base64_decode(token, &mut bytes).ok_or_else(bad)?;
@@ -108,7 +144,7 @@ impl Vocab {
             let token = vocab.token(rank);
             let mut slot = (hash(token) >> vocab.shift) as usize;
             while vocab.slots[slot] != EMPTY {
-                if vocab.token(vocab.slots[slot]) == token {
+                if same(vocab.token(vocab.slots[slot]), token) {
                     return Err(format!("the vocabulary has token {rank} twice"));
                 }
                 slot = (slot + 1) & (size - 1);
@@ -148,7 +184,7 @@ impl Vocab {
             if rank == EMPTY {
                 return None;
             }
-            if self.token(rank) == bytes {
+            if same(self.token(rank), bytes) {
                 return Some(rank);
             }
             slot = (slot + 1) & mask;
