@@ -1,13 +1,20 @@
 //! Counting tokens against tiktoken (the `tiktoken-rs` crate: tiktoken's own byte-pair merge
-//! and its regex) on the same ~3 MB mixed text, in one process: the lines of every vendored
-//! text (prose in five languages, code, JSON, logs, emoji) shuffled together. Each round counts
-//! the text once with each, alternately; the medians of the thread's CPU time are compared.
-//! Also the pre-tokenizer alone against the regex it replaces (`bpe-openai`'s split).
+//! and its regex), in one process:
+//! - on a ~3 MB mixed text, the lines of every vendored text (prose in five languages, code,
+//!   JSON, logs, emoji) shuffled together (each line comes back ~18 times, as in long agent
+//!   sessions), and on the vendored texts once each (167 KB, no repeats but the language's);
+//! - the pre-tokenizer alone against the regex it replaces (`bpe-openai`'s split);
+//! - the first use, in a fresh process each: reading the built-in vocabulary (what the library
+//!   does), against the two ways of keeping `bpe-openai`'s precomputed tables smaller:
+//!   gzip-compressed and expanded on first use, or built from the vocabulary on first use.
 //!
-//! Run: `cargo bench --bench tokens` (add `-- --quick` for fewer rounds).
+//! Each round counts once with each, alternately; the medians of the thread's CPU time are
+//! compared. Run: `cargo bench --bench tokens` (add `-- --quick` for fewer rounds).
 
 use ankita::{Measure, Tokenizer};
 use std::hint::black_box;
+use std::io::{Read, Write};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn thread_cpu() -> Duration {
@@ -25,27 +32,39 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// The vendored texts' lines, shuffled (a fixed seed) and repeated to about `size` bytes.
-fn mixed_text(size: usize) -> String {
+fn ms(t: Duration) -> f64 {
+    t.as_secs_f64() * 1e3
+}
+
+fn vendored_texts() -> Vec<String> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/text");
-    let mut lines: Vec<String> = Vec::new();
     let mut names: Vec<_> = std::fs::read_dir(dir)
         .expect("tests/fixtures/text")
         .map(|e| e.expect("entry").path())
         .filter(|p| !p.ends_with("SOURCES.md"))
         .collect();
     names.sort();
-    for path in names {
-        let text = std::fs::read_to_string(&path).expect("text");
-        lines.extend(text.split_inclusive('\n').map(String::from));
-    }
+    names
+        .iter()
+        .map(|p| std::fs::read_to_string(p).expect("text"))
+        .collect()
+}
+
+/// The vendored texts' lines, shuffled (a fixed seed) to about `size` bytes.
+fn mixed_text(size: usize) -> String {
+    let lines: Vec<&str> = Vec::new();
+    let texts = vendored_texts();
+    let lines = texts.iter().fold(lines, |mut lines, t| {
+        lines.extend(t.split_inclusive('\n'));
+        lines
+    });
     let mut out = String::with_capacity(size + 4096);
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     while out.len() < size {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        out.push_str(&lines[(seed % lines.len() as u64) as usize]);
+        out.push_str(lines[(seed % lines.len() as u64) as usize]);
     }
     out
 }
@@ -68,13 +87,9 @@ fn mb_s(bytes: usize, t: Duration) -> f64 {
     bytes as f64 / 1e6 / t.as_secs_f64()
 }
 
-fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let rounds = if quick { 5 } else { 15 };
-    let text = mixed_text(3_000_000);
-    let mb = text.len() as f64 / 1e6;
-    println!("text: {mb:.2} MB of mixed lines from tests/fixtures/text, {rounds} rounds");
-
+fn counting(rounds: usize) {
+    let mixed = mixed_text(3_000_000);
+    let once = vendored_texts().concat();
     for (tokenizer, tiktoken, reference) in [
         (
             Tokenizer::O200kBase,
@@ -89,46 +104,177 @@ fn main() {
     ] {
         let name = tokenizer.name();
         let measure = Measure::exact(tokenizer);
-        let t = Instant::now();
-        let ours = measure.text(&text);
-        let first = t.elapsed();
-        let theirs = tiktoken.encode_ordinary(&text).len() as u64;
-        assert_eq!(ours, theirs, "{name}: the counts differ");
-
+        for (what, text) in [("3 MB mixed", &mixed), ("texts once", &once)] {
+            let ours = measure.text(text);
+            let theirs = tiktoken.encode_ordinary(text).len() as u64;
+            assert_eq!(ours, theirs, "{name}: the counts differ");
+            let (a, b) = race(
+                rounds,
+                || {
+                    black_box(measure.text(black_box(text)));
+                },
+                || {
+                    black_box(tiktoken.encode_ordinary(black_box(text)).len());
+                },
+            );
+            println!(
+                "{name}, {what} ({:.2} MB, {ours} tokens): count_tokens {:.1} ms ({:.1} MB/s), \
+                 tiktoken-rs encode_ordinary {:.1} ms ({:.1} MB/s): {:.2}x tiktoken",
+                text.len() as f64 / 1e6,
+                ms(a),
+                mb_s(text.len(), a),
+                ms(b),
+                mb_s(text.len(), b),
+                b.as_secs_f64() / a.as_secs_f64(),
+            );
+        }
         let (a, b) = race(
             rounds,
             || {
-                black_box(measure.text(black_box(&text)));
+                black_box(tokenizer.piece_count(black_box(&mixed)));
             },
             || {
-                black_box(tiktoken.encode_ordinary(black_box(&text)).len());
+                black_box(reference.split(black_box(&mixed)).count());
             },
         );
         println!(
-            "{name}: count_tokens {:.1} ms ({:.1} MB/s; the first call {:.0} ms), tiktoken-rs \
-             encode_ordinary {:.1} ms ({:.1} MB/s): {:.2}x tiktoken ({ours} tokens)",
-            a.as_secs_f64() * 1e3,
-            mb_s(text.len(), a),
-            first.as_secs_f64() * 1e3,
-            b.as_secs_f64() * 1e3,
-            mb_s(text.len(), b),
-            b.as_secs_f64() / a.as_secs_f64(),
-        );
-
-        let (a, b) = race(
-            rounds,
-            || {
-                black_box(tokenizer.piece_count(black_box(&text)));
-            },
-            || {
-                black_box(reference.split(black_box(&text)).count());
-            },
-        );
-        println!(
-            "{name}: pre-tokenizer {:.1} MB/s, the regex (bpe-openai) {:.1} MB/s: {:.2}x",
-            mb_s(text.len(), a),
-            mb_s(text.len(), b),
+            "{name}, 3 MB mixed: pre-tokenizer {:.1} MB/s, the regex (bpe-openai) {:.1} MB/s: \
+             {:.2}x",
+            mb_s(mixed.len(), a),
+            mb_s(mixed.len(), b),
             b.as_secs_f64() / a.as_secs_f64(),
         );
     }
+}
+
+/// `bpe-openai`'s serialized tables for o200k_base, as its build script wrote them.
+fn bpe_openai_tables() -> Option<Vec<u8>> {
+    let target = std::env::var("CARGO_TARGET_DIR")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/target").into());
+    let build = std::path::Path::new(&target).join("release/build");
+    std::fs::read_dir(build).ok()?.find_map(|e| {
+        let dir = e.ok()?.path();
+        let name = dir.file_name()?.to_str()?.to_owned();
+        if !name.starts_with("bpe-openai-") {
+            return None;
+        }
+        std::fs::read(dir.join("out/bpe_o200k_base.dict")).ok()
+    })
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(bytes).expect("in memory");
+    e.finish().expect("in memory")
+}
+
+const VOCAB: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/tokens/data/o200k_base.tiktoken.gz"
+);
+
+/// In a fresh process: one way of making o200k_base usable, timed (CPU, wall).
+fn first_use(how: &str, file: Option<&str>) {
+    let (t, w) = (thread_cpu(), Instant::now());
+    match how {
+        "library" => {
+            black_box(Measure::exact(Tokenizer::O200kBase).text("Hello, world"));
+        }
+        "expand" => {
+            let gz = std::fs::read(file.expect("a file")).expect("the compressed tables");
+            let mut raw = Vec::new();
+            flate2::read::GzDecoder::new(&gz[..])
+                .read_to_end(&mut raw)
+                .expect("gzip");
+            let bpe: bpe_openai::byte_pair_encoding::BytePairEncoding =
+                rmp_serde::from_slice(&raw).expect("the tables");
+            black_box(bpe.count(b"Hello, world"));
+        }
+        "build" => {
+            use base64::Engine;
+            let mut text = String::new();
+            flate2::read::GzDecoder::new(&std::fs::read(VOCAB).expect("vocabulary")[..])
+                .read_to_string(&mut text)
+                .expect("gzip");
+            let tokens = text.lines().map(|l| {
+                let b64 = l.split(' ').next().expect("a token");
+                base64::engine::general_purpose::STANDARD
+                    .decode(b64)
+                    .expect("base64")
+            });
+            let bpe = bpe_openai::byte_pair_encoding::BytePairEncoding::from_dictionary(
+                tokens,
+                Some(17846336922010275747),
+            );
+            black_box(bpe.count(b"Hello, world"));
+        }
+        _ => unreachable!("{how}"),
+    }
+    println!("{} {}", ms(thread_cpu() - t), ms(w.elapsed()));
+}
+
+/// The first-use figures, each the median of `runs` fresh processes.
+fn first_uses(runs: usize) {
+    let me = std::env::current_exe().expect("this bench");
+    let tables = bpe_openai_tables();
+    let compressed = tables.as_ref().map(|raw| {
+        let gz = gzip(raw);
+        let path = std::env::temp_dir().join(format!("bpe_o200k_{}.gz", std::process::id()));
+        std::fs::write(&path, &gz).expect("a temporary file");
+        (raw.len(), gz.len(), path)
+    });
+    let time = |how: &str, file: Option<&std::path::Path>| {
+        let (mut cpu, mut wall) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let mut cmd = Command::new(&me);
+            cmd.args(["--first-use", how]);
+            if let Some(f) = file {
+                cmd.arg(f);
+            }
+            let out = String::from_utf8(cmd.output().expect("a child").stdout).expect("utf-8");
+            let (c, w) = out.trim().split_once(' ').expect("two times");
+            cpu.push(Duration::from_secs_f64(c.parse::<f64>().expect("ms") / 1e3));
+            wall.push(Duration::from_secs_f64(w.parse::<f64>().expect("ms") / 1e3));
+        }
+        (ms(median(cpu)), ms(median(wall)))
+    };
+    let vocab = std::fs::metadata(VOCAB).expect("vocabulary").len();
+    let (c, w) = time("library", None);
+    println!(
+        "o200k_base first use, the library (the vocabulary, {:.2} MB gzip, read into its \
+         table): {c:.0} ms CPU ({w:.0} ms wall)",
+        vocab as f64 / 1e6
+    );
+    match &compressed {
+        Some((raw, gz, path)) => {
+            let (c, w) = time("expand", Some(path));
+            println!(
+                "o200k_base first use, bpe-openai's tables ({:.1} MB) gzip-compressed ({:.1} MB), \
+                 expanded: {c:.0} ms CPU ({w:.0} ms wall)",
+                *raw as f64 / 1e6,
+                *gz as f64 / 1e6
+            );
+            let _ = std::fs::remove_file(path);
+        }
+        None => println!("bpe-openai's serialized tables not found under target/: skipped"),
+    }
+    let (c, w) = time("build", None);
+    println!(
+        "o200k_base first use, bpe-openai's tables built from the vocabulary ({:.2} MB gzip): \
+         {c:.0} ms CPU ({w:.0} ms wall)",
+        vocab as f64 / 1e6
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--first-use") {
+        first_use(&args[i + 1], args.get(i + 2).map(String::as_str));
+        return;
+    }
+    let quick = args.iter().any(|a| a == "--quick");
+    let rounds = if quick { 5 } else { 15 };
+    println!("{rounds} rounds; thread CPU time medians");
+    counting(rounds);
+    first_uses(if quick { 3 } else { 7 });
 }

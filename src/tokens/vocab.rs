@@ -351,6 +351,21 @@ mod tests {
     }
 
     #[test]
+    fn the_vocabularies_are_bpe_openai_s() {
+        for pattern in [Pattern::O200k, Pattern::Cl100k] {
+            let (ours, theirs) = (vocab(pattern), reference(pattern));
+            assert_eq!(ours.len(), theirs.num_tokens());
+            for t in 0..ours.len() as u32 {
+                assert_eq!(
+                    ours.token(t),
+                    theirs.token_bytes(t),
+                    "{pattern:?} token {t}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn bad_vocabularies_are_refused() {
         use std::io::Write;
         let gz = |text: &str| {
