@@ -1,9 +1,10 @@
 //! The unit text is measured in (DESIGN §2, docs/design.md "Tokens"): UTF-8 bytes, the
 //! default, or the model's own tokens when its tokenizer is public (`o200k_base`,
 //! `cl100k_base`: their published vocabularies built into the library and read on first use,
-//! a hand-written pre-tokenizer ([`split`]) and tiktoken's byte-pair merge, `O(n log n)` on
-//! long pieces; tests hold the counts to the `bpe-openai` crate's). For models whose tokenizer is not public (Claude, Gemini) text is counted with
-//! `o200k_base` and multiplied by a per-family safety factor: an estimate, and the report says so.
+//! a hand-written pre-tokenizer (`split.rs`) and tiktoken's byte-pair merge (`vocab.rs`),
+//! `O(n log n)` on long pieces; tests hold the counts to the `bpe-openai` crate's). For models
+//! whose tokenizer is not public (Claude, Gemini) text is counted with `o200k_base` and
+//! multiplied by a per-family safety factor: an estimate, and the report says so.
 
 mod count;
 mod split;
