@@ -9,6 +9,7 @@
 pub mod api;
 pub mod error;
 pub mod ffi;
+pub mod fill;
 pub mod format;
 pub mod json;
 pub mod model;

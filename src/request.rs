@@ -180,6 +180,9 @@ pub struct TrimOptions {
     pub image_sizes: HashMap<String, (u32, u32)>,
     /// Opt-in: clear old tool results before dropping whole groups.
     pub clear_tool_results: Option<ClearToolResults>,
+    /// The group where selection stopped comes back shrunk into the room left (`fill`,
+    /// default true; [`crate::fill`]).
+    pub fill: bool,
     pub format: Format,
     /// What the request assumed without being told (`unknown_model`), for the report.
     pub warnings: Vec<RequestWarning>,
@@ -204,6 +207,7 @@ impl Default for TrimOptions {
             on_image_overflow: OnImageOverflow::default(),
             image_sizes: HashMap::new(),
             clear_tool_results: None,
+            fill: true,
             format: Format::default(),
             warnings: Vec::new(),
         }
@@ -231,6 +235,7 @@ pub const OPTION_KEYS: &[&str] = &[
     "overhead_tokens",
     "clear_tool_results",
     "strict_model",
+    "fill",
 ];
 
 impl TrimOptions {
@@ -296,6 +301,11 @@ impl TrimOptions {
                 "image_sizes" => options.image_sizes = image_sizes(value)?,
                 "clear_tool_results" => {
                     options.clear_tool_results = ClearToolResults::from_value(value)?
+                }
+                "fill" => {
+                    options.fill = value.as_bool().ok_or_else(|| {
+                        Error::invalid_request(format!("fill must be true or false, not {value}"), key)
+                    })?
                 }
                 "on_image_overflow" => {
                     options.on_image_overflow = match value.as_str() {

@@ -119,6 +119,7 @@ fn shrink_texts(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
             to_bytes: to,
         };
         t.report.truncated.push(truncation);
+        t.shrunk.push((m, u, size));
         set_unit(t, u, to, Change::Text(shrunk));
     }
     Ok(())

@@ -7,6 +7,7 @@
 //!            of a trim in progress is trimmer.rs)
 //!         ─► selection: newest groups first while they fit               (here)
 //!         ─► shedding: texts, images, attachments, soft groups           (shed.rs)
+//!         ─► the room left to the newest first: regrow, refill, fill     (fill.rs)
 //!         ─► the answer starts on the user's turn (Anthropic, Gemini)    (turn.rs)
 //!         ─► report in the caller's indices                              (report.rs)
 //!         ─► format adapter: rebuild the answer from the caller's bytes  (format/*.rs)
@@ -91,9 +92,15 @@ pub(crate) fn plan_split_reach<'a>(
     if let Some(budget) = budget {
         if trimmer.total > u128::from(budget) {
             trimmer.shed(budget)?;
+            trimmer.regrow();
             trimmer.refill();
         }
     }
+    // The user message that began the kept run's turn comes before the older group that
+    // fill would bring back (the task before an old tool result); a group fill brings back
+    // that starts with the model's turn needs one too.
+    trimmer.start_on_user_turn();
+    trimmer.fill();
     trimmer.start_on_user_turn();
     let reach = Reach {
         stopped_at: trimmer.stopped.map(|g| {
@@ -291,7 +298,7 @@ impl<'a> Trimmer<'a, '_> {
     /// `max_messages` and the budget; the first that does not fit ends the run (the kept
     /// optional groups are one contiguous newest run), and it stays the frontier, so that a
     /// later call (refill) goes on from there. Returns the limit that ended the run, if any.
-    fn extend(&mut self) -> Option<Limit> {
+    pub(crate) fn extend(&mut self) -> Option<Limit> {
         let limit = self.extend_run();
         self.stopped = limit.map(|_| self.frontier - 1);
         limit

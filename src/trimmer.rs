@@ -61,6 +61,8 @@ pub(crate) struct Trimmer<'a, 'o> {
     /// The answer must start with the user's turn, the kept run starts with the model's, and
     /// no user message before it was there to bring back ([`crate::turn`]).
     pub missing_turn_start: bool,
+    /// Texts shrunk (logical message, unit, cost before), for regrow ([`crate::fill`]).
+    pub shrunk: Vec<(usize, usize, u64)>,
 }
 
 impl<'a, 'o> Trimmer<'a, 'o> {
@@ -105,6 +107,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             stopped: None,
             anchors: 0,
             missing_turn_start: false,
+            shrunk: Vec::new(),
         }
     }
 

@@ -508,6 +508,14 @@ fn a_fifty_megabyte_old_message_is_dropped_and_a_fifty_megabyte_request_fails_lo
     ], "max_bytes": 20_000});
     let v = trim(&request);
     assert_eq!(v["ok"], true);
+    // Fill: the old message comes back cut head and tail into the room left.
+    assert_eq!(v["report"]["dropped_messages"], json!([]));
+    assert_eq!(v["report"]["truncated"][0]["from_bytes"], json!(FIFTY_MB));
+    assert!(v["report"]["cost_bytes"].as_u64().unwrap() <= 20_000);
+    assert!(v["messages"][1]["content"].as_str().unwrap().len() < 20_000);
+    let mut whole_groups = request.clone();
+    whole_groups["fill"] = json!(false);
+    let v = trim(&whole_groups);
     assert_eq!(v["report"]["dropped_messages"], json!([1]));
 
     let request = json!({"messages": [{"role": "user", "content": big}], "max_bytes": 20_000});

@@ -363,15 +363,17 @@ img_ph = "[Image omitted to fit the context budget: PNG 1700×2200, ~765 tokens]
 stub = f"Attached file: notes.txt\n[File body omitted to fit the context budget: {len(body)} bytes]"
 shrunk_body = shrink(body, 128)
 assert len(shrunk_body) == 128 and base + 128 + len(img_ph) <= base + 600
+regrown = shrink(body, 600 - len(img_ph.encode()))
 case("shed_attachments_shrink_with_texts",
      "An attachment shrinks with the other texts first (head and tail, down to the 128-byte floor "
-     "when nothing less will do), then images go; its body is not dropped when that is enough.",
+     "when nothing less will do), then images go; its body is not dropped when that is enough, and "
+     "the room the image's placeholder leaves goes back to the cut text (regrow).",
      {"messages": msgs, "max_bytes": base + 600},
-     ok([sys(), {"role": "user", "content": [text("Summarise the notes and the screen."), text(shrunk_body), text(img_ph)]}],
+     ok([sys(), {"role": "user", "content": [text("Summarise the notes and the screen."), text(regrown), text(img_ph)]}],
         dropped_images=[{"index": 1, "part": 2, "format": "png", "width": 1700, "height": 2200,
                          "tokens": 765, "budget_bytes": 3060}],
-        truncated=[{"index": 1, "part": 1, "from_bytes": len(body), "to_bytes": 128}],
-        dropped_attachments=[]))
+        truncated=[{"index": 1, "part": 1, "from_bytes": len(body), "to_bytes": len(regrown)}],
+        dropped_attachments=[], cost_bytes=base + 600))
 budget = base + len(stub) + len(img_ph) + 10
 assert base + 128 + len(img_ph) > budget
 case("shed_attachments_last_resort",
@@ -550,10 +552,16 @@ shot_turn = {"role": "user", "content": [text("Old screen:"), image(JPEG_500x375
 msgs = [sys(), shot_turn, assistant("Seen."), user("And now?")]
 budget = total([sys(), user("And now?")]) + cost(shot_turn) + 2000
 case("model_selects_pricing",
-     "model=gpt-4o-mini bills a 500×375 image at 2833 + 4×5667 = 25501 tokens (OpenAI tile table): "
-     "far over the budget that the default profile's 765 tokens fit.",
+     "model=gpt-4o-mini bills a 500×375 image at 2833 + 5667 = 8500 tokens (OpenAI tile table; one "
+     "512-px tile, the image never enlarged): "
+     "far over the budget that the default profile's 765 tokens fit; the screenshot's turn comes back "
+     "by fill with the image as a placeholder that says its price.",
      {"messages": msgs, "max_bytes": budget, "model": "gpt-4o-mini"},
-     ok([sys(), assistant("Seen."), user("And now?")], dropped_messages=[1]))
+     ok([sys(), {"role": "user", "content": [text("Old screen:"), text(
+         "[Image omitted to fit the context budget: JPEG 500×375, ~8500 tokens]")]},
+         assistant("Seen."), user("And now?")], dropped_messages=[], refilled=[1],
+        dropped_images=[{"index": 1, "part": 1, "format": "jpeg", "width": 500, "height": 375,
+                         "tokens": 8500, "budget_bytes": 4 * 8500}]))
 case("default_profile_keeps_same_image",
      "The same session under the default profile keeps the screenshot.",
      {"messages": msgs, "max_bytes": budget},
@@ -647,8 +655,9 @@ msgs = [{"role": "user", "content": "Check both config files."},
         {"role": "user", "content": "Thanks. What next?"}]
 case("anthropic_tool_exchange_dropped_whole",
      "Anthropic: a tool_use and its tool_result (in the next user message, out of order) are one "
-     "exchange, dropped together; roles still alternate and the report says the format.",
-     {"format": "anthropic", "system": SYSTEM_PROMPT, "messages": msgs, "max_bytes": 2000},
+     "exchange, dropped together (fill: false: whole groups only); roles still alternate and the "
+     "report says the format.",
+     {"format": "anthropic", "system": SYSTEM_PROMPT, "messages": msgs, "max_bytes": 2000, "fill": False},
      ok([msgs[0], msgs[3], msgs[4]], format="anthropic", dropped_messages=[1, 2], merged=[], repaired=[]))
 case("anthropic_tool_exchange_kept",
      "Anthropic: with room, the exchange is kept unchanged and the system is echoed.",
@@ -784,8 +793,9 @@ msgs = [{"role": "user", "content": filler(5000, "long old context")},
         {"role": "user", "content": "So, which option?"}]
 case("anthropic_roles_alternate_by_merging",
      "Anthropic: when the assistant turn between two kept user messages is dropped, the two merge "
-     "into one user message (content blocks in order) so roles alternate; the report lists the merge.",
-     {"format": "anthropic", "messages": msgs, "max_bytes": 600},
+     "into one user message (content blocks in order) so roles alternate; the report lists the merge "
+     "(fill: false: whole groups only).",
+     {"format": "anthropic", "messages": msgs, "max_bytes": 600, "fill": False},
      ok([{"role": "user", "content": [a_text("Short note."), a_text("So, which option?")]}],
         dropped_messages=[0, 1, 3], merged=[{"index": 4, "into": 2}]))
 
@@ -840,11 +850,21 @@ for uid, body in zip(loop_ids, results):
 chat_follow += [assistant("I changed the CSS."), user("Does it look right now?")]
 chat_budget = total(chat_follow[3:]) + room
 assert total(chat_follow[1:3]) > room
+oldest_call = len(compact({k: v for k, v in chat_follow[1].items() if k != "content"}))
+reply_meta = len(compact({"role": "tool", "tool_call_id": "tu_1"}))
+filled_to = room - oldest_call - reply_meta
 case("follow_up_after_tool_loop_keeps_the_newest_exchanges",
      "OpenAI chat: the same follow-up after a tool loop keeps the newest exchanges that fit; the chat "
-     "format takes a history that starts with the assistant's tool calls, so nothing is brought back.",
+     "format takes a history that starts with the assistant's tool calls, so no user message is "
+     "brought back: the room left fills with the oldest exchange, its result shrunk (fill).",
      {"messages": chat_follow, "max_bytes": chat_budget},
-     ok(chat_follow[3:], dropped_messages=[0, 1, 2], truncated=[]))
+     ok([chat_follow[1], reply("tu_1", shrink(results[0], filled_to))] + chat_follow[3:],
+        dropped_messages=[0], refilled=[1, 2], cost_bytes=chat_budget,
+        truncated=[{"index": 2, "part": None, "from_bytes": len(results[0]), "to_bytes": filled_to}]))
+case("follow_up_after_tool_loop_whole_groups_without_fill",
+     "OpenAI chat, fill: false: the exchange that does not fit goes whole, and the room stays empty.",
+     {"messages": chat_follow, "max_bytes": chat_budget, "fill": False},
+     ok(chat_follow[3:], dropped_messages=[0, 1, 2], truncated=[], refilled=[]))
 # The room left is less than the floor of the shrunk message: the placeholder stands in for it.
 tiny = kept_cost + len(compact({"role": "user"})) + 100
 case("anthropic_follow_up_after_tool_loop_placeholder_turn",
@@ -941,8 +961,9 @@ case("clear_tool_results_keeps_excluded_tools",
                               {"index": 7, "bytes": cost_of_text(msgs[7])}]))
 msgs = tool_loop(["grep", "grep", "grep", "grep", "grep"])
 case("clear_tool_results_is_off_by_default",
-     "Without the option the same budget drops the oldest exchanges whole (DESIGN §6).",
-     {"messages": msgs, "max_bytes": total(cleared(msgs, [3, 5])) + 10},
+     "Without the option the same budget drops the oldest exchanges whole (DESIGN §6; fill: false, "
+     "else the newest of them comes back with its result shrunk).",
+     {"messages": msgs, "max_bytes": total(cleared(msgs, [3, 5])) + 10, "fill": False},
      ok(msgs[:2] + msgs[6:], dropped_messages=[2, 3, 4, 5], cleared_tool_results=[]))
 case("clear_tool_results_names_a_bad_key",
      "A misspelt key of clear_tool_results is named with its path.",

@@ -312,8 +312,8 @@ for s in SPELLINGS:
             model(filler(3000, "detailed answer")), user("So, which option?")]
     case(s, "roles_alternate_by_merging",
          "when the model content between two kept user contents is dropped, the two merge into one "
-         "user content (parts in order); the report lists the merge.",
-         {"messages": long, "max_bytes": 600},
+         "user content (parts in order); the report lists the merge (fill: false: whole groups only).",
+         {"messages": long, "max_bytes": 600, "fill": False},
          ok([user("Short note.", "So, which option?")], dropped_messages=[0, 1, 3],
             merged=[{"index": 4, "into": 2}]))
 

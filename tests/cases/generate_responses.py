@@ -148,6 +148,23 @@ def fout(cid, output):
     return {"type": "function_call_output", "call_id": cid, "output": output}
 
 
+def shrink(text, target):
+    """DESIGN §6.7's shrink of an ASCII text to at most `target` bytes: head and tail around the
+    marker that counts the bytes cut."""
+    def marker(cut):
+        return f"\n[... {cut} bytes omitted to fit the context budget ...]\n"
+    n = len(text)
+    if n <= target:
+        return text
+    keep = max(0, target - len(marker(n - target)))
+    while True:
+        head, tail = keep // 2, n - (keep - keep // 2)
+        size = head + len(marker(tail - head)) + n - tail
+        if size <= target or keep == 0:
+            return text[:head] + marker(tail - head) + text[tail:]
+        keep = max(0, keep - (size - target))
+
+
 def filler(n, seed="log line"):
     s = (seed + " ") * (n // (len(seed) + 1) + 1)
     return s[:n]
@@ -201,12 +218,16 @@ for i in range(3):
 follow += [said("I changed the CSS."), user("Does it look right now?")]
 budget = total(follow[3:]) + 600
 assert total(follow[1:3]) > 600
+filled_to = 600 - total([follow[1]]) - total([fout("call_f0", "")])
 case("responses_follow_up_after_tool_loop_keeps_the_newest_steps",
      "A follow-up after a tool loop, its first message too long to anchor: the newest steps that fit "
-     "are kept; the Responses API takes input that starts with a function_call, so the run stands and "
-     "nothing is brought back (the Anthropic and Gemini formats start on the user's turn instead).",
+     "are kept; the Responses API takes input that starts with a function_call, so no user message "
+     "is brought back (the Anthropic and Gemini formats start on the user's turn instead): the room "
+     "left fills with the oldest step, its output shrunk (fill).",
      {"format": "responses", "messages": follow, "max_bytes": budget},
-     ok(follow[3:], dropped_messages=[0, 1, 2], truncated=[]))
+     ok([follow[1], fout("call_f0", shrink(follow[2]["output"], filled_to))] + follow[3:],
+        dropped_messages=[0], refilled=[1, 2], cost_bytes=budget,
+        truncated=[{"index": 2, "part": None, "from_bytes": 1200, "to_bytes": filled_to}]))
 
 # --- a computer-use loop: screenshots priced by pixels ---------------------------------------
 def ccall(k, action):
