@@ -8,10 +8,12 @@
 //!    bytes back first — the exchange in progress, then the request, then the anchors, then the
 //!    rest — each up to its whole size.
 //! 2. Refill ([`crate::trim`]): older groups that now fit come back whole.
-//! 3. **Fill** ([`Trimmer::fill`], unless `fill: false`): the group where selection stopped
+//! 3. **Fill** ([`Trimmer::fill`]): the group where selection stopped
 //!    comes back shrunk into the room left — its texts cut head and tail to one level, never
 //!    below the floor, its images as `on_image_overflow` says — when after that it fits. A tool
 //!    exchange stays whole: every reply of a call, every item of a step; only texts shrink.
+//!
+//! `fill: false` turns regrow and fill off: whole groups only, as before.
 //!
 //! The group shrink ([`Trimmer::plan_shrunk`], [`Trimmer::apply_plan`]) is shared with the
 //! user turn that starts the answer ([`crate::turn`]).
@@ -209,7 +211,7 @@ impl Trimmer<'_, '_> {
         let Some(budget) = self.budget else {
             return;
         };
-        if self.shrunk.is_empty() || self.total >= u128::from(budget) {
+        if !self.options.fill || self.shrunk.is_empty() || self.total >= u128::from(budget) {
             return;
         }
         let mut group_of = vec![usize::MAX; self.session.messages.len()];

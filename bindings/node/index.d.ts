@@ -107,6 +107,11 @@ export interface TrimOptions {
    */
   clear_tool_results?:
     boolean | { keep?: number; exclude_tools?: readonly string[]; placeholder?: string };
+  /**
+   * The room left goes to the newest first (default true): texts shedding cut get it back, and
+   * the group where selection stopped comes back shrunk into it. `false`: whole groups only.
+   */
+  fill?: boolean;
   /** At most this many messages, tool exchanges kept whole (default 40; `null`: no limit). */
   max_messages?: number | null;
   /** Image pricing profile (default `ankita`); give this or `model`, not both. */
@@ -472,7 +477,7 @@ export interface TrimReport {
   dropped_attachments: DroppedAttachment[];
   /** Which limit bound the answer: `max_messages`, the budget, or null when all fit both. */
   limited_by: "max_messages" | "budget" | null;
-  /** Input indices of messages brought back after shedding freed budget (refill). */
+  /** Input indices of messages brought back after shedding freed budget (refill) or shrunk into the room left (fill). */
   refilled: number[];
   /** Tool results replaced by the `clear_tool_results` placeholder, with what they cost. */
   cleared_tool_results: { index: number; bytes?: number; tokens?: number }[];

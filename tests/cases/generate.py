@@ -876,6 +876,29 @@ case("anthropic_follow_up_after_tool_loop_placeholder_turn",
         turn_start={"index": 0, "kept": "placeholder",
                     "to_bytes": len(compact({"role": "user"})) + len("[Earlier conversation omitted to fit the context budget.]")}))
 
+# Regrow, in tokens: the room an image's placeholder frees goes back to the text shedding cut.
+log = "".join(f"GET /api/items?page={i} 200 {i % 90 + 3}ms\n" for i in range(40))
+ask = [text("Why does the page look broken?"), image(PNG_1700x2200)]
+regrow = [{"role": "user", "content": ask}, calls("c_log"), reply("c_log", log)]
+case("regrow_gives_freed_room_to_the_exchange_in_progress",
+     "OpenAI chat, in tokens: the exchange in progress (a 40-line log, about 450 tokens) is first cut to fit, then the request's screenshot still does not fit and becomes a placeholder; the room that frees goes back to the cut log first (regrow): it is returned whole, nothing is reported truncated.",
+     {"messages": regrow, **{"context_tokens": 1400, "max_output_tokens": 400, "tokenizer": "o200k_base", "image_profile": "ankita"}},
+     ok([{"role": "user", "content": [ask[0], text("[Image omitted to fit the context budget: PNG 1700×2200, ~765 tokens]")]}, regrow[1], regrow[2]],
+        truncated=[], dropped_messages=[],
+        dropped_images=[{"index": 0, "part": 1, "format": "png", "width": 1700, "height": 2200,
+                         "tokens": 765, "budget_bytes": None}]))
+a_ask = [a_text("Why does the page look broken?"),
+         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}]
+a_regrow = [{"role": "user", "content": a_ask}, {"role": "assistant", "content": [a_use("c_log")]},
+            {"role": "user", "content": [a_result("c_log", log)]}]
+case("anthropic_regrow_gives_freed_room_to_the_exchange_in_progress",
+     "Anthropic, in tokens: the exchange in progress (a 40-line log, about 450 tokens) is first cut to fit, then the request's screenshot still does not fit and becomes a placeholder; the room that frees goes back to the cut log first (regrow): it is returned whole, nothing is reported truncated.",
+     {"format": "anthropic", "messages": a_regrow, **{"context_tokens": 1400, "max_output_tokens": 400, "tokenizer": "o200k_base", "image_profile": "ankita"}},
+     ok([{"role": "user", "content": [a_ask[0], a_text("[Image omitted to fit the context budget: PNG 1700×2200, ~765 tokens]")]}, a_regrow[1], a_regrow[2]],
+        truncated=[], dropped_messages=[],
+        dropped_images=[{"index": 0, "part": 1, "format": "png", "width": 1700, "height": 2200,
+                         "tokens": 765, "budget_bytes": None}]))
+
 case("anthropic_roles_are_user_and_assistant",
      "Anthropic: a tool-role message is a mix-up of formats, named by its path.",
      {"format": "anthropic", "messages": [{"role": "user", "content": "hi"},

@@ -458,6 +458,19 @@ for s in SPELLINGS:
             truncated=[{"index": 0, "part": 0, "from_bytes": len(spec), "to_bytes": to_bytes}],
             turn_start={"index": 0, "kept": "shrunk", "to_bytes": room}, cost_bytes=budget))
 
+# --- regrow, in tokens: the room an image's placeholder frees goes back to the cut text --------------
+for s in SPELLINGS:
+    log = "".join(f"GET /api/items?page={i} 200 {i % 90 + 3}ms\n" for i in range(40))
+    regrow = [user("Why does the page look broken?", s.png()), model(s.fcall("read_log", id="c_log")),
+              user(s.fresp("read_log", {"output": log}, id="c_log"))]
+    case(s, "regrow_gives_freed_room_to_the_exchange_in_progress",
+         "in tokens: the exchange in progress (a 40-line log, about 450 tokens) is first cut to fit, then the request's screenshot still does not fit and becomes a placeholder; the room that frees goes back to the cut log first (regrow): it is returned whole, nothing is reported truncated.",
+         {"messages": regrow, **{"context_tokens": 1400, "max_output_tokens": 400, "tokenizer": "o200k_base", "image_profile": "ankita"}},
+         ok([user("Why does the page look broken?", {"text": "[Image omitted to fit the context budget: PNG 1700×2200, ~765 tokens]"}), regrow[1], regrow[2]],
+            truncated=[], dropped_messages=[],
+            dropped_images=[{"index": 0, "part": 1, "format": "png", "width": 1700, "height": 2200,
+                             "tokens": 765, "budget_bytes": None}]))
+
 # --- errors (spelling-free) -----------------------------------------------------------------------
 s = SPELLINGS[0]
 case(s, "roles_are_user_and_model",

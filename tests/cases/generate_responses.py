@@ -287,6 +287,18 @@ case("responses_function_call_output_image_kept",
      {"format": "responses", "messages": items, "max_bytes": total(items) + 10},
      ok(items, cost_bytes=total(items), dropped_images=[], dropped_messages=[]))
 
+# --- regrow, in tokens: the room an image's placeholder frees goes back to the cut text -----------
+log = "".join(f"GET /api/items?page={i} 200 {i % 90 + 3}ms\n" for i in range(40))
+ask = user_parts(input_text("Why does the page look broken?"), input_image(SCREEN))
+regrow = [ask, fcall("c_log", "read_log", "{}"), fout("c_log", log)]
+case("responses_regrow_gives_freed_room_to_the_exchange_in_progress",
+     "In tokens: the exchange in progress (a 40-line log, about 450 tokens) is first cut to fit, then the request's screenshot still does not fit and becomes a placeholder; the room that frees goes back to the cut log first (regrow): it is returned whole, nothing is reported truncated.",
+     {"format": "responses", "messages": regrow, **{"context_tokens": 1400, "max_output_tokens": 400, "tokenizer": "o200k_base", "image_profile": "ankita"}},
+     ok([user_parts(ask["content"][0], input_text("[Image omitted to fit the context budget: PNG 1700×2200, ~765 tokens]")), regrow[1], regrow[2]],
+        truncated=[], dropped_messages=[],
+        dropped_images=[{"index": 0, "part": 1, "format": "png", "width": 1700, "height": 2200,
+                         "tokens": 765, "budget_bytes": None}]))
+
 # --- an input_file attachment shed last ------------------------------------------------------
 log = base64.b64encode(filler(6000, "2024-05-01 ERROR db timeout").encode()).decode()
 file_data = "data:text/plain;base64," + log

@@ -85,7 +85,7 @@ test("timers keep firing while a long native call runs on a worker thread", asyn
     messages.push({ role: "assistant", content: `ok ${i}` });
   }
   messages.push({ role: "user", content: "and now?" });
-  const pending = trimAsync(messages, { max_bytes: 5000 });
+  const pending = trimAsync(messages, { max_bytes: 5000, fill: false });
   let ticks = 0;
   const timer = setInterval(() => ticks++, 1);
   const started = performance.now();

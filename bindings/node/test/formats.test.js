@@ -186,8 +186,8 @@ test("trim reads Responses items with {format: 'responses'}, instructions answer
     await trimAsync(items, { format: "responses", system: "Be brief.", max_bytes: 100_000 }),
     result,
   );
-  // Tight: the step (reasoning, call, output, the answer after it) goes whole.
-  const tight = trim(items, { format: "responses", max_bytes: 600 });
+  // Tight, whole groups only: the step (reasoning, call, output, the answer after it) goes whole.
+  const tight = trim(items, { format: "responses", max_bytes: 600, fill: false });
   assert.deepEqual(tight.report.dropped_messages, [1, 2, 3, 4]);
   assert.deepEqual(tight.messages, [items[0], items[6]]);
 });
@@ -263,7 +263,12 @@ test("trim answers the Gemini system instruction back, with the merge report", a
     { role: "user", parts: [{ text: "Thanks. What next?" }] },
   ];
   const instruction = { parts: [{ text: "Be brief." }] };
-  const result = trim(contents, { format: "gemini", system: instruction, max_bytes: 1000 });
+  const result = trim(contents, {
+    format: "gemini",
+    system: instruction,
+    max_bytes: 1000,
+    fill: false,
+  });
   assert.deepEqual(result.system, instruction);
   assert.equal(result.report.format, "gemini");
   assert.deepEqual(result.report.dropped_messages, [1, 2]);

@@ -69,8 +69,8 @@ def test_model_dump_dicts_are_trimmed_like_the_objects(mode: str) -> None:
     dumped = [c.model_dump(mode=mode, exclude_none=True) for c in contents]
     assert "inline_data" in dumped[0]["parts"][1]  # snake_case, as the Python SDK writes it
     budget = 2_000
-    by_objects = ankita.trim(contents, format="gemini", max_bytes=budget)
-    by_dicts = ankita.trim(dumped, format="gemini", max_bytes=budget)
+    by_objects = ankita.trim(contents, format="gemini", max_bytes=budget, fill=False)
+    by_dicts = ankita.trim(dumped, format="gemini", max_bytes=budget, fill=False)
     assert by_objects.report == by_dicts.report
     # The function-calling exchange goes whole; the model's answer and the request stay, and
     # the answer starts on the user's turn: the screenshot's turn comes back shrunk into the
@@ -105,7 +105,7 @@ def test_a_merged_content_is_what_the_sdk_reads_back() -> None:
         types.Content(role="user", parts=[types.Part(text="Which icon was it?")]),
     ]
     system = types.Content(parts=[types.Part(text="Be brief.")])
-    result = ankita.trim(contents, format="gemini", max_bytes=2_000, system=system)
+    result = ankita.trim(contents, format="gemini", max_bytes=2_000, system=system, fill=False)
     assert result.system is system
     assert result.report["merged"] == [{"index": 2, "into": 0}]
     (merged,) = result.messages

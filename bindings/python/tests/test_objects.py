@@ -14,9 +14,10 @@ from helpers import PHOTO, SCREENSHOT, image_part, openai_session, tool_call
 
 
 def shedding_session() -> list[dict[str, Any]]:
-    """Trimmed to 5,000 bytes: message 1 loses the middle of its two long text parts (the
-    attachment shrinks with the other texts), message 2 is repaired (left out, then back once
-    the screenshot in message 3 has become a placeholder: refill)."""
+    """Trimmed to 5,000 bytes with ``fill=False`` (whole groups only): message 1 loses the
+    middle of its two long text parts (the attachment shrinks with the other texts), message 2
+    is repaired (left out, then back once the screenshot in message 3 has become a placeholder:
+    refill). With fill, the room the placeholder frees goes back to message 1's cut text first."""
     return [
         {"role": "system", "content": "Be brief."},
         {
@@ -49,7 +50,7 @@ def shedding_session() -> list[dict[str, Any]]:
 
 def test_unchanged_messages_and_parts_are_the_callers_objects() -> None:
     messages = shedding_session()
-    result = ankita.trim(messages, max_bytes=5000)
+    result = ankita.trim(messages, max_bytes=5000, fill=False)
     report = result.report
     assert report["dropped_messages"] == []
     assert report["refilled"] == [2]
@@ -139,8 +140,8 @@ def test_tuples_where_lists_are_expected() -> None:
         for m in shedding_session()
     )
     as_lists = shedding_session()
-    from_tuples = ankita.trim(messages, max_bytes=5000)
-    from_lists = ankita.trim(as_lists, max_bytes=5000)
+    from_tuples = ankita.trim(messages, max_bytes=5000, fill=False)
+    from_lists = ankita.trim(as_lists, max_bytes=5000, fill=False)
     assert from_tuples.report == from_lists.report
     assert from_tuples.messages[0] is messages[0]
     # Changed content comes back as a list; its kept parts are still the caller's objects.

@@ -31,7 +31,7 @@ def test_steps_are_kept_or_dropped_whole() -> None:
     for k in range(4):
         items += step(k, f"file {k} " * 200)
     items.append({"role": "user", "content": "Continue."})
-    result = ankita.trim(items, format="responses", system="Be brief.", max_bytes=4000)
+    result = ankita.trim(items, format="responses", system="Be brief.", max_bytes=4000, fill=False)
     assert result.report["format"] == "responses"
     assert result.system == "Be brief."
     kept = result.messages

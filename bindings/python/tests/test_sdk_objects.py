@@ -180,7 +180,7 @@ def test_anthropic_sdk_blocks() -> None:
     assert ankita.sanitize(messages, format="anthropic")[1] is messages[1]
     # Messages merged to keep roles alternating are new dicts.
     later = [{"role": "assistant", "content": "x" * 4000}, {"role": "user", "content": "and?"}]
-    tight = ankita.trim([*messages, *later], format="anthropic", max_bytes=600)
+    tight = ankita.trim([*messages, *later], format="anthropic", max_bytes=600, fill=False)
     merged = [{"type": "text", "text": "What is in a?"}, {"type": "text", "text": "and?"}]
     assert tight.messages == [{"role": "user", "content": merged}]
     assert tight.report["merged"] == [{"index": 4, "into": 0}]

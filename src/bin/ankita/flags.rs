@@ -221,6 +221,16 @@ pub const TRIM: &[Flag] = &[
         sets: Sets::Json("clear_tool_results"),
     },
     Flag {
+        long: "fill",
+        alias: None,
+        short: None,
+        value: Some("BOOL"),
+        doc: "the room left goes to the newest first: texts shedding cut get it back, then the \
+              group where selection stopped comes back shrunk into it (default true; false: \
+              whole groups only)",
+        sets: Sets::Json("fill"),
+    },
+    Flag {
         long: "max-messages",
         alias: None,
         short: None,

@@ -186,6 +186,7 @@ def trim(
     format: MessageFormat | None = "openai",
     system: str | Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
+    fill: bool | None = True,
 ) -> TrimResult[_M]:
     """Fits a chat history into a context budget.
 
@@ -205,6 +206,9 @@ def trim(
       o200k_base × 1.35, and ``report["warnings"]`` holds an ``unknown_model`` entry saying so;
       ``strict_model=True`` makes it an InvalidRequest instead;
     - ``on_image_overflow``: "placeholder", "drop" or "error";
+    - ``fill`` (default True): the room left goes to the newest first: texts that shedding
+      cut get it back, then the group where selection stopped comes back shrunk into it;
+      False keeps whole groups only;
     - ``format``: "openai", "anthropic" for Anthropic Messages, whose top-level ``system``
       (a string or text blocks) is then given as ``system`` and returned as
       ``TrimResult.system``; "responses" for OpenAI Responses input items (the openai SDK's

@@ -143,6 +143,7 @@ def trim(
     format: MessageFormat | None = "openai",
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
+    fill: bool | None = True,
 ) -> TrimResult[_M]: ...
 
 
@@ -169,6 +170,7 @@ def trim(
     format: MessageFormat | None = "openai",
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
+    fill: bool | None = True,
 ) -> TrimResult[_O | dict[str, Any]]: ...
 
 
