@@ -277,7 +277,12 @@ test("trim answers the Gemini system instruction back, with the merge report", a
     { role: "user", parts: [{ text: "Check the config." }, { text: "Thanks. What next?" }] },
   ]);
   assert.deepEqual(
-    await trimAsync(contents, { format: "gemini", system: instruction, max_bytes: 1000 }),
+    await trimAsync(contents, {
+      format: "gemini",
+      system: instruction,
+      max_bytes: 1000,
+      fill: false,
+    }),
     result,
   );
 });

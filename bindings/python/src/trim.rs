@@ -114,12 +114,13 @@ impl TrimResult {
     format = None,
     system = None,
     strict_model = None,
+    fill = None,
     **unknown
 ), text_signature = "(messages, *, max_bytes=None, context_tokens=None, max_output_tokens=0, \
     tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, tokenizer=None, \
     token_factor=None, overhead_tokens=None, clear_tool_results=None, max_messages=40, \
     image_profile='ankita', on_image_overflow='placeholder', model=None, image_sizes=None, \
-    format='openai', system=None, strict_model=False)")]
+    format='openai', system=None, strict_model=False, fill=True)")]
 #[allow(clippy::too_many_arguments)]
 pub fn trim<'py>(
     py: Python<'py>,
@@ -142,6 +143,7 @@ pub fn trim<'py>(
     format: Option<&Bound<'py, PyAny>>,
     system: Option<&Bound<'py, PyAny>>,
     strict_model: Option<&Bound<'py, PyAny>>,
+    fill: Option<&Bound<'py, PyAny>>,
     unknown: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<TrimResult> {
     let given = [
@@ -163,6 +165,7 @@ pub fn trim<'py>(
         ("format", format),
         ("system", system),
         ("strict_model", strict_model),
+        ("fill", fill),
     ];
     // Messages of formats that merge turns may come back rebuilt from the text the core
     // reads: they must be the whole messages, not header-only stand-ins.
