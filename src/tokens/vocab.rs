@@ -9,13 +9,45 @@ use std::io::Read;
 
 const EMPTY: u32 = u32::MAX;
 
+/// A token in the table: `rank + 1` in bits 0–19, where its bytes start in bits 20–43, its
+/// length in bits 44–51 and 12 more bits of its hash above.
+struct Slot;
+
+impl Slot {
+    const MAX_TOKENS: usize = (1 << 20) - 1;
+    const MAX_BYTES: usize = 1 << 24;
+    const KEY: u64 = !0 << 44;
+
+    /// The tag and length bits of a token with `hash` and `len` bytes, `shift` as in the table.
+    #[inline(always)]
+    fn key(hash: u64, len: usize, shift: u32) -> u64 {
+        ((hash >> (shift - 12)) & 0xfff) << 52 | (len as u64 & 0xff) << 44
+    }
+
+    fn new(key: u64, rank: u32, start: u32) -> u64 {
+        key | (start as u64) << 20 | (rank as u64 + 1)
+    }
+
+    #[inline(always)]
+    fn rank(slot: u64) -> u32 {
+        (slot & 0xf_ffff) as u32 - 1
+    }
+
+    #[inline(always)]
+    fn start(slot: u64) -> usize {
+        (slot >> 20 & 0xff_ffff) as usize
+    }
+}
+
 pub(crate) struct Vocab {
     /// Every token's bytes, in rank order.
     bytes: Vec<u8>,
     /// Where each token starts in `bytes`; one more entry, the end.
     starts: Vec<u32>,
-    /// Ranks by the hash of their bytes (linear probing), `EMPTY` where none.
-    slots: Vec<u32>,
+    /// The tokens by the hash of their bytes (linear probing), 0 where none; each slot holds
+    /// the token (see [`Slot`]), so that a lookup reads the slot and, when its tag and length
+    /// match, the bytes: a piece that is not a token is mostly told by its slot alone.
+    slots: Vec<u64>,
     /// `64 - log2(slots.len())`: the hash's top bits pick the slot.
     shift: u32,
     /// The longest token's length in bytes.
@@ -132,24 +164,30 @@ impl Vocab {
         }
         let n = starts.len() - 1;
         let max_len = starts.windows(2).map(|w| (w[1] - w[0]) as usize).max();
-        let size = (n * 2).next_power_of_two().max(2);
+        if n > Slot::MAX_TOKENS || bytes.len() >= Slot::MAX_BYTES || max_len > Some(255) {
+            return Err(format!("the vocabulary is too large ({n} tokens)"));
+        }
+        // At most half full, and at least 2^13 slots (the tag's bits sit under the index's).
+        let size = (n * 2).next_power_of_two().max(1 << 13);
         let mut vocab = Vocab {
             bytes,
             starts,
-            slots: vec![EMPTY; size],
+            slots: vec![0; size],
             shift: 64 - size.trailing_zeros(),
             max_len: max_len.unwrap_or(1),
         };
         for rank in 0..n as u32 {
             let token = vocab.token(rank);
-            let mut slot = (hash(token) >> vocab.shift) as usize;
-            while vocab.slots[slot] != EMPTY {
-                if same(vocab.token(vocab.slots[slot]), token) {
-                    return Err(format!("the vocabulary has token {rank} twice"));
-                }
+            if vocab.rank(token).is_some() {
+                return Err(format!("the vocabulary has token {rank} twice"));
+            }
+            let h = hash(token);
+            let mut slot = (h >> vocab.shift) as usize;
+            while vocab.slots[slot] != 0 {
                 slot = (slot + 1) & (size - 1);
             }
-            vocab.slots[slot] = rank;
+            let key = Slot::key(h, token.len(), vocab.shift);
+            vocab.slots[slot] = Slot::new(key, rank, vocab.starts[rank as usize]);
         }
         if let Some(byte) = (0..=255u8).find(|b| vocab.rank(&[*b]).is_none()) {
             return Err(format!("the vocabulary lacks the byte {byte:#04x}"));
@@ -177,17 +215,27 @@ impl Vocab {
     /// The rank of the token that is `bytes`, given their [`hash`].
     #[inline]
     pub(crate) fn rank_hashed(&self, bytes: &[u8], hash: u64) -> Option<u32> {
+        if bytes.len() > self.max_len {
+            return None; // and the length fits the slot's 8 bits
+        }
         let mask = self.slots.len() - 1;
-        let mut slot = (hash >> self.shift) as usize;
+        let key = Slot::key(hash, bytes.len(), self.shift);
+        let mut i = (hash >> self.shift) as usize;
         loop {
-            let rank = self.slots[slot];
-            if rank == EMPTY {
+            // SAFETY: `i` is masked to the table's length, a power of two.
+            let slot = unsafe { *self.slots.get_unchecked(i) };
+            if slot == 0 {
                 return None;
             }
-            if same(self.token(rank), bytes) {
-                return Some(rank);
+            if slot & Slot::KEY == key {
+                let start = Slot::start(slot);
+                if let Some(token) = self.bytes.get(start..start + bytes.len()) {
+                    if same(token, bytes) {
+                        return Some(Slot::rank(slot));
+                    }
+                }
             }
-            slot = (slot + 1) & mask;
+            i = (i + 1) & mask;
         }
     }
 
