@@ -241,3 +241,19 @@ proptest! {
         same_count(&text[a..b])?;
     }
 }
+
+/// Long pieces (a run of one letter, of symbols, of CJK, of spaces) count as the reference
+/// counts them, in time linear or `n log n` in their length.
+#[test]
+fn long_pieces_count_the_same() {
+    for text in [
+        "a".repeat(200_000),
+        "=-".repeat(100_000),
+        "日本".repeat(50_000),
+        " ".repeat(100_000) + "x",
+        "Ab".repeat(100_000),
+        "1".repeat(100_000),
+    ] {
+        same_count(&text).unwrap();
+    }
+}
