@@ -24,7 +24,7 @@ impl Slot {
         ((hash >> (shift - 12)) & 0xfff) << 52 | (len as u64 & 0xff) << 44
     }
 
-    fn new(key: u64, rank: u32, start: u32) -> u64 {
+    fn pack(key: u64, rank: u32, start: u32) -> u64 {
         key | (start as u64) << 20 | (rank as u64 + 1)
     }
 
@@ -187,7 +187,7 @@ impl Vocab {
                 slot = (slot + 1) & (size - 1);
             }
             let key = Slot::key(h, token.len(), vocab.shift);
-            vocab.slots[slot] = Slot::new(key, rank, vocab.starts[rank as usize]);
+            vocab.slots[slot] = Slot::pack(key, rank, vocab.starts[rank as usize]);
         }
         if let Some(byte) = (0..=255u8).find(|b| vocab.rank(&[*b]).is_none()) {
             return Err(format!("the vocabulary lacks the byte {byte:#04x}"));
