@@ -48,6 +48,9 @@ pub(crate) struct Vocab {
     /// the token (see [`Slot`]), so that a lookup reads the slot and, when its tag and length
     /// match, the bytes: a piece that is not a token is mostly told by its slot alone.
     slots: Vec<u64>,
+    /// The rank of every two-byte token by its bytes (`EMPTY` where none): merging starts from
+    /// the pairs of adjacent bytes, looked up here without hashing.
+    pairs: Vec<u32>,
     /// `64 - log2(slots.len())`: the hash's top bits pick the slot.
     shift: u32,
     /// The longest token's length in bytes.
@@ -173,6 +176,7 @@ impl Vocab {
             bytes,
             starts,
             slots: vec![0; size],
+            pairs: vec![EMPTY; 1 << 16],
             shift: 64 - size.trailing_zeros(),
             max_len: max_len.unwrap_or(1),
         };
@@ -187,6 +191,9 @@ impl Vocab {
                 slot = (slot + 1) & (size - 1);
             }
             let key = Slot::key(h, token.len(), vocab.shift);
+            if let &[a, b] = token {
+                vocab.pairs[(a as usize) << 8 | b as usize] = rank;
+            }
             vocab.slots[slot] = Slot::pack(key, rank, vocab.starts[rank as usize]);
         }
         if let Some(byte) = (0..=255u8).find(|b| vocab.rank(&[*b]).is_none()) {
@@ -244,8 +251,12 @@ impl Vocab {
         self.rank_hashed(bytes, hash(bytes))
     }
 
+    #[inline]
     fn pair_rank(&self, bytes: &[u8]) -> u32 {
-        self.rank(bytes).unwrap_or(EMPTY)
+        match *bytes {
+            [a, b] => self.pairs[(a as usize) << 8 | b as usize],
+            _ => self.rank(bytes).unwrap_or(EMPTY),
+        }
     }
 
     /// The number of tokens byte-pair encoding makes of `piece`.
