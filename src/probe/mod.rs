@@ -11,9 +11,18 @@
 //! let info = probe_bytes(gif).unwrap();
 //! assert_eq!((info.format, info.width, info.height), (ImageFormat::Gif, 320, 240));
 //! ```
+//!
+//! Documents and audio are read by [`file`]: a PDF's page count, an audio file's duration.
 
+mod audio;
+pub mod file;
 mod gif;
 mod jpeg;
+mod mp3;
+mod mp4;
+mod ogg;
+mod pdf;
+mod pdf_syntax;
 mod png;
 pub(crate) mod reader;
 pub mod stand_in;

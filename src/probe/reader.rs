@@ -72,8 +72,8 @@ pub(crate) struct Base64Reader<'a> {
 }
 
 const INVALID: u8 = 0xFF;
-const PAD: u8 = 0xFE;
-const SPACE: u8 = 0xFD;
+pub(crate) const PAD: u8 = 0xFE;
+pub(crate) const SPACE: u8 = 0xFD;
 
 const fn decode_table() -> [u8; 256] {
     let mut t = [INVALID; 256];
@@ -101,7 +101,7 @@ const fn decode_table() -> [u8; 256] {
     t
 }
 
-static TABLE: [u8; 256] = decode_table();
+pub(crate) static TABLE: [u8; 256] = decode_table();
 
 impl<'a> Base64Reader<'a> {
     fn new(text: &'a [u8]) -> Self {
