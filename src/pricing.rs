@@ -12,6 +12,7 @@
 //! assert_eq!(claude.tokens(1000, 1000, None), 1296);
 //! ```
 
+use crate::probe::file::{FileError, FileInfo, FileKind};
 use crate::probe::{self, ImageInfo, ProbeError};
 pub use crate::profiles::{ankita_tokens, ImageProfile};
 
@@ -32,6 +33,25 @@ pub struct ImagePrice {
     /// The header states a size its payload cannot hold ([`is_implausible`]): the image is
     /// priced as the profile's largest typical image instead, and the report warns.
     pub implausible: bool,
+    /// Set when the part is a document or audio file, not an image: it is priced by pages or
+    /// seconds ([`crate::profiles::files`]) and shed like an image ([`crate::shed`]).
+    pub file: Option<FilePrice>,
+}
+
+/// What a document or audio part's price counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FilePrice {
+    pub kind: FileKind,
+    /// The file's structure, or why it could not be read (`NotBase64` for a remote file or a
+    /// file id, whose bytes the library does not have).
+    pub probe: Result<FileInfo, FileError>,
+    /// The pages or seconds priced: read from the file, given in `file_sizes`, or estimated
+    /// ([`crate::profiles::files`]).
+    pub count: u64,
+    /// Whether the count was estimated (an unreadable or remote file without a size).
+    pub estimated: bool,
+    /// Whether the rule is a published price rather than an estimate.
+    pub exact: bool,
 }
 
 /// No side of a real image is larger: the most a JPEG or GIF header can state, and over eight
@@ -91,6 +111,7 @@ pub fn price_probe_checked(
                 tokens: Some(tokens),
                 budget_bytes: tokens.saturating_mul(bytes_per_token),
                 implausible: true,
+                file: None,
             }
         }
         _ => price_probe(probe, encoded_len, profile, detail, bytes_per_token),
@@ -157,6 +178,7 @@ pub fn price_image_url_with_size(
             tokens: Some(tokens),
             budget_bytes: tokens.saturating_mul(bytes_per_token),
             implausible: false,
+            file: None,
         };
     }
     price_probe_checked(
@@ -184,6 +206,7 @@ pub fn price_probe(
                 tokens: Some(tokens),
                 budget_bytes: tokens.saturating_mul(bytes_per_token),
                 implausible: false,
+                file: None,
             }
         }
         Err(_) => ImagePrice {
@@ -191,7 +214,143 @@ pub fn price_probe(
             tokens: None,
             budget_bytes: fallback_bytes as u64,
             implausible: false,
+            file: None,
         },
+    }
+}
+
+/// Prices a document or audio file given as base64 text (bare, or a data URL) whose part says
+/// it is a `declared` file: by its pages or duration when the probe reads it (its own kind
+/// then wins over the declared one), else conservatively from its size
+/// ([`crate::profiles::files`]).
+///
+/// ```
+/// use ankita::pricing::{price_file_data, ImageProfile};
+/// use ankita::probe::file::FileKind;
+/// let gemini = ImageProfile::from_name("gemini").unwrap();
+/// // Not a PDF: priced as an unreadable one of its size (1 page).
+/// let price = price_file_data("data:application/pdf;base64,AAAA", FileKind::Document, gemini, None, 1);
+/// assert_eq!((price.tokens, price.file.unwrap().estimated), (Some(258), true));
+/// ```
+pub fn price_file_data(
+    text: &str,
+    declared: FileKind,
+    profile: ImageProfile,
+    detail: Option<&str>,
+    bytes_per_token: u64,
+) -> ImagePrice {
+    let probe = probe::file::probe_file_text(text);
+    // Base64 carries 3 bytes in 4 characters.
+    let decoded = text.len() as u64 / 4 * 3;
+    price_file_probe(probe, declared, decoded, profile, detail, bytes_per_token)
+}
+
+/// Prices a probe result; `decoded_len` is the file's size in bytes, for the estimate of an
+/// unreadable file.
+pub fn price_file_probe(
+    probe: Result<FileInfo, FileError>,
+    declared: FileKind,
+    decoded_len: u64,
+    profile: ImageProfile,
+    detail: Option<&str>,
+    bytes_per_token: u64,
+) -> ImagePrice {
+    use crate::profiles::files::{unreadable_pages, unreadable_seconds};
+    let (kind, count, estimated, tokens) = match probe {
+        Ok(FileInfo::Document(d)) => {
+            let pages = u64::from(d.pages);
+            let tokens = profile.document_tokens(pages, d.page_size, detail);
+            (FileKind::Document, pages, false, tokens)
+        }
+        Ok(FileInfo::Audio(a)) => (
+            FileKind::Audio,
+            a.seconds(),
+            false,
+            profile.audio_tokens(a.millis, detail),
+        ),
+        Err(_) => match declared {
+            FileKind::Document => {
+                let pages = unreadable_pages(decoded_len);
+                let tokens = profile.document_tokens(pages, None, detail);
+                (declared, pages, true, tokens)
+            }
+            FileKind::Audio => {
+                let seconds = unreadable_seconds(decoded_len);
+                let tokens = profile.audio_tokens(seconds.saturating_mul(1000), detail);
+                (declared, seconds, true, tokens)
+            }
+        },
+    };
+    file_price(
+        kind,
+        probe,
+        count,
+        estimated,
+        tokens,
+        profile,
+        bytes_per_token,
+    )
+}
+
+/// Prices a file the library cannot read (a remote URL, a file id): at `count` pages or
+/// seconds when the caller gives them (`file_sizes`), else at
+/// [`crate::profiles::files::REMOTE_PAGES`] or [`crate::profiles::files::REMOTE_SECONDS`].
+pub fn price_file_remote(
+    kind: FileKind,
+    count: Option<u64>,
+    profile: ImageProfile,
+    detail: Option<&str>,
+    bytes_per_token: u64,
+) -> ImagePrice {
+    use crate::profiles::files::{REMOTE_PAGES, REMOTE_SECONDS};
+    let given = count.filter(|&c| c > 0);
+    let (count, tokens) = match kind {
+        FileKind::Document => {
+            let pages = given.unwrap_or(REMOTE_PAGES);
+            (pages, profile.document_tokens(pages, None, detail))
+        }
+        FileKind::Audio => {
+            let seconds = given.unwrap_or(REMOTE_SECONDS);
+            (
+                seconds,
+                profile.audio_tokens(seconds.saturating_mul(1000), detail),
+            )
+        }
+    };
+    let probe = Err(FileError::NotBase64);
+    file_price(
+        kind,
+        probe,
+        count,
+        given.is_none(),
+        tokens,
+        profile,
+        bytes_per_token,
+    )
+}
+
+fn file_price(
+    kind: FileKind,
+    probe: Result<FileInfo, FileError>,
+    count: u64,
+    estimated: bool,
+    tokens: u64,
+    profile: ImageProfile,
+    bytes_per_token: u64,
+) -> ImagePrice {
+    let tokens = tokens.max(1);
+    ImagePrice {
+        probe: Err(ProbeError::UnknownFormat),
+        tokens: Some(tokens),
+        budget_bytes: tokens.saturating_mul(bytes_per_token),
+        implausible: false,
+        file: Some(FilePrice {
+            kind,
+            probe,
+            count,
+            estimated,
+            exact: profile.file_exact(kind) && !estimated,
+        }),
     }
 }
 

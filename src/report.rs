@@ -8,6 +8,8 @@ pub use crate::format::Merge;
 use crate::format::{Format, Words};
 use crate::json::write_str;
 use crate::model::{Malformed, Origin, Session};
+use crate::pricing::{FilePrice, ImagePrice};
+use crate::probe::file::{FileError, FileInfo, FileKind};
 use crate::probe::ImageFormat;
 use crate::repair::{Repair, RepairAction, RepairReason};
 use crate::tokens::Measure;
@@ -101,6 +103,72 @@ pub struct DroppedImage {
     pub budget_bytes: u64,
 }
 
+/// A document or audio part that did not fit (a placeholder says what it was).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DroppedFile {
+    pub index: usize,
+    pub part: usize,
+    pub kind: FileKind,
+    /// `"pdf"`, `"mp3"`, …; `None` when the file could not be read.
+    pub format: Option<&'static str>,
+    /// Pages (documents) or seconds (audio) priced, read or estimated.
+    pub count: u64,
+    pub tokens: Option<u64>,
+    pub budget_bytes: u64,
+}
+
+impl DroppedFile {
+    pub(crate) fn new(index: usize, part: usize, file: &FilePrice, price: &ImagePrice) -> Self {
+        DroppedFile {
+            index,
+            part,
+            kind: file.kind,
+            format: file.probe.ok().map(|i| i.format_name()),
+            count: file.count,
+            tokens: price.tokens,
+            budget_bytes: price.budget_bytes,
+        }
+    }
+}
+
+/// A short description of a document or audio file that costs `tokens`:
+/// `PDF, 10 pages, ~2,580 tokens`, `MP3, 30 s, ~960 tokens`, `unreadable PDF (encrypted PDF),
+/// ~100 pages estimated, …`, `remote PDF, ~100 pages estimated, …`.
+pub fn describe_file(file: &FilePrice, tokens: u64) -> String {
+    let what = match (file.kind, file.probe) {
+        (_, Ok(FileInfo::Document(_))) => "PDF".to_owned(),
+        (_, Ok(FileInfo::Audio(a))) => a.format.display_name().to_owned(),
+        (FileKind::Document, Err(FileError::NotBase64)) => "remote PDF".to_owned(),
+        (FileKind::Audio, Err(FileError::NotBase64)) => "remote audio".to_owned(),
+        (FileKind::Document, Err(e)) => format!("unreadable PDF ({e})"),
+        (FileKind::Audio, Err(e)) => format!("unreadable audio ({e})"),
+    };
+    let count = match (file.kind, file.count) {
+        (FileKind::Document, 1) => "1 page".to_owned(),
+        (FileKind::Document, n) => format!("{} pages", group(n)),
+        (FileKind::Audio, n) => format!("{} s", group(n)),
+    };
+    let estimated = if file.estimated { " estimated" } else { "" };
+    let tilde = if file.estimated { "~" } else { "" };
+    format!(
+        "{what}, {tilde}{count}{estimated}, ~{} tokens",
+        group(tokens)
+    )
+}
+
+/// `25800` → `25,800`.
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// An attachment body that was dropped (its first line stays).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DroppedAttachment {
@@ -181,13 +249,57 @@ pub struct RequestWarning {
 /// Something in the input the caller should know about, that did not stop the trim.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
-    /// `implausible_image`.
+    /// `implausible_image`, `unreadable_file`.
     pub code: &'static str,
     pub index: usize,
     pub part: Option<usize>,
     /// The JSON path of the value concerned.
     pub path: String,
     pub message: String,
+}
+
+/// An `unreadable_file` warning for every document or audio part whose bytes the probe could
+/// not read (encrypted, damaged, an unknown format): priced by the conservative estimate of
+/// [`crate::profiles::files`].
+pub(crate) fn file_warnings(session: &Session<'_>, format: Format) -> Vec<Warning> {
+    let unreadable = |u: &crate::model::Unit<'_>| match u.kind {
+        crate::model::UnitKind::Image(ImagePrice {
+            file: Some(f),
+            tokens,
+            ..
+        }) if f.estimated && f.probe != Err(FileError::NotBase64) => Some((f, tokens)),
+        _ => None,
+    };
+    let mut warnings = Vec::new();
+    if !session.units.iter().any(|u| unreadable(u).is_some()) {
+        return warnings;
+    }
+    for msg in &session.messages {
+        for unit in &session.units[msg.unit_range()] {
+            let Some((file, tokens)) = unreadable(unit) else {
+                continue;
+            };
+            let part = unit.part.map(|p| p as usize);
+            let mut path = match msg.physical {
+                Some(i) => format!("messages[{i}]"),
+                None => "system".to_owned(),
+            };
+            if let Some(p) = part {
+                path += &format!(".{}[{p}]", crate::format::parts_key(format, msg));
+            }
+            warnings.push(Warning {
+                code: "unreadable_file",
+                index: msg.physical.unwrap_or(0) as usize,
+                part,
+                message: format!(
+                    "the file could not be read; priced conservatively: {}",
+                    describe_file(&file, tokens.unwrap_or(0))
+                ),
+                path,
+            });
+        }
+    }
+    warnings
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -207,6 +319,8 @@ pub struct Report<'a> {
     pub dropped_messages: Vec<usize>,
     pub truncated: Vec<Truncation>,
     pub dropped_images: Vec<DroppedImage>,
+    /// Document and audio parts replaced by a placeholder or removed.
+    pub dropped_files: Vec<DroppedFile>,
     pub dropped_attachments: Vec<DroppedAttachment>,
     /// Which limit bound the answer; `None` when every message fits both.
     pub limited_by: Option<Limit>,
@@ -300,6 +414,7 @@ impl<'a> Report<'a> {
         let gone = |index: usize| indices.binary_search(&index).is_ok();
         self.truncated.retain(|t| !gone(t.index));
         self.dropped_images.retain(|d| !gone(d.index));
+        self.dropped_files.retain(|d| !gone(d.index));
         self.dropped_attachments.retain(|d| !gone(d.index));
     }
 
@@ -425,6 +540,29 @@ impl<'a> Report<'a> {
                 d.part,
                 num(d.width),
                 num(d.height),
+                opt(d.tokens),
+            );
+        });
+        out.push_str(",\"dropped_files\":");
+        write_list(out, &self.dropped_files, |out, d| {
+            let format = d.format.map_or("null".to_owned(), |f| format!("\"{f}\""));
+            let budget = if in_tokens {
+                "null".to_owned()
+            } else {
+                d.budget_bytes.to_string()
+            };
+            let count_key = match d.kind {
+                FileKind::Document => "pages",
+                FileKind::Audio => "seconds",
+            };
+            let _ = write!(
+                out,
+                "{{\"index\":{},\"part\":{},\"kind\":\"{}\",\"format\":{format},\
+                 \"{count_key}\":{},\"tokens\":{},\"budget_bytes\":{budget}}}",
+                d.index,
+                d.part,
+                d.kind.as_str(),
+                d.count,
                 opt(d.tokens),
             );
         });

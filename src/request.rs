@@ -178,6 +178,9 @@ pub struct TrimOptions {
     /// Pixel sizes of remote (http/https) images, by URL, when the caller knows them; other
     /// remote images are priced at the profile's typical worst case.
     pub image_sizes: HashMap<String, (u32, u32)>,
+    /// Pages (documents) or seconds (audio) of remote files and file ids, by URL or id, when
+    /// the caller knows them; other remote files are priced conservatively.
+    pub file_sizes: HashMap<String, u64>,
     /// Opt-in: clear old tool results before dropping whole groups.
     pub clear_tool_results: Option<ClearToolResults>,
     /// The group where selection stopped comes back shrunk into the room left (`fill`,
@@ -206,6 +209,7 @@ impl Default for TrimOptions {
             image_profile: ImageProfile::default(),
             on_image_overflow: OnImageOverflow::default(),
             image_sizes: HashMap::new(),
+            file_sizes: HashMap::new(),
             clear_tool_results: None,
             fill: true,
             format: Format::default(),
@@ -227,6 +231,7 @@ pub const OPTION_KEYS: &[&str] = &[
     "image_profile",
     "model",
     "image_sizes",
+    "file_sizes",
     "on_image_overflow",
     "format",
     "system",
@@ -299,6 +304,7 @@ impl TrimOptions {
                     }
                 }
                 "image_sizes" => options.image_sizes = image_sizes(value)?,
+                "file_sizes" => options.file_sizes = file_sizes(value)?,
                 "clear_tool_results" => {
                     options.clear_tool_results = ClearToolResults::from_value(value)?
                 }
@@ -694,6 +700,35 @@ fn image_sizes(value: &Value) -> Result<HashMap<String, (u32, u32)>, Error> {
                     format!("image_sizes[{url:?}]"),
                 )),
             }
+        })
+        .collect()
+}
+
+/// `{"https://…/report.pdf": 10, "file-abc": 30}`: pages of a document, seconds of audio
+/// (a fraction of a second counts as a whole one).
+fn file_sizes(value: &Value) -> Result<HashMap<String, u64>, Error> {
+    let map = value.as_object().ok_or_else(|| {
+        Error::invalid_request(
+            "file_sizes must map file URLs or ids to pages or seconds",
+            "file_sizes",
+        )
+    })?;
+    map.iter()
+        .map(|(name, size)| {
+            let count = size
+                .as_u64()
+                .or_else(|| {
+                    size.as_f64()
+                        .filter(|f| f.is_finite() && *f > 0.0 && *f < 1e15)
+                        .map(|f| f.ceil() as u64)
+                })
+                .filter(|&n| n > 0);
+            count.map(|n| (name.clone(), n)).ok_or_else(|| {
+                Error::invalid_request(
+                    "a file size must be a positive number of pages or seconds",
+                    format!("file_sizes[{name:?}]"),
+                )
+            })
         })
         .collect()
 }

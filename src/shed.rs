@@ -7,7 +7,7 @@
 use crate::error::{Error, ErrorCode};
 use crate::model::{Change, UnitKind};
 use crate::pricing::ImagePrice;
-use crate::report::{DroppedAttachment, DroppedImage, Truncation};
+use crate::report::{DroppedAttachment, DroppedFile, DroppedImage, Truncation};
 use crate::request::OnImageOverflow;
 use crate::tokens::Measure;
 use crate::trimmer::{saturate, Tag, Trimmer};
@@ -162,12 +162,20 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
             return Err(Error::new(
                 ErrorCode::ImageOverflow,
                 format!(
-                    "Image messages[{index}].{key}[{part}] ({}) does not fit the context \
+                    "{} messages[{index}].{key}[{part}] ({}) does not fit the context \
                      budget and on_image_overflow is \"error\".",
+                    media_word(&price),
                     describe_image(&price)
                 ),
             )
             .at(format!("messages[{index}].{key}[{part}]")));
+        }
+        if let Some(file) = price.file {
+            t.report
+                .dropped_files
+                .push(DroppedFile::new(index, part, &file, &price));
+            set_unit(t, u, bytes, change);
+            continue;
         }
         let info = price.probe.ok();
         t.report.dropped_images.push(DroppedImage {
@@ -464,8 +472,12 @@ pub fn water_level(sizes: &[u64], need: u64, floor: u64) -> Option<u64> {
     None
 }
 
-/// A short description of an image: `PNG 1700×2200, ~765 tokens`.
+/// A short description of an image: `PNG 1700×2200, ~765 tokens` (of a document or audio
+/// file: [`crate::report::describe_file`]).
 pub fn describe_image(price: &ImagePrice) -> String {
+    if let Some(file) = &price.file {
+        return crate::report::describe_file(file, price.tokens.unwrap_or(0));
+    }
     match (price.probe, price.tokens) {
         (Ok(info), Some(tokens)) => format!(
             "{} {}×{}, ~{} tokens",
@@ -476,12 +488,22 @@ pub fn describe_image(price: &ImagePrice) -> String {
     }
 }
 
-/// The text part that stands where an image was.
+/// The text part that stands where an image (a document, audio) was.
 pub fn image_placeholder(price: &ImagePrice) -> String {
     format!(
-        "[Image omitted to fit the context budget: {}]",
+        "[{} omitted to fit the context budget: {}]",
+        media_word(price),
         describe_image(price)
     )
+}
+
+/// `Image`, `Document` or `Audio`.
+fn media_word(price: &ImagePrice) -> &'static str {
+    match price.file.map(|f| f.kind) {
+        None => "Image",
+        Some(crate::probe::file::FileKind::Document) => "Document",
+        Some(crate::probe::file::FileKind::Audio) => "Audio",
+    }
 }
 
 /// What remains of an attachment: its first line (at most 200 bytes) and a note.

@@ -210,6 +210,7 @@ fn pricing(options: &TrimOptions) -> Pricing<'_> {
             options.bytes_per_token
         },
         image_sizes: &options.image_sizes,
+        file_sizes: &options.file_sizes,
     }
 }
 
@@ -424,6 +425,10 @@ impl<'a> Trimmer<'a, '_> {
         }
         self.report.cost_bytes = saturate(cost);
         self.report.warnings = implausible_images(&self.session, self.options.format);
+        (self.report.warnings).extend(crate::report::file_warnings(
+            &self.session,
+            self.options.format,
+        ));
         self.report.cleared_tool_results = std::mem::take(&mut self.cleared)
             .into_iter()
             .filter(|&(m, _)| kept[m])

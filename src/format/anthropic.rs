@@ -714,6 +714,10 @@ fn block_unit<'a>(
             unit(kind, TextSource::None, bytes)
         }
         "document" => {
+            if let Some(kind) = document_file(doc, fields, pricing) {
+                let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
+                return Ok(unit(kind, TextSource::None, bytes));
+            }
             let title = get(fields, "title")
                 .and_then(raw::string)
                 .unwrap_or(Cow::Borrowed("document"));
@@ -739,6 +743,38 @@ fn block_unit<'a>(
         }
         _ => unit(UnitKind::Other, TextSource::None, canonical_len(block)),
     })
+}
+
+/// A `document` block holding a PDF (a `base64` source, or a `url` or `file` source like a
+/// remote image), priced by its pages; `None` for text documents, which stay attachments.
+fn document_file<'a>(
+    doc: &Doc<'a>,
+    fields: &Fields<'a>,
+    pricing: &Pricing<'_>,
+) -> Option<UnitKind> {
+    let source = doc.fields(get(fields, "source")?)?;
+    let string = |key: &str| get(&source, key).and_then(raw::string);
+    let (data, name, media);
+    let part = match string("type").as_deref() {
+        Some("base64") => {
+            (data, media) = (string("data")?, string("media_type"));
+            super::FilePart {
+                data: Some(&data),
+                media_type: media.as_deref(),
+                ..Default::default()
+            }
+        }
+        Some("url") | Some("file") => {
+            name = string("url").or_else(|| string("file_id"))?;
+            super::FilePart {
+                name: Some(&name),
+                default_kind: Some(crate::probe::file::FileKind::Document),
+                ..Default::default()
+            }
+        }
+        _ => return None,
+    };
+    part.price(pricing)
 }
 
 /// The body of a document without a source.

@@ -778,6 +778,37 @@ fn image_of<'a>(
     None
 }
 
+/// A PDF or audio blob (`inlineData` with `application/pdf` or `audio/*` data, or
+/// `fileData` with such a type and a file URI), priced by its pages or seconds.
+fn file_of<'a>(
+    doc: &Doc<'a>,
+    fields: &Fields<'a>,
+    pricing: &Pricing<'_>,
+    detail: Option<&str>,
+) -> Option<UnitKind> {
+    let (blob, data_key) = match pick(fields, "inlineData", "inline_data") {
+        Some(b) => (b, "data"),
+        None => (pick(fields, "fileData", "file_data")?, ""),
+    };
+    let blob = doc.fields(blob)?;
+    let mime = pick(&blob, "mimeType", "mime_type").and_then(raw::string)?;
+    super::file_kind_of_media_type(&mime)?;
+    let data = if data_key.is_empty() {
+        None
+    } else {
+        Some(get(&blob, data_key).and_then(raw::string)?)
+    };
+    let uri = pick(&blob, "fileUri", "file_uri").and_then(raw::string);
+    let file = super::FilePart {
+        data: data.as_deref(),
+        name: uri.as_deref(),
+        media_type: Some(&mime),
+        detail,
+        ..Default::default()
+    };
+    file.price(pricing)
+}
+
 /// The decoded length of a `text/plain` inline blob, counted from its base64 (not decoded).
 fn plain_text_len<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> Option<u64> {
     let blob = doc.fields(pick(fields, "inlineData", "inline_data")?)?;
@@ -854,6 +885,14 @@ fn part_unit<'a>(
         return Ok(Unit { bytes, ..opaque });
     }
     let detail = media_resolution(doc, fields);
+    if let Some(kind) = file_of(doc, fields, pricing, detail.as_deref()) {
+        let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
+        return Ok(Unit {
+            kind,
+            bytes,
+            ..opaque
+        });
+    }
     match image_of(doc, fields, pricing, detail.as_deref()) {
         None => Ok(opaque),
         Some(Err((what, rest))) => Err(Error::invalid_request(what, loc.at(rest))),

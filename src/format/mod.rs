@@ -13,7 +13,11 @@ pub mod responses;
 
 use crate::error::Error;
 use crate::model::{Session, UnitKind};
-use crate::pricing::{price_image_url_with_size, price_probe_checked, ImagePrice, ImageProfile};
+use crate::pricing::{
+    price_file_data, price_file_remote, price_image_url_with_size, price_probe_checked, ImagePrice,
+    ImageProfile,
+};
+use crate::probe::file::FileKind;
 use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
 use crate::repair::Repaired;
 use crate::tokens::Measure;
@@ -460,6 +464,8 @@ pub struct Pricing<'a> {
     pub bytes_per_token: u64,
     /// Caller-given sizes of remote images, by URL.
     pub image_sizes: &'a HashMap<String, (u32, u32)>,
+    /// Caller-given pages or seconds of remote files, by URL or file id.
+    pub file_sizes: &'a HashMap<String, u64>,
 }
 
 impl Pricing<'_> {
@@ -488,6 +494,7 @@ impl Pricing<'_> {
             tokens: Some(tokens),
             budget_bytes: tokens.saturating_mul(self.bytes_per_token),
             implausible: false,
+            file: None,
         })
     }
 
@@ -505,6 +512,120 @@ impl Pricing<'_> {
             detail,
             self.bytes_per_token,
         ))
+    }
+}
+
+impl Pricing<'_> {
+    /// A document or audio file given as base64 text (bare or a data URL), by its pages or
+    /// duration, or conservatively when unreadable ([`crate::profiles::files`]).
+    pub fn file_data(&self, text: &str, kind: FileKind, detail: Option<&str>) -> UnitKind {
+        UnitKind::Image(price_file_data(
+            text,
+            kind,
+            self.profile,
+            detail,
+            self.bytes_per_token,
+        ))
+    }
+
+    /// A file the library cannot read (a remote URL, a file id): at the pages or seconds the
+    /// caller gives in `file_sizes` under that name, else conservatively.
+    pub fn file_remote(&self, name: &str, kind: FileKind, detail: Option<&str>) -> UnitKind {
+        UnitKind::Image(price_file_remote(
+            kind,
+            self.file_sizes.get(name).copied(),
+            self.profile,
+            detail,
+            self.bytes_per_token,
+        ))
+    }
+}
+
+/// What a media type names: a PDF document (`application/pdf`), audio (`audio/*`), or
+/// neither.
+pub fn file_kind_of_media_type(media_type: &str) -> Option<FileKind> {
+    let m = media_type.trim().to_ascii_lowercase();
+    let m = m.split(';').next().unwrap_or("").trim();
+    if m == "application/pdf" || m == "application/x-pdf" {
+        Some(FileKind::Document)
+    } else if m.starts_with("audio/") {
+        Some(FileKind::Audio)
+    } else {
+        None
+    }
+}
+
+/// The media type of a data URL (`data:application/pdf;base64,…` → `application/pdf`).
+pub fn data_url_media_type(url: &str) -> Option<&str> {
+    let url = url.trim_start();
+    if !crate::probe::is_data_url(url) {
+        return None;
+    }
+    let rest = &url[5..];
+    let end = rest
+        .bytes()
+        .take(256)
+        .position(|b| b == b';' || b == b',')?;
+    Some(&rest[..end])
+}
+
+/// What a file name's extension says it is (`.pdf`, `.mp3`, `.wav`, …).
+pub fn file_kind_of_name(name: &str) -> Option<FileKind> {
+    let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
+    match ext.as_str() {
+        "pdf" => Some(FileKind::Document),
+        "wav" | "mp3" | "flac" | "ogg" | "oga" | "opus" | "m4a" | "aac" | "aif" | "aiff" => {
+            Some(FileKind::Audio)
+        }
+        _ => None,
+    }
+}
+
+/// A file part as the caller wrote it: its bytes (base64 or a data URL) or a name the library
+/// cannot read (a URL, a file id), and what says what it is.
+#[derive(Default)]
+pub(crate) struct FilePart<'s> {
+    /// Base64 text or a data URL.
+    pub data: Option<&'s str>,
+    /// A remote URL or a file id.
+    pub name: Option<&'s str>,
+    pub media_type: Option<&'s str>,
+    pub filename: Option<&'s str>,
+    /// What a file known only by name is when nothing says (a chat `file` is a PDF).
+    pub default_kind: Option<FileKind>,
+    pub detail: Option<&'s str>,
+}
+
+impl FilePart<'_> {
+    /// The part priced as a document or audio file, or `None` when it is neither (a text
+    /// file, a spreadsheet…: the format's older rule applies).
+    pub(crate) fn price(&self, pricing: &Pricing<'_>) -> Option<UnitKind> {
+        let declared = self
+            .media_type
+            .and_then(file_kind_of_media_type)
+            .or_else(|| {
+                self.data
+                    .and_then(data_url_media_type)
+                    .and_then(file_kind_of_media_type)
+            })
+            .or_else(|| self.filename.and_then(file_kind_of_name));
+        if let Some(data) = self.data {
+            let probe = crate::probe::file::probe_file_text(data);
+            let kind = declared.or(probe.ok().map(|info| info.kind()))?;
+            return Some(UnitKind::Image(crate::pricing::price_file_probe(
+                probe,
+                kind,
+                data.len() as u64 / 4 * 3,
+                pricing.profile,
+                self.detail,
+                pricing.bytes_per_token,
+            )));
+        }
+        let name = self.name?;
+        let kind = declared
+            .or_else(|| file_kind_of_name(name))
+            .or(self.default_kind)?;
+        Some(pricing.file_remote(name, kind, self.detail))
     }
 }
 

@@ -334,6 +334,50 @@ fn split_part<'a>(
                 change: Change::Keep,
             })
         }
+        "file" | "input_audio" => {
+            let inner = get(fields, part_type.as_ref()).and_then(|f| doc.fields(f));
+            let inner = inner.unwrap_or_default();
+            let string = |key: &str| get(&inner, key).and_then(raw::string);
+            let (data, name, filename) = (
+                string(if part_type == "file" {
+                    "file_data"
+                } else {
+                    "data"
+                }),
+                string("file_id"),
+                string("filename"),
+            );
+            // `input_audio` is audio whatever its `format` (`wav`, `mp3`) says.
+            let media_type = (part_type == "input_audio").then_some("audio/*");
+            let file = super::FilePart {
+                data: data.as_deref(),
+                name: name.as_deref(),
+                media_type,
+                filename: filename.as_deref(),
+                default_kind: Some(crate::probe::file::FileKind::Document),
+                detail: None,
+            };
+            let Some(kind) = file.price(pricing) else {
+                // Not a PDF or audio (a text file): priced as written.
+                return Ok(Unit {
+                    part: part_index,
+                    sub: None,
+                    kind: UnitKind::Other,
+                    text: TextSource::None,
+                    bytes: canonical_len(part),
+                    change: Change::Keep,
+                });
+            };
+            let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
+            Ok(Unit {
+                part: part_index,
+                sub: None,
+                kind,
+                text: TextSource::None,
+                bytes,
+                change: Change::Keep,
+            })
+        }
         other => {
             if let Some(format) = other_format(other) {
                 return Err(Error::invalid_request(

@@ -528,6 +528,10 @@ fn split_parts<'a>(
                     )
                 })
         };
+        let file_kind = match part_type.as_ref() {
+            "input_file" | "input_audio" => file_unit(doc, fields, &part_type, pricing),
+            _ => None,
+        };
         let unit = match part_type.as_ref() {
             "input_text" | "output_text" => text_unit(part_index, string_at("text")?),
             "refusal" => string_unit(part_index, string_at("refusal")?),
@@ -538,6 +542,18 @@ fn split_parts<'a>(
                         here(".image_url"),
                     )
                 })?;
+                let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
+                Unit {
+                    part: part_index,
+                    sub: None,
+                    kind,
+                    text: TextSource::None,
+                    bytes,
+                    change: Change::Keep,
+                }
+            }
+            "input_file" | "input_audio" if file_kind.is_some() => {
+                let kind = file_kind.expect("checked");
                 let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
                 Unit {
                     part: part_index,
@@ -593,6 +609,44 @@ fn split_parts<'a>(
         p += 1;
     }
     Ok(())
+}
+
+/// An `input_file` holding a PDF or audio (`file_data`, `file_url`, `file_id`), or an
+/// `input_audio` part (`input_audio.data`, or `data` on the part), priced by its pages or
+/// seconds; `None` for other files (text files stay attachments).
+fn file_unit<'a>(
+    doc: &Doc<'a>,
+    fields: &Fields<'a>,
+    part_type: &str,
+    pricing: &Pricing<'_>,
+) -> Option<UnitKind> {
+    let string = |f: &Fields<'a>, key: &str| get(f, key).and_then(raw::string);
+    if part_type == "input_audio" {
+        let inner = get(fields, "input_audio").and_then(|v| doc.fields(v));
+        let data = inner
+            .as_ref()
+            .and_then(|f| string(f, "data"))
+            .or_else(|| string(fields, "data"))?;
+        let file = super::FilePart {
+            data: Some(&data),
+            media_type: Some("audio/*"),
+            ..Default::default()
+        };
+        return file.price(pricing);
+    }
+    let (data, url, id, filename) = (
+        string(fields, "file_data"),
+        string(fields, "file_url"),
+        string(fields, "file_id"),
+        string(fields, "filename"),
+    );
+    let file = super::FilePart {
+        data: data.as_deref(),
+        name: url.as_deref().or(id.as_deref()),
+        filename: filename.as_deref(),
+        ..Default::default()
+    };
+    file.price(pricing)
 }
 
 /// What a logical message is to its step.

@@ -28,6 +28,7 @@
 //! ```
 
 pub mod claude;
+pub mod files;
 pub mod gemini;
 pub mod models;
 pub mod openai;

@@ -37,6 +37,7 @@ pub fn image_inventory(request: &Map<String, Value>) -> Vec<Image> {
             profile,
             bytes_per_token,
             image_sizes: &options.image_sizes,
+            file_sizes: &options.file_sizes,
         };
         for (index, content) in messages.into_iter().flatten().enumerate() {
             let parts = content.get("parts").and_then(Value::as_array);
