@@ -170,6 +170,23 @@ char *ankita_estimate_image_tokens(uint32_t width,
 char *ankita_probe_image_with(const char *image, const char *options_json);
 
 /**
+ * Reads a document's or audio file's structure: a PDF's page count and page size, an audio
+ * file's duration (WAV, FLAC, MP3, Ogg Vorbis/Opus, MP4), priced with options as for
+ * `ankita_probe_image_with` (`options_json` may be NULL). `file` is a data URL or bare base64.
+ * Answers `{"ok": true, "kind", "format", "pages", "page_width", "page_height", "seconds",
+ * "millis", "tokens", "budget_bytes", "exact"}`, with nulls and an `error` when the file
+ * cannot be read.
+ *
+ * Ownership: the returned string is owned by the caller and must be released with
+ * `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+ *
+ * # Safety
+ * `file` and `options_json` are NULL or NUL-terminated strings valid for the duration of the
+ * call.
+ */
+char *ankita_probe_file(const char *file, const char *options_json);
+
+/**
  * Where a binding may cut a long data URL before handing it over (DESIGN §10): the length in
  * bytes of the URL's beginning that the probe reads as the same image, or 0 when the whole URL
  * must be handed over. `head` is the URL's beginning (`head_len` bytes, at least 263,169 or

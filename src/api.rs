@@ -588,6 +588,62 @@ fn add_warning(answer: &mut Value, warning: Option<RequestWarning>) {
     }
 }
 
+/// The file probe answer for a document or audio file given as a data URL or bare base64,
+/// priced with `options` as for [`estimate_image_tokens`] ([`probe_file_response`]).
+pub fn probe_file(text: &str, options: &Value) -> Result<Value, Error> {
+    let (profile, detail, bytes_per_token) = pricing_options(options)?;
+    let probe = probe::file::probe_file_text(text);
+    Ok(probe_file_response(probe, profile, detail, bytes_per_token))
+}
+
+/// The file probe answer of the JSON contract: `{"ok": true, "kind": "document" | "audio",
+/// "format": "pdf" | "wav" | "flac" | "mp3" | "vorbis" | "opus" | "mp4", "pages",
+/// "page_width", "page_height" (points; documents), "seconds", "millis" (audio), "tokens",
+/// "budget_bytes", "exact"}`; every field but `ok` null, and `error` saying why, when the file
+/// cannot be read (a trim then prices it by the conservative rule of what its part declares).
+///
+/// ```
+/// use ankita::api::probe_file_response;
+/// use ankita::pricing::ImageProfile;
+/// use ankita::probe::file::probe_file_bytes;
+/// let v = probe_file_response(probe_file_bytes(b"%PDF-1.7"), ImageProfile::default(), None, 4);
+/// assert_eq!((v["kind"].is_null(), v["error"].as_str()), (true, Some("malformed document or audio file")));
+/// ```
+pub fn probe_file_response(
+    probe: Result<probe::file::FileInfo, probe::file::FileError>,
+    profile: ImageProfile,
+    detail: Option<&str>,
+    bytes_per_token: u64,
+) -> Value {
+    use probe::file::FileInfo;
+    let info = match probe {
+        Ok(info) => info,
+        Err(e) => {
+            return json!({"ok": true, "kind": null, "format": null, "pages": null,
+                "page_width": null, "page_height": null, "seconds": null, "millis": null,
+                "tokens": null, "budget_bytes": null, "exact": null, "error": e.to_string()})
+        }
+    };
+    let price = pricing::price_file_probe(probe, info.kind(), 0, profile, detail, bytes_per_token);
+    let (pages, size, seconds, millis) = match info {
+        FileInfo::Document(d) => (Some(d.pages), d.page_size, None, None),
+        FileInfo::Audio(a) => (None, None, Some(a.seconds()), Some(a.millis)),
+    };
+    json!({
+        "ok": true,
+        "kind": info.kind().as_str(),
+        "format": info.format_name(),
+        "pages": pages,
+        "page_width": size.map(|s| s.0),
+        "page_height": size.map(|s| s.1),
+        "seconds": seconds,
+        "millis": millis,
+        "tokens": price.tokens,
+        "budget_bytes": price.budget_bytes,
+        "exact": price.file.is_some_and(|f| f.exact),
+    })
+}
+
 /// The probe answer of the JSON contract for a data URL or bare base64 text:
 /// `{"ok": true, "format", "width", "height", "tokens", "budget_bytes"}`.
 ///

@@ -330,6 +330,33 @@ pub unsafe extern "C" fn ankita_probe_image_with(
     })
 }
 
+/// Reads a document's or audio file's structure: a PDF's page count and page size, an audio
+/// file's duration (WAV, FLAC, MP3, Ogg Vorbis/Opus, MP4), priced with options as for
+/// `ankita_probe_image_with` (`options_json` may be NULL). `file` is a data URL or bare base64.
+/// Answers `{"ok": true, "kind", "format", "pages", "page_width", "page_height", "seconds",
+/// "millis", "tokens", "budget_bytes", "exact"}`, with nulls and an `error` when the file
+/// cannot be read.
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `file` and `options_json` are NULL or NUL-terminated strings valid for the duration of the
+/// call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_probe_file(
+    file: *const c_char,
+    options_json: *const c_char,
+) -> *mut c_char {
+    boundary(|| {
+        // SAFETY: forwarded from this function's contract.
+        let file = unsafe { str_arg(file, "file") }?;
+        // SAFETY: forwarded from this function's contract.
+        let options = unsafe { options_arg(options_json) }?;
+        crate::api::probe_file(file, &options)
+    })
+}
+
 /// Parses an optional JSON options argument (NULL means none).
 ///
 /// # Safety

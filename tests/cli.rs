@@ -839,3 +839,43 @@ fn count_answers_as_the_json_contract_and_reads_token_flags() {
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("--token-factor"), "{}", bad.stderr);
 }
+
+#[test]
+fn probe_reads_pdfs_and_audio() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/files");
+    let pdf = dir.join("pdf-10-objstm.pdf");
+    let mp3 = dir.join("mp3-30s-cbr.mp3");
+    let r = run([
+        "probe",
+        "--json",
+        "--model",
+        "gemini-2.5-flash",
+        pdf.to_str().unwrap(),
+        mp3.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(
+        (&lines[0]["kind"], &lines[0]["pages"]),
+        (&json!("document"), &json!(10))
+    );
+    assert_eq!(lines[0]["tokens"], 2580);
+    assert_eq!(
+        (&lines[1]["format"], &lines[1]["exact"]),
+        (&json!("mp3"), &json!(true))
+    );
+    let seconds = lines[1]["seconds"].as_u64().unwrap();
+    assert_eq!(lines[1]["tokens"].as_u64(), Some(32 * seconds));
+    // The text line says what was read.
+    let r = run(["probe", pdf.to_str().unwrap()]);
+    assert!(
+        r.stdout.contains("PDF, 10 page(s), first page 612×792 pt"),
+        "{}",
+        r.stdout
+    );
+}

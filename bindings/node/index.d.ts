@@ -392,6 +392,21 @@ export interface DroppedImage {
   budget_bytes: number | null;
 }
 
+/** A document or audio part left out (a placeholder says what it was): `pages` of a document
+ * or `seconds` of audio as priced (estimated when unreadable); `format` ("pdf", "mp3", …) is
+ * null when the file could not be read. */
+export interface DroppedFile {
+  index: number;
+  part: number;
+  kind: "document" | "audio";
+  format: string | null;
+  pages?: number;
+  seconds?: number;
+  tokens: number | null;
+  /** Null when costs are tokens. */
+  budget_bytes: number | null;
+}
+
 /** An attachment body dropped as a last resort. */
 export interface DroppedAttachment {
   index: number;
@@ -440,9 +455,15 @@ export interface TrimWarning {
   /**
    * `unknown_model`: a model no family claims, and what was assumed; `no_context_window`: a
    * model given without a budget whose window is not known (only `max_messages` applied).
-   * Both have `path` "model".
+   * Both have `path` "model". `unreadable_file`: a PDF or audio file the probe could not read,
+   * priced by a conservative estimate.
    */
-  code: "implausible_image" | "unknown_model" | "no_context_window" | (string & {});
+  code:
+    | "implausible_image"
+    | "unknown_model"
+    | "no_context_window"
+    | "unreadable_file"
+    | (string & {});
   /** `null` for a warning about the request rather than a message. */
   index: number | null;
   part: number | null;
@@ -474,6 +495,7 @@ export interface TrimReport {
   dropped_messages: number[];
   truncated: Truncation[];
   dropped_images: DroppedImage[];
+  dropped_files: DroppedFile[];
   dropped_attachments: DroppedAttachment[];
   /** Which limit bound the answer: `max_messages`, the budget, or null when all fit both. */
   limited_by: "max_messages" | "budget" | null;
@@ -650,6 +672,31 @@ export function probeImage(
   image: string | Uint8Array | ArrayBuffer,
   options?: PricingOptions,
 ): ImageInfo | null;
+
+/** What `probeFile` reads: a PDF's `pages` and first page's size in points, or audio's
+ * duration (`seconds` rounded up, `millis`), and the price; `exact` is true for published
+ * rules (Gemini), false for estimates. */
+export interface FileInfo {
+  kind: "document" | "audio";
+  format: "pdf" | "wav" | "flac" | "mp3" | "vorbis" | "opus" | "mp4";
+  pages: number | null;
+  page_width: number | null;
+  page_height: number | null;
+  seconds: number | null;
+  millis: number | null;
+  tokens: number;
+  budget_bytes: number;
+  exact: boolean;
+}
+
+/**
+ * A PDF's page count and page size, or an audio file's duration, read from its structure, and
+ * its price: a data URL or bare base64 text, or the file's bytes. Null when unreadable.
+ */
+export function probeFile(
+  file: string | Uint8Array | ArrayBuffer,
+  options?: PricingOptions,
+): FileInfo | null;
 
 /** Vision tokens of an image of `width` × `height` pixels under a pricing profile. */
 export function estimateImageTokens(

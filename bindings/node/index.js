@@ -161,6 +161,49 @@ export function probeImage(image, options) {
 }
 
 /**
+ * Reads a PDF's page count and page size, or an audio file's duration (WAV, FLAC, MP3, Ogg
+ * Vorbis/Opus, MP4), from its structure, and prices it.
+ *
+ * @param {string | Uint8Array | ArrayBuffer} file a data URL or bare base64 text, or the
+ *   file's bytes (a Buffer, Uint8Array or ArrayBuffer)
+ * @param {import("./index.js").PricingOptions} [options] `profile` or `model` (not both;
+ *   default profile `ankita`), `detail` (Gemini 3's media resolution), `bytes_per_token`
+ * @returns {import("./index.js").FileInfo | null} null when the file cannot be read
+ *   (encrypted, damaged, neither a PDF nor audio)
+ * @throws {AnkitaError} `invalid_argument` for anything else than text or bytes,
+ *   `invalid_request` for an unknown profile, model or option
+ *
+ * @example
+ * probeFile(fs.readFileSync("report.pdf"), { model: "gemini-2.5-flash" });
+ * // { kind: "document", format: "pdf", pages: 10, page_width: 612, ..., tokens: 2580, ... }
+ */
+export function probeFile(file, options) {
+  let text;
+  if (typeof file === "string") {
+    text = file;
+  } else if (file instanceof Uint8Array) {
+    text = Buffer.from(file.buffer, file.byteOffset, file.byteLength).toString("base64");
+  } else if (file instanceof ArrayBuffer) {
+    text = Buffer.from(file).toString("base64");
+  } else {
+    throw new AnkitaError(
+      "invalid_argument",
+      `file must be a data URL, base64 text or the file's bytes, not ${describe(file)}`,
+    );
+  }
+  if (text.includes("\0")) {
+    throw new AnkitaError("invalid_argument", "file text holds a NUL character");
+  }
+  const pricing = pricingOptions(options);
+  const response = answer(native().probeFile(text, pricing));
+  if (response.kind === null || response.kind === undefined) return null;
+  const { ok, error, ...info } = response;
+  void ok;
+  void error;
+  return info;
+}
+
+/**
  * Vision tokens of an image of `width` × `height` pixels under a pricing profile.
  *
  * @param {number} width pixels, an integer from 1 to 2³²−1

@@ -41,7 +41,7 @@ usage:
   ankita count [OPTIONS] [FILE|-]          count a history's tokens as trim prices them
   ankita sanitize [--format F] [FILE|-]    repair a restored session (orphan tool messages,
                                            broken calls)
-  ankita probe [OPTIONS] FILE|DATA_URL...  format, pixel size and price of images
+  ankita probe [OPTIONS] FILE|DATA_URL...  format, size and price of images, PDFs and audio
   ankita help [COMMAND]                    this text, or a command's options
   ankita --version
 
@@ -96,7 +96,8 @@ Exit codes as for trim.
 ";
 
 const PROBE_HELP: &str = "\
-ankita probe: format, pixel size and price of images, read from their headers alone
+ankita probe: format, pixel size and price of images, read from their headers alone; page
+count of PDFs and duration of audio files, read from their structure
 
 usage: ankita probe [OPTIONS] FILE|DATA_URL...
 
@@ -529,10 +530,42 @@ fn probe_command(parsed: Parsed) -> Result<u8, Failure> {
     }
     let json = parsed.has(Setting::Json);
     let mut failed = None;
+    let (profile, detail, bytes_per_token) = api::pricing_options(&options)?;
     for input in &parsed.positionals {
-        let Some((label, info, size)) = probe_one(input, &mut failed) else {
+        let Some((label, info, size, file)) = probe_one(input, &mut failed) else {
             continue;
         };
+        // Not an image but a document or audio file: its pages or duration.
+        if let (Err(_), Some(Ok(found))) = (info, file) {
+            let mut answer = api::probe_file_response(Ok(found), profile, detail, bytes_per_token);
+            if json {
+                answer["input"] = label.into();
+                answer["input_bytes"] = size.into();
+                answer.as_object_mut().map(|o| o.remove("ok"));
+                out!("{answer}");
+            } else {
+                let what = match found {
+                    probe::file::FileInfo::Document(d) => {
+                        let size = d
+                            .page_size
+                            .map_or(String::new(), |(w, h)| format!(", first page {w}×{h} pt"));
+                        format!("PDF, {} page(s){size}", d.pages)
+                    }
+                    probe::file::FileInfo::Audio(a) => format!(
+                        "{}, {}.{:03} s",
+                        a.format.display_name(),
+                        a.millis / 1000,
+                        a.millis % 1000
+                    ),
+                };
+                out!(
+                    "{label}: {what}, ~{} tokens = {} budget bytes (input {size} bytes)",
+                    answer["tokens"],
+                    answer["budget_bytes"]
+                );
+            }
+            continue;
+        }
         let (tokens, budget_bytes) = match info {
             Ok(info) => {
                 let price = api::estimate_image_tokens(info.width, info.height, &options)?;
@@ -571,16 +604,25 @@ fn probe_command(parsed: Parsed) -> Result<u8, Failure> {
     })
 }
 
-/// Reads one probe input: a data URL, or a file holding an image, a data URL or base64.
+/// A probe input's label, image header, size, and (when it is not an image) what the file
+/// probe reads.
+type ProbeInput = (
+    String,
+    Result<probe::ImageInfo, probe::ProbeError>,
+    usize,
+    Option<Result<probe::file::FileInfo, probe::file::FileError>>,
+);
+
+/// Reads one probe input: a data URL, or a file holding an image, a document or audio file,
+/// a data URL or base64.
 /// Answers its label, what its header says and its size; `None` (with `failed` set) when the
 /// file cannot be read.
-fn probe_one(
-    input: &OsString,
-    failed: &mut Option<()>,
-) -> Option<(String, Result<probe::ImageInfo, probe::ProbeError>, usize)> {
+fn probe_one(input: &OsString, failed: &mut Option<()>) -> Option<ProbeInput> {
     if let Some(text) = input.to_str().filter(|t| probe::is_data_url(t)) {
         let shown: String = text.chars().take(40).collect();
-        return Some((format!("{shown}…"), probe::probe_text(text), text.len()));
+        let info = probe::probe_text(text);
+        let file = info.is_err().then(|| probe::file::probe_file_text(text));
+        return Some((format!("{shown}…"), info, text.len(), file));
     }
     let path = Path::new(input);
     match std::fs::read(path) {
@@ -592,7 +634,15 @@ fn probe_one(
                     .and_then(|text| probe::probe_text(text).ok())
                     .ok_or(e)
             });
-            Some((path.display().to_string(), info, bytes.len()))
+            let file = info.is_err().then(|| {
+                probe::file::probe_file_bytes(&bytes).or_else(|e| {
+                    std::str::from_utf8(&bytes)
+                        .ok()
+                        .and_then(|text| probe::file::probe_file_text(text.trim()).ok())
+                        .ok_or(e)
+                })
+            });
+            Some((path.display().to_string(), info, bytes.len(), file))
         }
         Err(e) => {
             eprintln!("ankita: {}: {e}", path.display());

@@ -122,7 +122,7 @@ static void test_trim_and_sanitize(void) {
                   "\"exact\":false,\"budget_bytes\":4096,\"budget_tokens\":1024,\"cost_bytes\":17,"
                   "\"cost_tokens\":5,\"input_messages\":2,\"output_messages\":1,"
                   "\"dropped_messages\":[],\"truncated\":[],\"dropped_images\":[],"
-                  "\"dropped_attachments\":[],\"limited_by\":null,\"refilled\":[],"
+                  "\"dropped_files\":[],\"dropped_attachments\":[],\"limited_by\":null,\"refilled\":[],"
                   "\"cleared_tool_results\":[],\"warnings\":[],\"repaired\":[{\"index\":0,"
                   "\"action\":\"orphan_tool_removed\",\"reason\":\"tool message does not answer "
                   "a tool call of the assistant message right before it\"}]}}",

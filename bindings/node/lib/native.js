@@ -124,6 +124,7 @@ export const sessionStats = { made: 0, freed: 0 };
  * @returns {{
  *   path: string,
  *   trim: Function, sanitize: Function, countTokens: Function, probeImage: Function, probeImageWith: Function,
+ *   probeFile: Function,
  *   estimateImageTokens: Function, standInLen: Function, standInLenWith: Function,
  *   version: () => string,
  * }}
@@ -168,6 +169,7 @@ export function native() {
       "const char *",
       "const char *",
     ]),
+    probeFile: declare("ankita_probe_file", AnkitaString, ["const char *", "const char *"]),
     estimateImageTokens: declare("ankita_estimate_image_tokens", AnkitaString, [
       "uint32_t",
       "uint32_t",

@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 
 import * as ankita from "../index.js";
-import { AnkitaError, estimateImageTokens, probeImage, trim, version } from "../index.js";
+import { AnkitaError, estimateImageTokens, probeFile, probeImage, trim, version } from "../index.js";
 import { IMAGES_DIR, REPO } from "./helpers.js";
 
 const manifest = JSON.parse(fs.readFileSync(path.join(IMAGES_DIR, "manifest.json"), "utf8"));
@@ -18,6 +18,7 @@ test("the package exports exactly the documented API", () => {
     "countTokens",
     "estimateImageTokens",
     "libraryPath",
+    "probeFile",
     "probeImage",
     "sanitize",
     "sanitizeAsync",
@@ -140,6 +141,7 @@ test("trim answers { messages, report } with the report of DESIGN §8", () => {
     "dropped_messages",
     "truncated",
     "dropped_images",
+    "dropped_files",
     "dropped_attachments",
     "repaired",
   ]) {
@@ -209,4 +211,22 @@ describe("pricing options", () => {
       }
     });
   }
+});
+
+test("probeFile reads PDFs and audio", () => {
+  const files = path.join(REPO, "tests", "fixtures", "files");
+  const pdf = fs.readFileSync(path.join(files, "pdf-10-objstm.pdf"));
+  const info = probeFile(pdf, { model: "gemini-2.5-flash" });
+  assert.deepStrictEqual(
+    [info.kind, info.format, info.pages, info.page_width, info.page_height, info.tokens, info.exact],
+    ["document", "pdf", 10, 612, 792, 2580, true],
+  );
+  const url = `data:application/pdf;base64,${pdf.toString("base64")}`;
+  assert.deepStrictEqual(probeFile(url, { model: "gemini-2.5-flash" }), info);
+  const mp3 = fs.readFileSync(path.join(files, "mp3-30s-cbr.mp3"));
+  const audio = probeFile(new Uint8Array(mp3), { profile: "gemini" });
+  assert.equal(audio.format, "mp3");
+  assert.equal(audio.tokens, 32 * audio.seconds);
+  assert.equal(probeFile(fs.readFileSync(path.join(files, "pdf-3-encrypted-objstm.pdf"))), null);
+  assert.throws(() => probeFile(42), { code: "invalid_argument" });
 });

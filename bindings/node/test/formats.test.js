@@ -36,6 +36,7 @@ const REPORT_KEYS = [
   "dropped_messages",
   "truncated",
   "dropped_images",
+  "dropped_files",
   "dropped_attachments",
   "limited_by",
   "refilled",

@@ -35,6 +35,7 @@ fn _ankita(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trim::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(trim::sanitize_with_report, m)?)?;
     m.add_function(wrap_pyfunction!(probe::probe_image, m)?)?;
+    m.add_function(wrap_pyfunction!(probe::probe_file, m)?)?;
     m.add_function(wrap_pyfunction!(api::estimate_image_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(api::trim_json, m)?)?;
     m.add_function(wrap_pyfunction!(api::sanitize_json, m)?)?;

@@ -1,7 +1,9 @@
 //! `probe_image` (core: `ankita::probe` and `ankita::pricing`): format, pixel size and price of
-//! an image, from its header alone.
+//! an image, from its header alone; `probe_file`: a PDF's pages or an audio file's duration.
 
+use ankita::api::probe_file_response;
 use ankita::pricing::{price_probe, DEFAULT_BYTES_PER_TOKEN};
+use ankita::probe::file::{probe_file_bytes, probe_file_text};
 use ankita::probe::{probe_bytes, probe_text};
 use ankita::request::{profile_of, unknown_model};
 use ankita::ImageProfile;
@@ -113,4 +115,55 @@ pub fn probe_image(
         }),
         _ => None,
     })
+}
+
+/// Reads a PDF's page count and page size, or an audio file's duration (WAV, FLAC, MP3, Ogg
+/// Vorbis/Opus, MP4), from its structure, and prices it.
+///
+/// `data` is a data URL or bare base64 text (`str`), or the raw bytes (`bytes` or
+/// `bytearray`). `profile` or `model` choose the pricing rule (Gemini 2.5: 258 tokens a page,
+/// 32 a second) and `detail` is Gemini 3's media resolution.
+///
+/// Returns a dict (`kind`, `format`, `pages`, `page_width`, `page_height`, `seconds`,
+/// `millis`, `tokens`, `budget_bytes`, `exact`), or `None` when the file cannot be read
+/// (encrypted, damaged, not a PDF or audio). Raises `InvalidRequest` for an unknown profile or
+/// model.
+#[pyfunction]
+#[pyo3(signature = (data, *, profile = None, model = None, detail = None))]
+pub fn probe_file<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    profile: Option<String>,
+    model: Option<String>,
+    detail: Option<String>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let mut choice = Map::new();
+    for (key, value) in [("image_profile", profile), ("model", model)] {
+        if let Some(value) = value {
+            choice.insert(key.into(), Value::String(value));
+        }
+    }
+    let profile = profile_of(&choice).map_err(|e| to_py_err(py, &e))?;
+    let probe = if let Ok(text) = data.cast::<PyString>() {
+        let text = text.to_cow()?;
+        py.detach(|| probe_file_text(&text))
+    } else if let Ok(bytes) = data.cast::<PyBytes>() {
+        probe_file_bytes(bytes.as_bytes())
+    } else if let Ok(bytes) = data.cast::<PyByteArray>() {
+        probe_file_bytes(&bytes.to_vec())
+    } else {
+        let name = data.get_type().name()?;
+        return Err(PyTypeError::new_err(format!(
+            "probe_file takes a data URL or base64 text (str) or the file's bytes (bytes), not {name}"
+        )));
+    };
+    if probe.is_err() {
+        return Ok(None);
+    }
+    let mut answer =
+        probe_file_response(probe, profile, detail.as_deref(), DEFAULT_BYTES_PER_TOKEN);
+    if let Some(fields) = answer.as_object_mut() {
+        fields.remove("ok");
+    }
+    crate::convert::to_py(py, &answer).map(Some)
 }

@@ -170,6 +170,7 @@ def test_report_shape() -> None:
         "dropped_messages",
         "truncated",
         "dropped_images",
+        "dropped_files",
         "dropped_attachments",
         "repaired",
     ):

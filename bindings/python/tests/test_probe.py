@@ -90,3 +90,23 @@ def test_not_decodable() -> None:
 def test_wrong_argument_type() -> None:
     with pytest.raises(TypeError):
         ankita.probe_image(42)  # type: ignore[arg-type]
+
+
+def test_probe_file_reads_pdfs_and_audio() -> None:
+    from pathlib import Path
+
+    files = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "files"
+    pdf = (files / "pdf-10-objstm.pdf").read_bytes()
+    info = ankita.probe_file(pdf, model="gemini-2.5-flash")
+    assert info is not None
+    assert (info["kind"], info["format"], info["pages"]) == ("document", "pdf", 10)
+    assert (info["page_width"], info["page_height"]) == (612, 792)
+    assert (info["tokens"], info["exact"]) == (2580, True)
+    url = "data:application/pdf;base64," + base64.b64encode(pdf).decode()
+    assert ankita.probe_file(url, model="gemini-2.5-flash") == info
+    mp3 = (files / "mp3-30s-cbr.mp3").read_bytes()
+    audio = ankita.probe_file(base64.b64encode(mp3).decode(), profile="gemini")
+    assert audio is not None and audio["format"] == "mp3"
+    assert audio["tokens"] == 32 * audio["seconds"]
+    assert ankita.probe_file((files / "pdf-3-encrypted-objstm.pdf").read_bytes()) is None
+    assert ankita.probe_file(b"not a file") is None

@@ -5,6 +5,7 @@ from typing import Any, Generic, TypeVar, final
 
 from ._types import (
     ClearToolResults,
+    FileInfo,
     ImageFormat,
     MessageFormat,
     OnImageOverflow,
@@ -27,6 +28,7 @@ __all__ = [
     "__version__",
     "count_tokens",
     "estimate_image_tokens",
+    "probe_file",
     "probe_image",
     "sanitize",
     "sanitize_json",
@@ -275,6 +277,22 @@ def probe_image(
     Returns None when the image cannot be decoded (not base64, BMP, TIFF, a truncated header,
     a zero size). Raises InvalidRequest for an unknown profile; a model no family claims is
     priced by the default rule with a ``UserWarning`` (``strict_model=True``: InvalidRequest).
+    """
+
+def probe_file(
+    data: str | bytes | bytearray,
+    *,
+    profile: str | None = None,
+    model: str | None = None,
+    detail: str | None = None,
+) -> FileInfo | None:
+    """Reads a PDF's page count and page size, or an audio file's duration (WAV, FLAC, MP3,
+    Ogg Vorbis/Opus, MP4), from its structure, and prices it (Gemini 2.5: 258 tokens a page,
+    32 a second; see the README's "Documents and audio").
+
+    ``data`` is a data URL or bare base64 text (str), or the raw bytes. Returns None when the
+    file cannot be read (encrypted, damaged, neither a PDF nor audio). Raises InvalidRequest
+    for an unknown profile or model.
     """
 
 def estimate_image_tokens(

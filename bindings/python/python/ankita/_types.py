@@ -56,6 +56,42 @@ class DroppedImage(TypedDict):
     budget_bytes: Optional[int]
 
 
+class FileInfo(TypedDict):
+    """What ``probe_file`` reads: a PDF's ``pages`` and first page's size in points
+    (``page_width``, ``page_height``), or audio's duration (``seconds`` rounded up, ``millis``),
+    and the price under the profile asked for. ``exact`` is True for published rules (Gemini),
+    False for estimates."""
+
+    kind: Literal["document", "audio"]
+    format: Literal["pdf", "wav", "flac", "mp3", "vorbis", "opus", "mp4"]
+    pages: Optional[int]
+    page_width: Optional[int]
+    page_height: Optional[int]
+    seconds: Optional[int]
+    millis: Optional[int]
+    tokens: int
+    budget_bytes: int
+    exact: bool
+
+
+class _DroppedFileFields(TypedDict):
+    index: int
+    part: int
+    kind: Literal["document", "audio"]
+    format: Optional[str]
+    tokens: Optional[int]
+    budget_bytes: Optional[int]
+
+
+class DroppedFile(_DroppedFileFields, total=False):
+    """A document or audio part that did not fit, replaced by a placeholder (or removed):
+    ``pages`` of a document or ``seconds`` of audio, as priced (estimated when the file could
+    not be read). ``format`` ("pdf", "wav", "mp3", …) is None when it could not be read."""
+
+    pages: int
+    seconds: int
+
+
 class _DroppedAttachmentFields(TypedDict):
     index: int
     part: int
@@ -150,6 +186,7 @@ class _TrimReportFields(TypedDict):
     dropped_messages: list[int]
     truncated: list[Truncation]
     dropped_images: list[DroppedImage]
+    dropped_files: list[DroppedFile]
     dropped_attachments: list[DroppedAttachment]
     limited_by: Optional[Literal["max_messages", "budget"]]
     refilled: list[int]
