@@ -187,6 +187,45 @@ static void test_probe_with_profile(void) {
     ankita_string_free(r);
 }
 
+/* A fixture file's bytes as base64 (the tests run from the repository's root). */
+static char *fixture_base64(const char *path) {
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL, "cannot open %s", path);
+    if (f == NULL) return NULL;
+    unsigned char *data = malloc(1 << 20);
+    size_t len = fread(data, 1, 1 << 20, f);
+    fclose(f);
+    char *b64 = base64_encode(data, len);
+    free(data);
+    return b64;
+}
+
+static void test_probe_file(void) {
+    /* A 10-page PDF with object streams: 258 tokens a page for Gemini 2.5. */
+    char *pdf = fixture_base64("tests/fixtures/files/pdf-10-objstm.pdf");
+    if (pdf == NULL) return;
+    char *r = ankita_probe_file(pdf, "{\"model\": \"gemini-2.5-flash\"}");
+    CHECK(r && strcmp(r, "{\"ok\":true,\"kind\":\"document\",\"format\":\"pdf\",\"pages\":10,"
+                         "\"page_width\":612,\"page_height\":792,\"seconds\":null,\"millis\":null,"
+                         "\"tokens\":2580,\"budget_bytes\":10320,\"exact\":true}") == 0,
+          "%s", r);
+    ankita_string_free(r);
+    free(pdf);
+    char *mp3 = fixture_base64("tests/fixtures/files/mp3-30s-cbr.mp3");
+    if (mp3 == NULL) return;
+    r = ankita_probe_file(mp3, NULL);
+    CHECK(r && strstr(r, "\"kind\":\"audio\",\"format\":\"mp3\"") != NULL, "%s", r);
+    ankita_string_free(r);
+    free(mp3);
+    r = ankita_probe_file("aGVsbG8=", NULL);
+    CHECK(r && strstr(r, "\"kind\":null") && strstr(r, "\"error\":\"unknown document or audio format\""),
+          "%s", r);
+    ankita_string_free(r);
+    r = ankita_probe_file(NULL, NULL);
+    CHECK(r && strstr(r, "\"message\":\"file is NULL\"") != NULL, "%s", r);
+    ankita_string_free(r);
+}
+
 static void test_version(void) {
     const char *v = ankita_version();
     CHECK(v != NULL && strlen(v) >= 5 && strchr(v, '.') != NULL, "version %s", v ? v : "(null)");
@@ -293,6 +332,7 @@ int main(void) {
     test_count_tokens();
     test_estimate();
     test_probe_with_profile();
+    test_probe_file();
     test_session();
     if (failures) {
         fprintf(stderr, "%d C check(s) failed\n", failures);

@@ -6,7 +6,14 @@ import path from "node:path";
 import { describe, test } from "node:test";
 
 import * as ankita from "../index.js";
-import { AnkitaError, estimateImageTokens, probeFile, probeImage, trim, version } from "../index.js";
+import {
+  AnkitaError,
+  estimateImageTokens,
+  probeFile,
+  probeImage,
+  trim,
+  version,
+} from "../index.js";
 import { IMAGES_DIR, REPO } from "./helpers.js";
 
 const manifest = JSON.parse(fs.readFileSync(path.join(IMAGES_DIR, "manifest.json"), "utf8"));
@@ -218,7 +225,15 @@ test("probeFile reads PDFs and audio", () => {
   const pdf = fs.readFileSync(path.join(files, "pdf-10-objstm.pdf"));
   const info = probeFile(pdf, { model: "gemini-2.5-flash" });
   assert.deepStrictEqual(
-    [info.kind, info.format, info.pages, info.page_width, info.page_height, info.tokens, info.exact],
+    [
+      info.kind,
+      info.format,
+      info.pages,
+      info.page_width,
+      info.page_height,
+      info.tokens,
+      info.exact,
+    ],
     ["document", "pdf", 10, 612, 792, 2580, true],
   );
   const url = `data:application/pdf;base64,${pdf.toString("base64")}`;

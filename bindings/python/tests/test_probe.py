@@ -107,6 +107,7 @@ def test_probe_file_reads_pdfs_and_audio() -> None:
     mp3 = (files / "mp3-30s-cbr.mp3").read_bytes()
     audio = ankita.probe_file(base64.b64encode(mp3).decode(), profile="gemini")
     assert audio is not None and audio["format"] == "mp3"
-    assert audio["tokens"] == 32 * audio["seconds"]
+    seconds = audio["seconds"]
+    assert seconds is not None and audio["tokens"] == 32 * seconds
     assert ankita.probe_file((files / "pdf-3-encrypted-objstm.pdf").read_bytes()) is None
     assert ankita.probe_file(b"not a file") is None
