@@ -8,6 +8,38 @@ use ankita::pricing::{price_image_url, price_probe, ImageProfile};
 use ankita::probe::{is_data_url, probe_base64, probe_bytes, probe_data_url, probe_text};
 use serde_json::Value;
 
+/// fuzz/fuzz_targets/probe_pdf.rs and probe_audio.rs: the file probe never panics; what it
+/// reads is sane (at least one page, sides within a PDF's limits) and is priced by every
+/// profile without overflow; base64 of the same bytes reads the same.
+pub fn check_probe_file(data: &[u8]) {
+    use ankita::pricing::price_file_probe;
+    use ankita::probe::file::{probe_file_bytes, probe_file_text, FileInfo, FileKind};
+    let result = probe_file_bytes(data);
+    match result {
+        Ok(FileInfo::Document(d)) => {
+            assert!(d.pages >= 1, "{d:?}");
+            if let Some((w, h)) = d.page_size {
+                assert!((1..=14_400).contains(&w) && (1..=14_400).contains(&h), "{d:?}");
+            }
+        }
+        Ok(FileInfo::Audio(_)) | Err(_) => {}
+    }
+    for name in ImageProfile::NAMES {
+        let profile = ImageProfile::from_name(name).unwrap();
+        for kind in [FileKind::Document, FileKind::Audio] {
+            let price = price_file_probe(result, kind, data.len() as u64, profile, None, 4);
+            let tokens = price.tokens.unwrap();
+            assert!(tokens >= 1, "{name} {result:?}");
+            assert_eq!(price.budget_bytes, tokens.saturating_mul(4));
+        }
+    }
+    if data.len() <= 4096 {
+        use base64::Engine;
+        let text = base64::engine::general_purpose::STANDARD.encode(data);
+        assert_eq!(probe_file_text(&text), result);
+    }
+}
+
 /// fuzz/fuzz_targets/probe_bytes.rs: never panics; a decoded size has both sides ≥ 1 and is
 /// priced by every profile without overflow.
 pub fn check_probe_bytes(data: &[u8]) {

@@ -12,7 +12,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(probe_bytes probe_text probe_base64 trim_json trim_session)
+    targets=(probe_bytes probe_text probe_base64 probe_pdf probe_audio trim_json trim_session)
 fi
 # CI=1: the core's build script leaves include/ankita.h alone.
 export CI=1
@@ -24,6 +24,8 @@ for t in "${targets[@]}"; do
     case "$t" in
         trim_json) extra=(-dict=dict/trim_json.dict -max_len=16384) ;;
         trim_session) extra=(-max_len=8192 -len_control=20) ;;
+        probe_pdf) extra=(-dict=dict/probe_pdf.dict -max_len=16384) ;;
+        probe_audio) extra=(-max_len=65536) ;;
     esac
     mkdir -p "corpus/$t"
     echo "== $t (${seconds}s)"
