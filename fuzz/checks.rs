@@ -19,7 +19,10 @@ pub fn check_probe_file(data: &[u8]) {
         Ok(FileInfo::Document(d)) => {
             assert!(d.pages >= 1, "{d:?}");
             if let Some((w, h)) = d.page_size {
-                assert!((1..=14_400).contains(&w) && (1..=14_400).contains(&h), "{d:?}");
+                assert!(
+                    (1..=14_400).contains(&w) && (1..=14_400).contains(&h),
+                    "{d:?}"
+                );
             }
         }
         Ok(FileInfo::Audio(_)) | Err(_) => {}

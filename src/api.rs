@@ -591,9 +591,11 @@ fn add_warning(answer: &mut Value, warning: Option<RequestWarning>) {
 /// The file probe answer for a document or audio file given as a data URL or bare base64,
 /// priced with `options` as for [`estimate_image_tokens`] ([`probe_file_response`]).
 pub fn probe_file(text: &str, options: &Value) -> Result<Value, Error> {
-    let (profile, detail, bytes_per_token) = pricing_options(options)?;
+    let (profile, detail, bytes_per_token, warning) = pricing_options(options)?;
     let probe = probe::file::probe_file_text(text);
-    Ok(probe_file_response(probe, profile, detail, bytes_per_token))
+    let mut out = probe_file_response(probe, profile, detail, bytes_per_token);
+    add_warning(&mut out, warning);
+    Ok(out)
 }
 
 /// The file probe answer of the JSON contract: `{"ok": true, "kind": "document" | "audio",

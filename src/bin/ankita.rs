@@ -530,7 +530,7 @@ fn probe_command(parsed: Parsed) -> Result<u8, Failure> {
     }
     let json = parsed.has(Setting::Json);
     let mut failed = None;
-    let (profile, detail, bytes_per_token) = api::pricing_options(&options)?;
+    let (profile, detail, bytes_per_token, _) = api::pricing_options(&options)?;
     for input in &parsed.positionals {
         let Some((label, info, size, file)) = probe_one(input, &mut failed) else {
             continue;

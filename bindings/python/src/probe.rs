@@ -129,13 +129,14 @@ pub fn probe_image(
 /// (encrypted, damaged, not a PDF or audio). Raises `InvalidRequest` for an unknown profile or
 /// model.
 #[pyfunction]
-#[pyo3(signature = (data, *, profile = None, model = None, detail = None))]
+#[pyo3(signature = (data, *, profile = None, model = None, detail = None, strict_model = None))]
 pub fn probe_file<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     profile: Option<String>,
     model: Option<String>,
     detail: Option<String>,
+    strict_model: Option<bool>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let mut choice = Map::new();
     for (key, value) in [("image_profile", profile), ("model", model)] {
@@ -143,7 +144,14 @@ pub fn probe_file<'py>(
             choice.insert(key.into(), Value::String(value));
         }
     }
-    let profile = profile_of(&choice).map_err(|e| to_py_err(py, &e))?;
+    if let Some(strict) = strict_model {
+        choice.insert("strict_model".into(), Value::Bool(strict));
+    }
+    let (profile, unknown) =
+        profile_of(&choice, ImageProfile::default()).map_err(|e| to_py_err(py, &e))?;
+    if let Some(model) = unknown {
+        crate::api::warn_unknown_model(py, &unknown_model(model, profile, None).message)?;
+    }
     let probe = if let Ok(text) = data.cast::<PyString>() {
         let text = text.to_cow()?;
         py.detach(|| probe_file_text(&text))

@@ -285,6 +285,7 @@ def probe_file(
     profile: str | None = None,
     model: str | None = None,
     detail: str | None = None,
+    strict_model: bool | None = None,
 ) -> FileInfo | None:
     """Reads a PDF's page count and page size, or an audio file's duration (WAV, FLAC, MP3,
     Ogg Vorbis/Opus, MP4), from its structure, and prices it (Gemini 2.5: 258 tokens a page,
