@@ -4,7 +4,7 @@
 //!   ones are also kept verbatim in fuzz/regressions/<target>/ and replayed through the
 //!   target's checks;
 //! - the committed, minimized corpora of the byte-level targets (fuzz/corpus/probe_bytes,
-//!   probe_text, trim_json) through the same checks as the targets, so a change that breaks
+//!   probe_text, probe_pdf, probe_audio, trim_json) through the same checks as the targets, so a change that breaks
 //!   an input fuzzing once found interesting fails here first.
 //!
 //! The structured targets (probe_base64, trim_session) decode their corpus with `arbitrary`,
@@ -15,7 +15,7 @@
 mod checks;
 
 use ankita::api::{sanitize_json, trim_json};
-use checks::{check_answer, check_probe_bytes, check_probe_text};
+use checks::{check_answer, check_probe_bytes, check_probe_file, check_probe_text};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -46,6 +46,27 @@ fn probe_bytes_corpus_replays() {
     for (name, data) in corpus("probe_bytes") {
         let result = std::panic::catch_unwind(|| check_probe_bytes(&data));
         assert!(result.is_ok(), "fuzz/corpus/probe_bytes/{name}");
+    }
+}
+
+#[test]
+fn probe_pdf_corpus_replays() {
+    for (name, data) in corpus("probe_pdf") {
+        // The target makes every input a PDF by a header when it lacks one.
+        let mut pdf = data.clone();
+        if !data.starts_with(b"%PDF-") {
+            pdf = [&b"%PDF-1.7\n"[..], &data].concat();
+        }
+        let result = std::panic::catch_unwind(|| check_probe_file(&pdf));
+        assert!(result.is_ok(), "fuzz/corpus/probe_pdf/{name}");
+    }
+}
+
+#[test]
+fn probe_audio_corpus_replays() {
+    for (name, data) in corpus("probe_audio") {
+        let result = std::panic::catch_unwind(|| check_probe_file(&data));
+        assert!(result.is_ok(), "fuzz/corpus/probe_audio/{name}");
     }
 }
 
