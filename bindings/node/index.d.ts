@@ -459,11 +459,7 @@ export interface TrimWarning {
    * priced by a conservative estimate.
    */
   code:
-    | "implausible_image"
-    | "unknown_model"
-    | "no_context_window"
-    | "unreadable_file"
-    | (string & {});
+    "implausible_image" | "unknown_model" | "no_context_window" | "unreadable_file" | (string & {});
   /** `null` for a warning about the request rather than a message. */
   index: number | null;
   part: number | null;
