@@ -26,7 +26,8 @@
 //! assert_eq!(gemini.page_tokens(Some((612, 792)), None), 258);
 //! assert_eq!(gemini.audio_tokens(30_000, None), 960);
 //! let claude = ImageProfile::from_name("anthropic").unwrap();
-//! assert_eq!(claude.page_tokens(Some((612, 792)), None), 3_000 + 1_560);
+//! // The page text estimate and a US Letter page at 200 dpi, shrunk by the Claude rule.
+//! assert_eq!(claude.page_tokens(Some((612, 792)), None), 3_000 + 1_496);
 //! ```
 
 use super::ImageProfile;
