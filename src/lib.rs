@@ -23,6 +23,7 @@ pub mod report;
 pub mod request;
 pub mod session;
 pub mod shed;
+pub mod tokenizer_file;
 pub mod tokens;
 pub mod trim;
 mod trimmer;

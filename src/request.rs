@@ -536,9 +536,13 @@ pub fn measure_of(request: &Map<String, Value>) -> Result<Measure, Error> {
                 "tokenizer",
             )
         })?),
+        Some(Value::Object(spec)) => Some(tokenizer_file(spec)?),
         Some(v) => {
             return Err(Error::invalid_request(
-                format!("tokenizer must be a string, not {v}"),
+                format!(
+                    "tokenizer must be one of {} or {{\"file\": PATH}}, not {v}",
+                    Tokenizer::NAMES.join(", ")
+                ),
                 "tokenizer",
             ))
         }
@@ -556,6 +560,13 @@ pub fn measure_of(request: &Map<String, Value>) -> Result<Measure, Error> {
     };
     let mut measure = match (named, model) {
         (Some(Tokenizer::Bytes), _) => Measure::BYTES,
+        // The model's own tokenizer: its text counts are exact, its framing OpenAI's (3 tokens
+        // and the role), so the whole is an estimate.
+        (Some(file @ Tokenizer::File(_)), _) => Measure {
+            tokenizer: file,
+            factor: 1.0,
+            estimate: true,
+        },
         (Some(tokenizer), Some((_, factor))) => estimated(tokenizer, factor),
         (Some(tokenizer), None) => Measure::exact(tokenizer),
         (None, Some((tokenizer, factor))) if given("max_bytes").is_none() => {
@@ -589,6 +600,26 @@ pub fn measure_of(request: &Map<String, Value>) -> Result<Measure, Error> {
         measure.estimate |= factor != 1.0;
     }
     Ok(measure)
+}
+
+/// `{"file": PATH}`: a Hugging Face `tokenizer.json`, or a folder holding one.
+fn tokenizer_file(spec: &Map<String, Value>) -> Result<Tokenizer, Error> {
+    if let Some(key) = spec.keys().find(|k| *k != "file") {
+        return Err(Error::invalid_request(
+            format!("unknown key {key:?} of tokenizer; known key: file"),
+            format!("tokenizer.{key}"),
+        ));
+    }
+    match spec.get("file") {
+        Some(Value::String(path)) => Ok(Tokenizer::File(crate::tokenizer_file::load(
+            path,
+            "tokenizer.file",
+        )?)),
+        _ => Err(Error::invalid_request(
+            "tokenizer.file must be the path of a tokenizer.json or of a folder holding one",
+            "tokenizer.file",
+        )),
+    }
 }
 
 /// The pricing profile from `image_profile` or `model` (giving both is ambiguous), `default`

@@ -25,6 +25,8 @@ pub enum Tokenizer {
     O200kBase,
     /// GPT-4, GPT-3.5.
     Cl100kBase,
+    /// A Hugging Face `tokenizer.json` read from disk (`tokenizer: {"file": PATH}`).
+    File(&'static crate::tokenizer_file::FileTokenizer),
 }
 
 impl Tokenizer {
@@ -39,11 +41,13 @@ impl Tokenizer {
         })
     }
 
+    /// The name (a file tokenizer's path as given).
     pub fn name(self) -> &'static str {
         match self {
             Tokenizer::Bytes => "bytes",
             Tokenizer::O200kBase => "o200k_base",
             Tokenizer::Cl100kBase => "cl100k_base",
+            Tokenizer::File(file) => &file.path,
         }
     }
 
@@ -56,7 +60,7 @@ impl Tokenizer {
 
     fn pattern(self) -> Option<Pattern> {
         match self {
-            Tokenizer::Bytes => None,
+            Tokenizer::Bytes | Tokenizer::File(_) => None,
             Tokenizer::O200kBase => Some(Pattern::O200k),
             Tokenizer::Cl100kBase => Some(Pattern::Cl100k),
         }
@@ -279,6 +283,9 @@ impl Measure {
 
     /// The cost of `text`: its UTF-8 length, or its tokens.
     pub fn text(&self, text: &str) -> u64 {
+        if let Tokenizer::File(file) = self.tokenizer {
+            return self.scale(file.count(text));
+        }
         match self.tokenizer.bpe() {
             None => text.len() as u64,
             Some(bpe) => self.scale(bpe.count(text)),
@@ -288,6 +295,12 @@ impl Measure {
     /// The cost of `text` when it is at most `limit`; `None` otherwise, found without counting
     /// past the limit (the work is bounded by the limit, not by the text).
     pub fn text_within(&self, text: &str, limit: u64) -> Option<u64> {
+        if let Tokenizer::File(_) = self.tokenizer {
+            // A file's tokenizer counts whole texts (no bounded count): a text of more bytes
+            // than the limit allows tokens is still counted in full.
+            let cost = self.text(text);
+            return (cost <= limit).then_some(cost);
+        }
         let Some(bpe) = self.tokenizer.bpe() else {
             return (text.len() as u64 <= limit).then_some(text.len() as u64);
         };

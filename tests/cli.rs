@@ -339,6 +339,13 @@ fn every_flag_reaches_the_request() {
             &[],
         ),
         flag(
+            "tokenizer_file_missing_names_the_path",
+            &["--tokenizer-file", "/no/such/model-dir"],
+            "tokenizer",
+            json!({"file": "/no/such/model-dir"}),
+            &["tokenizer"],
+        ),
+        flag(
             "unknown_model_answers_with_a_warning",
             &["--strict-model"],
             "strict_model",

@@ -93,9 +93,11 @@ export interface TrimOptions {
   bytes_per_token?: number;
   /**
    * Count in tokens: `o200k_base` (GPT-4o, 4.1, 5.x, o-series), `cl100k_base` (GPT-4, 3.5),
-   * or `bytes`. Default: the tokenizer of `model` when known, else bytes.
+   * or `bytes`; or `{ file: PATH }`, a Hugging Face `tokenizer.json` (or the folder holding
+   * it, beside an open-weight model's weights): exact text counts, framing estimated.
+   * Default: the tokenizer of `model` when known, else bytes.
    */
-  tokenizer?: Tokenizer;
+  tokenizer?: Tokenizer | TokenizerFile;
   /** Multiplies token counts (default 1; 1.35 for Claude, 1.25 for Gemini models). */
   token_factor?: number;
   /** Tokens reserved for the request's framing when costs are tokens (default 256). */
@@ -151,14 +153,19 @@ export interface TrimOptions {
 /** What text is counted in: bytes, or a public tokenizer's tokens. */
 export type Tokenizer = "bytes" | "o200k_base" | "cl100k_base";
 
+/** A Hugging Face `tokenizer.json` on disk, or the folder holding it. */
+export interface TokenizerFile {
+  file: string;
+}
+
 /** Options of `countTokens`. */
 export interface CountOptions {
   /** The target model: selects the tokenizer (and, for images, the pricing). */
   model?: string;
   /** Make a model no family claims an `invalid_request` error (default false). */
   strict_model?: boolean;
-  /** The tokenizer, when the model does not say it. */
-  tokenizer?: Tokenizer;
+  /** The tokenizer, when the model does not say it (or a `tokenizer.json`: `{ file }`). */
+  tokenizer?: Tokenizer | TokenizerFile;
   /** Multiplies token counts (an estimate for a tokenizer that is not public). */
   token_factor?: number;
   image_profile?: ImageProfile;

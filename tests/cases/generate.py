@@ -634,6 +634,14 @@ case("model_without_a_window_says_so",
      {"messages": chat, "model": "ollama/llama3.1:8b"},
      ok(chat, unit="tokens", budget_tokens=None, warnings=[no_context_window("ollama/llama3.1:8b")]))
 
+MISSING_TOKENIZER = "/no/such/model-dir"
+case("tokenizer_file_missing_names_the_path",
+     "tokenizer {file: PATH} reads a Hugging Face tokenizer.json (or the folder holding it); a path "
+     "that is not there is an invalid_request naming it.",
+     {"messages": chat, "context_tokens": 8192, "tokenizer": {"file": MISSING_TOKENIZER}},
+     err("invalid_request", path="tokenizer.file",
+         message=f"tokenizer file {json.dumps(MISSING_TOKENIZER)}: no such file or folder"))
+
 # --- Anthropic Messages format ----------------------------------------------------------------
 def a_text(t):
     return {"type": "text", "text": t}
@@ -728,6 +736,12 @@ case("anthropic_model_without_a_window_says_so",
      "Anthropic: a model without a window entry keeps only max_messages, and says so.",
      {"format": "anthropic", "messages": msgs, "model": "qwen3-32b"},
      ok(msgs, budget_tokens=None, warnings=[no_context_window("qwen3-32b")]))
+case("anthropic_tokenizer_file_missing_names_the_path",
+     "Anthropic: a tokenizer file that is not there is an invalid_request naming it.",
+     {"format": "anthropic", "messages": msgs, "context_tokens": 8192,
+      "tokenizer": {"file": MISSING_TOKENIZER}},
+     err("invalid_request", path="tokenizer.file",
+         message=f"tokenizer file {json.dumps(MISSING_TOKENIZER)}: no such file or folder"))
 case("anthropic_unknown_model_answers_with_a_warning",
      f"Anthropic: a model no family claims is priced by the format's default, Claude's rule "
      f"({claude} tokens), and the report says what was assumed.",

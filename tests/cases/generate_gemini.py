@@ -422,6 +422,11 @@ for s in SPELLINGS:
          {"messages": older, "max_bytes": 100_000, "model": "ollama/gemma3:4b"},
          ok(older, dropped_messages=[], cost_bytes=s.total(older), warnings=[]))
 
+    case(s, "tokenizer_file_missing_names_the_path",
+         "a tokenizer file that is not there is an invalid_request naming it.",
+         {"messages": older, "context_tokens": 8192, "tokenizer": {"file": "/no/such/model-dir"}},
+         err("invalid_request", path="tokenizer.file",
+             message="tokenizer file \"/no/such/model-dir\": no such file or folder"))
     case(s, "model_gives_the_window",
          "gemini-2.5-flash's window is 1,048,576 with 65,536 output: 1,048,576 − 65,536 − 256 = "
          "982,784 tokens.",

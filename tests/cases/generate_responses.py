@@ -436,6 +436,12 @@ case("responses_text_model_answers",
      {"format": "responses", "messages": items, "max_bytes": 100_000, "model": "openai/gpt-4-0613"},
      ok(items, cost_bytes=total(items), dropped_messages=[], warnings=[]))
 
+case("responses_tokenizer_file_missing_names_the_path",
+     "A tokenizer file that is not there is an invalid_request naming it.",
+     {"format": "responses", "messages": items, "context_tokens": 8192,
+      "tokenizer": {"file": "/no/such/model-dir"}},
+     err("invalid_request", path="tokenizer.file",
+         message="tokenizer file \"/no/such/model-dir\": no such file or folder"))
 case("responses_model_gives_the_window",
      "gpt-5's window is 400,000 with 272,000 input: the reserve is the other 128,000, and the budget "
      "400,000 − 128,000 − 256 = 271,744 tokens.",

@@ -35,6 +35,8 @@ pub enum Sets {
     Json(&'static str),
     /// A request key set to `true` by a switch.
     Switch(&'static str),
+    /// A request key holding `{"file": the option's text}`.
+    FileRef(&'static str),
     /// A request key holding the option's text.
     Text(&'static str),
     /// A request key holding the text of a file.
@@ -53,6 +55,7 @@ impl Sets {
             | Sets::Number(key)
             | Sets::Json(key)
             | Sets::Switch(key)
+            | Sets::FileRef(key)
             | Sets::Text(key)
             | Sets::FileText(key)
             | Sets::FileJson(key) => Some(key),
@@ -134,6 +137,17 @@ const TOKENIZER: Flag = Flag {
     sets: Sets::Text("tokenizer"),
 };
 
+const TOKENIZER_FILE: Flag = Flag {
+    long: "tokenizer-file",
+    alias: None,
+    short: None,
+    value: Some("PATH"),
+    doc: "count text with a Hugging Face tokenizer.json (or the folder holding it, beside an \
+          open-weight model's weights): exact text counts, framing estimated; replaces \
+          --tokenizer",
+    sets: Sets::FileRef("tokenizer"),
+};
+
 const TOKEN_FACTOR: Flag = Flag {
     long: "token-factor",
     alias: None,
@@ -209,6 +223,7 @@ pub const TRIM: &[Flag] = &[
     },
     BYTES_PER_TOKEN,
     TOKENIZER,
+    TOKENIZER_FILE,
     TOKEN_FACTOR,
     Flag {
         long: "clear-tool-results",
@@ -315,6 +330,7 @@ pub const COUNT: &[Flag] = &[
     STRICT_MODEL,
     TOOLS,
     TOKENIZER,
+    TOKENIZER_FILE,
     TOKEN_FACTOR,
     PROFILE,
     FORMAT,
@@ -466,6 +482,11 @@ pub fn parse(parser: &mut Parser, flags: &[Flag]) -> Result<Parsed, Failure> {
                 parsed.keys.push((key, KeyValue::Value(json)));
             }
             Sets::Switch(key) => parsed.keys.push((key, KeyValue::Value(true.into()))),
+            Sets::FileRef(key) => {
+                let path = text(value)?;
+                let value = serde_json::json!({ "file": path });
+                parsed.keys.push((key, KeyValue::Value(value)));
+            }
             Sets::Text(key) => parsed
                 .keys
                 .push((key, KeyValue::Value(text(value)?.into()))),

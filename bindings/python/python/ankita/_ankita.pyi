@@ -12,6 +12,7 @@ from ._types import (
     SanitizeReport,
     TokenCount,
     Tokenizer,
+    TokenizerFile,
     TrimReport,
 )
 
@@ -176,7 +177,7 @@ def trim(
     memory: str | Sequence[str] | None = None,
     overhead_bytes: int | None = 1024,
     bytes_per_token: int | None = 4,
-    tokenizer: Tokenizer | None = None,
+    tokenizer: Tokenizer | TokenizerFile | None = None,
     token_factor: float | None = None,
     overhead_tokens: int | None = None,
     clear_tool_results: bool | ClearToolResults | None = None,
@@ -238,7 +239,7 @@ def count_tokens(
     messages: Sequence[Any],
     *,
     model: str | None = None,
-    tokenizer: Tokenizer | None = None,
+    tokenizer: Tokenizer | TokenizerFile | None = None,
     token_factor: float | None = None,
     format: MessageFormat | None = None,
     system: str | Sequence[Any] | None = None,

@@ -23,6 +23,7 @@ from ._types import (
     SanitizeReport,
     TokenCount,
     Tokenizer,
+    TokenizerFile,
 )
 
 # Formats whose changed messages the core rebuilds whole (new dicts): the native functions
@@ -131,7 +132,7 @@ def trim(
     memory: str | Sequence[str] | None = None,
     overhead_bytes: int | None = 1024,
     bytes_per_token: int | None = 4,
-    tokenizer: Tokenizer | None = None,
+    tokenizer: Tokenizer | TokenizerFile | None = None,
     token_factor: float | None = None,
     overhead_tokens: int | None = None,
     clear_tool_results: bool | ClearToolResults | None = None,
@@ -158,7 +159,7 @@ def trim(
     memory: str | Sequence[str] | None = None,
     overhead_bytes: int | None = 1024,
     bytes_per_token: int | None = 4,
-    tokenizer: Tokenizer | None = None,
+    tokenizer: Tokenizer | TokenizerFile | None = None,
     token_factor: float | None = None,
     overhead_tokens: int | None = None,
     clear_tool_results: bool | ClearToolResults | None = None,
@@ -284,7 +285,7 @@ def count_tokens(
     messages: Sequence[Any],
     *,
     model: str | None = None,
-    tokenizer: Tokenizer | None = None,
+    tokenizer: Tokenizer | TokenizerFile | None = None,
     token_factor: float | None = None,
     format: MessageFormat | None = None,
     system: str | Sequence[Any] | None = None,

@@ -10,6 +10,13 @@ MessageFormat = Literal["openai", "anthropic", "responses", "gemini"]
 Tokenizer = Literal["bytes", "o200k_base", "cl100k_base"]
 
 
+class TokenizerFile(TypedDict):
+    """``tokenizer={"file": PATH}``: a Hugging Face ``tokenizer.json``, or the folder holding
+    it (an open-weight model's folder): text counted exactly with it, framing estimated."""
+
+    file: str
+
+
 class _TruncationFields(TypedDict):
     index: int
     part: Optional[int]
