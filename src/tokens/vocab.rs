@@ -9,6 +9,14 @@ use std::io::Read;
 
 const EMPTY: u32 = u32::MAX;
 
+/// The filter's bit for a hash: bits 13–32, under the slot's index and tag in tables up to
+/// 2^19 slots (o200k_base's); in larger ones they would overlap, costing filtering, not
+/// correctness.
+#[inline(always)]
+fn filter_bit(hash: u64) -> usize {
+    (hash >> 13 & 0xf_ffff) as usize
+}
+
 /// A token in the table: `rank + 1` in bits 0–19, where its bytes start in bits 20–43, its
 /// length in bits 44–51 and 12 more bits of its hash above.
 struct Slot;
@@ -48,6 +56,9 @@ pub(crate) struct Vocab {
     /// the token (see [`Slot`]), so that a lookup reads the slot and, when its tag and length
     /// match, the bytes: a piece that is not a token is mostly told by its slot alone.
     slots: Vec<u64>,
+    /// A bit per 20 bits of hash, set where a token's hash falls: most pieces that are no token
+    /// are told by this (128 KB, in cache) without reading the table.
+    filter: Vec<u64>,
     /// The rank of every two-byte token by its bytes (`EMPTY` where none): merging starts from
     /// the pairs of adjacent bytes, looked up here without hashing.
     pairs: Vec<u32>,
@@ -177,6 +188,7 @@ impl Vocab {
             starts,
             slots: vec![0; size],
             pairs: vec![EMPTY; 1 << 16],
+            filter: vec![0; 1 << 14],
             shift: 64 - size.trailing_zeros(),
             max_len: max_len.unwrap_or(1),
         };
@@ -194,6 +206,8 @@ impl Vocab {
             if let &[a, b] = token {
                 vocab.pairs[(a as usize) << 8 | b as usize] = rank;
             }
+            let bit = filter_bit(h);
+            vocab.filter[bit >> 6] |= 1 << (bit & 63);
             vocab.slots[slot] = Slot::pack(key, rank, vocab.starts[rank as usize]);
         }
         if let Some(byte) = (0..=255u8).find(|b| vocab.rank(&[*b]).is_none()) {
@@ -224,6 +238,11 @@ impl Vocab {
     pub(crate) fn rank_hashed(&self, bytes: &[u8], hash: u64) -> Option<u32> {
         if bytes.len() > self.max_len {
             return None; // and the length fits the slot's 8 bits
+        }
+        let bit = filter_bit(hash);
+        // SAFETY: `filter_bit` is below 2^20, the filter has 2^14 words of 64 bits.
+        if unsafe { *self.filter.get_unchecked(bit >> 6) } & 1 << (bit & 63) == 0 {
+            return None;
         }
         let mask = self.slots.len() - 1;
         let key = Slot::key(hash, bytes.len(), self.shift);
