@@ -242,3 +242,84 @@ fn remote_files_use_file_sizes() {
         );
     }
 }
+
+/// The 10-page fixture grown to 3.3 MB by an incremental update that adds an unreferenced
+/// stream of incompressible bytes (as a scanned page's image would be): still 10 pages.
+fn big_pdf() -> Vec<u8> {
+    let mut pdf = fixture("pdf-10-classic.pdf");
+    let text = String::from_utf8_lossy(&pdf).into_owned();
+    let tail = text.rsplit("startxref").next().unwrap();
+    let prev: usize = tail.split_whitespace().next().unwrap().parse().unwrap();
+    let trailer = &text[text.rfind("trailer").unwrap()..];
+    let size: usize = trailer
+        .split("/Size")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let root = trailer
+        .split("/Root")
+        .nth(1)
+        .unwrap()
+        .split(" R")
+        .next()
+        .unwrap()
+        .trim()
+        .to_owned();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let noise: Vec<u8> = (0..3_300_000)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u8
+        })
+        .collect();
+    pdf.push(b'\n');
+    let offset = pdf.len();
+    pdf.extend_from_slice(
+        format!("{size} 0 obj\n<< /Length {} >>\nstream\n", noise.len()).as_bytes(),
+    );
+    pdf.extend_from_slice(&noise);
+    pdf.extend_from_slice(b"\nendstream\nendobj\n");
+    let xref = pdf.len();
+    pdf.extend_from_slice(
+        format!(
+            "xref\n{size} 1\n{offset:010} 00000 n \ntrailer\n<< /Size {} /Root {root} R /Prev {prev} >>\nstartxref\n{xref}\n%%EOF\n",
+            size + 1
+        )
+        .as_bytes(),
+    );
+    pdf
+}
+
+/// The measurement: a 10-page, 3.3 MB PDF counted as text was 1.68 million tokens as
+/// an Anthropic document and failed in Gemini's 1M window and OpenAI's 128k one. Priced by its
+/// pages it fits each provider's window and comes back byte for byte.
+#[test]
+fn a_big_pdf_fits_every_providers_window_by_its_pages() {
+    let pdf = big_pdf();
+    assert!(pdf.len() > 3_300_000);
+    let b64 = STANDARD.encode(&pdf);
+    for (format, window, per_page) in [
+        ("gemini", 1_048_576, 258),
+        ("anthropic", 200_000, 4_496),
+        ("openai", 128_000, 3_765),
+        ("responses", 128_000, 3_765),
+    ] {
+        let (msg, _) = message(format, Kind::Pdf, &b64, "");
+        let request = json!({"format": format, "model": model_of(format), "messages": [msg.clone()],
+                             "context_tokens": window, "max_output_tokens": 4_096});
+        let answer = trim(&request);
+        assert_eq!(answer["ok"], true, "{format}: {}", answer["error"]);
+        assert_eq!(answer["messages"][0], msg, "{format}: returned as given");
+        let cost = answer["report"]["cost_tokens"].as_u64().unwrap();
+        assert!(
+            (10 * per_page..10 * per_page + 100).contains(&cost),
+            "{format}: {cost} tokens for 10 pages of {per_page}"
+        );
+    }
+}
