@@ -323,3 +323,32 @@ fn a_big_pdf_fits_every_providers_window_by_its_pages() {
         );
     }
 }
+
+/// An incremental session answers what a one-off trim answers for the same messages: the file
+/// is priced by its pages when appended, and shed as a placeholder when the window shrinks to
+/// the request alone.
+#[test]
+fn sessions_price_files_as_trim_does() {
+    let b64 = STANDARD.encode(fixture("pdf-10-objstm.pdf"));
+    for format in ["openai", "anthropic", "responses", "gemini"] {
+        let (msg, _) = message(format, Kind::Pdf, &b64, "");
+        for window in [1_000_000u64, 150] {
+            let options = json!({"format": format, "model": model_of(format), "context_tokens": window,
+                                 "max_output_tokens": 0, "overhead_tokens": 0});
+            let mut session = ankita::TrimSession::new(&options.to_string()).unwrap();
+            session.append(&json!([msg.clone()]).to_string()).unwrap();
+            let answer: Value =
+                serde_json::from_str(&session.trim_answer().unwrap().into_string()).unwrap();
+            let mut request = options.clone();
+            request["messages"] = json!([msg.clone()]);
+            let once = trim(&request);
+            assert_eq!(answer["messages"], once["messages"], "{format} {window}");
+            assert_eq!(
+                answer["report"]["dropped_files"], once["report"]["dropped_files"],
+                "{format} {window}"
+            );
+            let dropped = once["report"]["dropped_files"].as_array().unwrap().len();
+            assert_eq!(dropped, usize::from(window == 150), "{format} {window}");
+        }
+    }
+}
