@@ -352,3 +352,41 @@ fn sessions_price_files_as_trim_does() {
         }
     }
 }
+
+/// A PDF among a Gemini function response's parts is priced by its pages too, and shed as the
+/// text blob that stands for media there.
+#[test]
+fn gemini_function_responses_carry_documents() {
+    let b64 = STANDARD.encode(fixture("pdf-10-objstm.pdf"));
+    let blob = json!({"inlineData": {"mimeType": "application/pdf", "data": b64}});
+    let messages = json!([
+        {"role": "user", "parts": [{"text": "Read the report."}]},
+        {"role": "model", "parts": [{"functionCall": {"id": "a", "name": "fetch", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "a", "name": "fetch",
+            "response": {"output": "here"}, "parts": [blob]}}]},
+    ]);
+    let base = json!({"format": "gemini", "model": "gemini-2.5-flash", "messages": messages});
+    let counted: Value = serde_json::from_str(&ankita::api::count_json(&base.to_string())).unwrap();
+    let response = counted["messages"][2].as_u64().unwrap();
+    assert!((2_580..2_700).contains(&response), "{counted}");
+    let mut small = base.clone();
+    for (k, v) in [
+        ("context_tokens", 400),
+        ("max_output_tokens", 0),
+        ("overhead_tokens", 0),
+    ] {
+        small[k] = json!(v);
+    }
+    let answer = trim(&small);
+    assert_eq!(answer["ok"], true, "{answer}");
+    let dropped = &answer["report"]["dropped_files"];
+    assert_eq!(dropped[0]["pages"], 10, "{}", answer["report"]);
+    let inner = &answer["messages"][2]["parts"][0]["functionResponse"]["parts"][0]["inlineData"];
+    assert_eq!(inner["mimeType"], "text/plain");
+    let text =
+        String::from_utf8(STANDARD.decode(inner["data"].as_str().unwrap()).unwrap()).unwrap();
+    assert_eq!(
+        text,
+        "[Document omitted to fit the context budget: PDF, 10 pages, ~2,580 tokens]"
+    );
+}

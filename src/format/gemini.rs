@@ -678,6 +678,18 @@ fn split_response<'a>(
                     // a response's parts hold only media) costs its text.
                     images_json += canonical_len(item);
                     text_bytes_total += text_bytes;
+                } else if let Some(kind) = file_of(doc, inner, pricing, None) {
+                    // A PDF or audio blob: priced by its pages or seconds, like an image.
+                    images_json += canonical_len(item);
+                    let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
+                    s.units.push(Unit {
+                        part: Some(p as u32),
+                        sub: Some(k),
+                        kind,
+                        text: TextSource::None,
+                        bytes,
+                        change: Change::Keep,
+                    });
                 } else if let Some(kind) = image_of(doc, inner, pricing, None) {
                     let kind = kind.map_err(|(what, rest)| {
                         Error::invalid_request(
