@@ -24,15 +24,17 @@ build:
 	@ln -sf libankita.so $(RELEASE)/libankita.so.$(SOMAJOR)
 
 # A companion session with two real screenshots (~0.9 MB of base64), an attached log and a long
-# tool loop, trimmed for a 16k-token model that reserves 2k tokens for its answer.
+# tool loop, trimmed for a 16k-token model that reserves 2k tokens for its answer: counted in
+# o200k_base tokens (the default for a window in tokens), then by the byte rule for comparison.
 demo: build
 	@mkdir -p target/demo
 	$(CLI) probe examples/screenshots/*.png
 	$(CLI) trim examples/session.json --context-tokens 16000 --max-output-tokens 2000 \
 		--tools examples/tools.json --memory examples/memory.txt --summary > target/demo/response.json
-	@echo "The same trim in gpt-4o's own tokens (o200k_base), where the byte rule's answer is 14,422 tokens:"
-	$(CLI) trim examples/session.json --model gpt-4o --context-tokens 16000 --max-output-tokens 2000 \
-		--tools examples/tools.json --memory examples/memory.txt --summary > target/demo/response-gpt-4o.json
+	@echo "The byte rule (4 bytes a token, --tokenizer bytes) keeps more, and overruns the window:"
+	$(CLI) trim examples/session.json --tokenizer bytes --context-tokens 16000 --max-output-tokens 2000 \
+		--tools examples/tools.json --memory examples/memory.txt --summary > target/demo/response-bytes.json
+	@python3 -c 'import json, subprocess; t = json.loads(subprocess.run(["$(CLI)", "count", "--model", "gpt-4o", "target/demo/response-bytes.json"], capture_output=True, text=True).stdout)["total"]; print(f"  its messages are {t} tokens in gpt-4o\x27s own tokenizer, over the 13,538 the window leaves")'
 	@echo "Trimmed session written to target/demo/response.json; the question it ends with:"
 	@python3 -c 'import json; m = json.load(open("target/demo/response.json"))["messages"]; print("  " + m[-1]["content"])'
 

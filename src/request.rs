@@ -519,7 +519,8 @@ impl TrimOptions {
 
 /// How text is counted, from `tokenizer`, `model` and `token_factor`: `tokenizer` names it;
 /// otherwise a model whose tokenizer is known selects it (an estimate, with its family's
-/// factor, for Claude and Gemini); otherwise bytes. A byte budget (`max_bytes`) keeps bytes
+/// factor, for Claude and Gemini); otherwise `context_tokens` counts in o200k_base tokens (an
+/// estimate) unless `bytes_per_token` asks for the byte rule; otherwise bytes. A byte budget (`max_bytes`) keeps bytes
 /// unless `tokenizer` is given, and then the two conflict.
 pub fn measure_of(request: &Map<String, Value>) -> Result<Measure, Error> {
     let given = |key: &str| request.get(key).filter(|v| !v.is_null());
@@ -575,6 +576,20 @@ pub fn measure_of(request: &Map<String, Value>) -> Result<Measure, Error> {
         // A name no family claims: o200k_base with a margin, and the report says so.
         (None, None) if model_name.is_some() && given("max_bytes").is_none() => {
             estimated(Tokenizer::O200kBase, Some(tokens::UNKNOWN_FACTOR))
+        }
+        // A window in tokens and no model: counted in o200k_base tokens (an estimate: no
+        // model says whose tokens), not in 4 bytes a token, which real text (logs, code, CJK)
+        // overruns. `bytes_per_token` or `tokenizer: "bytes"` asks for the byte rule.
+        (None, None)
+            if given("context_tokens").is_some()
+                && given("max_bytes").is_none()
+                && given("bytes_per_token").is_none() =>
+        {
+            Measure {
+                tokenizer: Tokenizer::O200kBase,
+                factor: 1.0,
+                estimate: true,
+            }
         }
         (None, _) => Measure::BYTES,
     };
@@ -800,10 +815,22 @@ mod tests {
     #[test]
     fn agent_side_budget() {
         let o = opts(json!({"context_tokens": 1000, "max_output_tokens": 100,
-            "tools": [{"type": "function"}], "memory": "abcd"}))
+            "tools": [{"type": "function"}], "memory": "abcd", "tokenizer": "bytes"}))
         .unwrap();
         // 4000 − 400 − 1024 − 21 (`[{"type":"function"}]`) − 4
         assert_eq!(o.history_budget().unwrap(), Some(2551));
+        // Without `tokenizer: "bytes"` the window counts in o200k_base tokens: 1000 − 100 −
+        // 256 − the tools' and the memory's few tokens (exact figures: the shared case
+        // tokens_by_default_without_a_model, counted by an independent tokenizer).
+        let o = opts(json!({"context_tokens": 1000, "max_output_tokens": 100,
+            "tools": [{"type": "function"}], "memory": "abcd"}))
+        .unwrap();
+        assert!(o.measure.in_tokens() && o.measure.estimate);
+        let budget = o.history_budget().unwrap().unwrap();
+        assert!(
+            (1000 - 100 - 256 - 12..1000 - 100 - 256).contains(&budget),
+            "{budget}"
+        );
         let o = opts(json!({"context_tokens": 1000, "max_bytes": 600})).unwrap();
         assert_eq!(o.history_budget().unwrap(), Some(600));
         assert_eq!(opts(json!({})).unwrap().history_budget().unwrap(), None);

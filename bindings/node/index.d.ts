@@ -95,7 +95,8 @@ export interface TrimOptions {
    * Count in tokens: `o200k_base` (GPT-4o, 4.1, 5.x, o-series), `cl100k_base` (GPT-4, 3.5),
    * or `bytes`; or `{ file: PATH }`, a Hugging Face `tokenizer.json` (or the folder holding
    * it, beside an open-weight model's weights): exact text counts, framing estimated.
-   * Default: the tokenizer of `model` when known, else bytes.
+   * Default: the tokenizer of `model` when known, else `o200k_base` (an estimate) with
+   * `context_tokens`, bytes with `max_bytes` alone.
    */
   tokenizer?: Tokenizer | TokenizerFile;
   /** Multiplies token counts (default 1; 1.35 for Claude, 1.25 for Gemini models). */

@@ -433,8 +433,10 @@ tools = [{"type": "function", "function": {"name": "search", "description": fill
 history = 1000 * 4 - 200 * 4 - 1024 - len(compact(tools))
 assert history < 512
 case("history_budget_too_small",
-     "Output reserve, overhead and tool schemas leave less than 512 bytes for the history.",
-     {"messages": [user("hi")], "context_tokens": 1000, "max_output_tokens": 200, "tools": tools},
+     "Output reserve, overhead and tool schemas leave less than 512 bytes for the history (in bytes: "
+     "tokenizer \"bytes\" asks for the byte rule).",
+     {"messages": [user("hi")], "context_tokens": 1000, "max_output_tokens": 200, "tools": tools,
+      "tokenizer": "bytes"},
      err("history_budget_too_small",
          message=f"The history budget is {history} bytes after reserving the output, overhead, tool schemas "
                  "and memory; at least 512 bytes are needed.",
@@ -443,9 +445,10 @@ case("history_budget_too_small",
 
 msgs = [user("agent budget")]
 case("agent_side_budget",
-     "context_tokens − output reserve − overhead − tools − memory gives the history budget.",
+     "context_tokens − output reserve − overhead − tools − memory gives the history budget (in "
+     "bytes: tokenizer \"bytes\" asks for the byte rule).",
      {"messages": msgs, "context_tokens": 2000, "max_output_tokens": 500, "overhead_bytes": 100,
-      "tools": [{"type": "function"}], "memory": ["likes tea", "lives in Oslo"]},
+      "tools": [{"type": "function"}], "memory": ["likes tea", "lives in Oslo"], "tokenizer": "bytes"},
      ok(msgs, budget_bytes=2000 * 4 - 500 * 4 - 100 - 21 - len("likes tea") - len("lives in Oslo"),
         budget_tokens=math.ceil((6000 - 100 - 21 - 9 - 13) / 4)))
 

@@ -154,6 +154,48 @@ const lines = (text, from, count) => text.split("\n").slice(from, from + count).
   );
 }
 
+// --- a window in tokens without a model counts in o200k_base, an estimate ---------------------
+{
+  const count = counter(o200k);
+  const logs = read("log_dpkg.log");
+  const messages = [
+    { role: "user", content: lines(logs, 0, 30) },
+    { role: "assistant", content: "Mostly 200s; a few 404s on /favicon.ico." },
+    { role: "user", content: "And the 5xx?" },
+  ];
+  const tools = [{ type: "function", function: { name: "grep", parameters: { type: "object" } } }];
+  const memory = ["The user runs nginx 1.24."];
+  const costs = messages.map((m) => messageCost(m, count));
+  const budget =
+    8000 - 1000 - DEFAULT_OVERHEAD - count(JSON.stringify(tools)) - sum(memory.map(count));
+  addCase(
+    "tokens_by_default_without_a_model",
+    "context_tokens without model or tokenizer counts in o200k_base tokens (reported as an " +
+      "estimate: no model says whose tokens), not 4 bytes a token, which logs overrun; the " +
+      "tools and memory come off the budget in the same tokens.",
+    { messages, context_tokens: 8000, max_output_tokens: 1000, tools, memory },
+    ok(messages, {
+      unit: "tokens",
+      tokenizer: "o200k_base",
+      exact: false,
+      budget_bytes: null,
+      budget_tokens: budget,
+      cost_tokens: sum(costs),
+      dropped_messages: [],
+    }),
+  );
+  addCase(
+    "tokens_bytes_per_token_asks_for_the_byte_rule",
+    "context_tokens with bytes_per_token (or tokenizer: \"bytes\") keeps the byte rule.",
+    { messages, context_tokens: 8000, max_output_tokens: 1000, bytes_per_token: 4 },
+    ok(messages, {
+      unit: "bytes",
+      tokenizer: "bytes",
+      budget_bytes: 8000 * 4 - 1000 * 4 - 1024,
+    }),
+  );
+}
+
 // --- Claude: an estimate, o200k_base × 1.35, images by Claude's rule ------------------------
 {
   const count = counter(o200k, 1.35);
@@ -203,8 +245,8 @@ addCase(
 );
 addCase(
   "tokens_factor_needs_tokens",
-  "token_factor scales token counts: in bytes it is an error, not ignored.",
-  { messages: few, token_factor: 1.2, context_tokens: 8000 },
+  "token_factor scales token counts: in bytes (max_bytes alone) it is an error, not ignored.",
+  { messages: few, token_factor: 1.2, max_bytes: 8000 },
   err("invalid_request", { path: "token_factor" }),
 );
 addCase(

@@ -64,7 +64,7 @@ def test_context_budget_exceeded_has_a_breakdown() -> None:
 
 def test_history_budget_too_small() -> None:
     with pytest.raises(ankita.HistoryBudgetTooSmall) as info:
-        ankita.trim([user("hi")], context_tokens=300)
+        ankita.trim([user("hi")], context_tokens=300, tokenizer="bytes")
     e = info.value
     assert e.code == "history_budget_too_small"
     assert e.details["breakdown"]["context_bytes"] == 1200
@@ -122,7 +122,12 @@ def test_a_model_no_family_claims_answers_with_a_warning() -> None:
     count = ankita.count_tokens([user("hi")], model="no-such-model-anywhere")
     assert count["tokenizer"] == "o200k_base" and count["exact"] is False
     assert count["warnings"][0]["code"] == "unknown_model"
-    for name in ["gpt-4", "gpt-3.5-turbo", "ollama/llama3.1", "bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0"]:
+    for name in [
+        "gpt-4",
+        "gpt-3.5-turbo",
+        "ollama/llama3.1",
+        "bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0",
+    ]:
         assert ankita.trim([user("hi")], model=name, context_tokens=8192).report["warnings"] == []
     assert ankita.count_tokens([user("hi")], model="gpt-4")["tokenizer"] == "cl100k_base"
 

@@ -189,7 +189,9 @@ def test_a_minimal_agent_loop() -> None:
         HumanMessage(content=[{"type": "text", "text": "What is wrong?"}, screenshot_block()]),
     ]
     for _ in range(4):
-        window = trim_messages(history, context_tokens=4000, max_output_tokens=500)
+        window = trim_messages(
+            history, context_tokens=4000, max_output_tokens=500, bytes_per_token=4
+        )
         seen.append(window)
         response = model.invoke(window)
         assert isinstance(response, AIMessage)

@@ -70,5 +70,5 @@ def test_bad_token_options_name_their_key() -> None:
         ankita.trim(history(), tokenizer="o200k_base", max_bytes=10_000)
     assert e.value.path == "max_bytes"
     with pytest.raises(ankita.InvalidRequest) as e:
-        ankita.trim(history(), token_factor=1.2, context_tokens=8000)
+        ankita.trim(history(), token_factor=1.2, max_bytes=8000)
     assert e.value.path == "token_factor"

@@ -133,7 +133,8 @@ const TOKENIZER: Flag = Flag {
     short: None,
     value: Some("NAME"),
     doc: "count text in tokens of o200k_base (GPT-4o, 4.1, 5.x, o-series) or cl100k_base \
-          (GPT-4, 3.5), or in bytes; default: the tokenizer of --model when known, else bytes",
+          (GPT-4, 3.5), or in bytes; default: the tokenizer of --model when known, else \
+          o200k_base (an estimate) with --context-tokens, bytes with --max-bytes",
     sets: Sets::Text("tokenizer"),
 };
 

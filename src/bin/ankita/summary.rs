@@ -270,7 +270,7 @@ pub fn render(report: &Value, images: &[Image]) -> String {
     let refilled = list("refilled");
     if !refilled.is_empty() {
         out += &format!(
-            "  brought back after shedding {} messages: {}\n",
+            "  brought back (refill, fill) {} messages: {}\n",
             refilled.len(),
             index_list(refilled)
         );
