@@ -230,11 +230,13 @@ describe("trimmed for gpt-4o, histories fit the real window", () => {
         usage[window].push(real / (window - output));
       }
       const m = median(usage[window]);
-      // Whole groups go (DESIGN §6): at 8k a single tool loop with a 17 KB log (~6,800 tokens)
-      // cannot fit the 7,000-token history, and everything older goes with it.
-      assert.ok(m >= (window === 8_000 ? 0.85 : 0.95), `median use ${m}`);
+      const p10 = [...usage[window]].sort((a, b) => a - b)[Math.floor(usage[window].length / 10)];
+      // Fill (DESIGN §6): a tool loop with a 17 KB log (~6,800 tokens) that does not fit an 8k
+      // window whole comes back shrunk into the room left instead of leaving it empty.
+      assert.ok(m >= 0.95, `median use ${m}`);
+      if (window === 8_000) assert.ok(p10 >= 0.85, `10th percentile use ${p10}`);
       console.log(
-        `# ${window}: median use of the window ${(100 * m).toFixed(1)}%, min ${(100 * Math.min(...usage[window])).toFixed(1)}%`,
+        `# ${window}: median use of the window ${(100 * m).toFixed(1)}%, 10th percentile ${(100 * p10).toFixed(1)}%, min ${(100 * Math.min(...usage[window])).toFixed(1)}%`,
       );
     });
   }
