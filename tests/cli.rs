@@ -886,3 +886,27 @@ fn probe_reads_pdfs_and_audio() {
         r.stdout
     );
 }
+
+#[test]
+fn summary_lists_dropped_documents() {
+    use base64::Engine;
+    let dir = scratch("summary_files");
+    let pdf = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/files/pdf-10-objstm.pdf"),
+    )
+    .unwrap();
+    let data = base64::engine::general_purpose::STANDARD.encode(pdf);
+    let request = json!({"format": "anthropic", "max_bytes": 1000, "overhead_bytes": 0,
+        "image_profile": "gemini", "messages": [{"role": "user", "content": [
+            {"type": "text", "text": "Summarise."},
+            {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": data}}]}]});
+    let path = write(&dir, "pdf.json", &request.to_string());
+    let r = run(["trim", &path, "--summary"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("  dropped document messages[0].content[1]: pdf 10 pages, ~2580 tokens"),
+        "{}",
+        r.stderr
+    );
+}

@@ -297,6 +297,20 @@ pub fn render(report: &Value, images: &[Image]) -> String {
             a["index"], a["part"], a[unit]
         );
     }
+    for f in list("dropped_files") {
+        let (count, what) = match f["pages"].as_u64() {
+            Some(n) => (n, "pages"),
+            None => (f["seconds"].as_u64().unwrap_or(0), "s"),
+        };
+        out += &format!(
+            "  dropped {} messages[{}].{key}[{}]: {} {count} {what}, ~{} tokens\n",
+            f["kind"].as_str().unwrap_or("file"),
+            f["index"],
+            f["part"],
+            f["format"].as_str().unwrap_or("unreadable"),
+            f["tokens"]
+        );
+    }
     for r in list("repaired") {
         out += &format!(
             "  repaired messages[{}]: {} ({})\n",
