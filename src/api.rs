@@ -85,7 +85,10 @@ pub fn count_value(text: &str) -> Result<Value, Error> {
         "unit": if measure.in_tokens() { "tokens" } else { "bytes" },
         "tokenizer": measure.tokenizer.name(),
         "exact": measure.in_tokens() && !measure.estimate,
-        "total": count.total().saturating_add(tools.unwrap_or(0)),
+        "total": count
+            .total()
+            .saturating_add(tools.unwrap_or(0))
+            .saturating_add(crate::framing::chat_tokens(&measure)),
         "messages": count.messages,
     });
     if let Some(system) = count.system {

