@@ -143,8 +143,8 @@ const TOKENIZER_FILE: Flag = Flag {
     alias: None,
     short: None,
     value: Some("PATH"),
-    doc: "count text with a Hugging Face tokenizer.json (or the folder holding it, beside an \
-          open-weight model's weights): exact text counts, framing estimated; replaces \
+    doc: "count text with a Hugging Face tokenizer.json (or the folder holding it, with its \
+          tokenizer_config.json, whose chat template frames the messages); replaces \
           --tokenizer",
     sets: Sets::FileRef("tokenizer"),
 };
