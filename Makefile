@@ -38,7 +38,32 @@ demo: build
 	@echo "Trimmed session written to target/demo/response.json; the question it ends with:"
 	@python3 -c 'import json; m = json.load(open("target/demo/response.json"))["messages"]; print("  " + m[-1]["content"])'
 
-test: build test-rust test-c test-python test-node test-install test-packages
+# What `make test` installs when the machine lacks it, and roughly how long it takes (2 cores,
+# from a clone with target/ built once before; the first run also compiles every build).
+define TEST_PLAN
+make test: Rust (cargo test --release), C (valgrind), Node, make install (C/C++, CMake), the
+  packages (wheel, sdist, npm tarball) and Python (pytest against that wheel); about 10-15 min on
+  2 cores, more on the first run (each build from scratch) or on a busy machine. It installs:
+  valgrind and cmake (apt-get, when missing); the npm packages of bindings/node (npm ci);
+  maturin, ziglang and auditwheel (target/dist/venv); pytest, mypy, ruff and the SDKs the
+  Python adapters are tested against (bindings/python/.venv).
+endef
+export TEST_PLAN
+
+# The Python tests run against the wheel test-packages built (the extension is compiled once);
+# the Rust suites run last, as `cargo test` rebuilds the library with the test dependencies'
+# features and the suites before it reuse the one `make build` made.
+test: build
+	@echo "$$TEST_PLAN"
+	@start=$$(date +%s); for suite in test-c test-node test-install test-packages; do \
+		t=$$(date +%s); $(MAKE) --no-print-directory $$suite || exit 1; \
+		echo "== $$suite: $$(( $$(date +%s) - t )) s"; done; \
+	t=$$(date +%s); $(MAKE) --no-print-directory test-python \
+		ANKITA_WHEEL="$$(ls $(WHEEL_DIR)/ankita_context-$(VERSION)-cp39-abi3-*$(HOST_ARCH).whl)" || exit 1; \
+	echo "== test-python: $$(( $$(date +%s) - t )) s"; \
+	t=$$(date +%s); $(MAKE) --no-print-directory test-rust || exit 1; \
+	echo "== test-rust: $$(( $$(date +%s) - t )) s"; \
+	echo "== make test: $$(( $$(date +%s) - start )) s"
 
 test-rust: build
 	$(CARGO) test --release --locked
@@ -56,15 +81,18 @@ test-c: build tools $(C_TEST) $(C_DRIVER)
 	python3 tests/c/run_cases.py $(C_DRIVER) $(VALGRIND)
 
 # Each binding owns its test script; it installs what it needs (venv, npm packages) itself.
+# ANKITA_WHEEL=path: test that wheel instead of building the package from the sources.
 test-python: build
-	@if [ -x bindings/python/run-tests.sh ]; then bindings/python/run-tests.sh; else echo "test-python: no Python package yet"; fi
+	@if [ -x bindings/python/run-tests.sh ]; then ANKITA_WHEEL="$(ANKITA_WHEEL)" bindings/python/run-tests.sh; \
+		else echo "test-python: no Python package yet"; fi
 
 test-node: build
 	@if [ -x bindings/node/run-tests.sh ]; then bindings/node/run-tests.sh; else echo "test-node: no Node package yet"; fi
 
 # Installs what the test suites need when the machine lacks it.
 tools:
-	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
+	@command -v valgrind >/dev/null || { echo "== valgrind is missing: apt-get install valgrind"; \
+		apt-get update -qq && apt-get install -y -qq valgrind; }
 
 lint:
 	$(CARGO) fmt --all --check
@@ -97,7 +125,10 @@ HOST_ARCH := $(shell uname -m)
 WHEEL_DIR := target/wheels
 DIST_VENV := target/dist/venv
 CROSS ?= $(if $(filter aarch64-unknown-linux-gnu,$(shell rustup target list --installed 2>/dev/null)),aarch64,)
-MATURIN_BUILD = $(DIST_VENV)/bin/maturin build --release --locked --strip --zig \
+# The wheel and the Node prebuild are built with the same profile (stripped, no debug info) into
+# the same target directory, so the second reuses the dependencies the first compiled.
+PACKAGE_PROFILE := CARGO_PROFILE_RELEASE_STRIP=symbols CARGO_PROFILE_RELEASE_DEBUG=0
+MATURIN_BUILD = $(PACKAGE_PROFILE) $(DIST_VENV)/bin/maturin build --release --locked --strip --zig \
 	--compatibility manylinux2014 -m bindings/python/Cargo.toml --out $(WHEEL_DIR)
 
 $(DIST_VENV)/bin/maturin:
@@ -131,8 +162,7 @@ prebuild: $(DIST_VENV)/bin/maturin
 		"$(abspath $(DIST_VENV))/bin/python" > target/dist/zigcc-$(ARCH)
 	chmod +x target/dist/zigcc-$(ARCH)
 	CARGO_TARGET_$(shell echo $(ARCH) | tr a-z A-Z)_UNKNOWN_LINUX_GNU_LINKER=$(abspath target/dist/zigcc-$(ARCH)) \
-	CARGO_PROFILE_RELEASE_STRIP=symbols CARGO_PROFILE_RELEASE_DEBUG=0 \
-		$(CARGO) build --release --locked --lib --target $(ARCH)-unknown-linux-gnu
+	$(PACKAGE_PROFILE) $(CARGO) build --release --locked --lib --target $(ARCH)-unknown-linux-gnu
 	mkdir -p $(PREBUILDS)/linux-$(call NODE_ARCH,$(ARCH))
 	cp target/$(ARCH)-unknown-linux-gnu/release/libankita.so $(PREBUILDS)/linux-$(call NODE_ARCH,$(ARCH))/
 

