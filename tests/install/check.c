@@ -27,12 +27,14 @@ static void expect(const char *what, char *answer, const char *const *needles) {
 int main(void) {
     static const char png[] =
         "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAABqQAAAiYCAIAAAA+NVHk";
-    /* An old answer too long for the 600-byte budget, between two questions (anchors). */
+    /* An old answer too long for the 600-byte budget, between two questions (anchors); whole
+     * groups only (fill: false), so it goes whole. */
     static const char request_format[] =
         "{\"messages\": [{\"role\": \"system\", \"content\": \"Answer briefly.\"},"
         " {\"role\": \"user\", \"content\": \"an old question\"},"
         " {\"role\": \"assistant\", \"content\": \"%s\"},"
-        " {\"role\": \"user\", \"content\": \"the question\"}], \"max_bytes\": 600}";
+        " {\"role\": \"user\", \"content\": \"the question\"}], \"max_bytes\": 600,"
+        " \"fill\": false}";
     char filler[801];
     char request[sizeof request_format + sizeof filler];
     static const char *const trimmed[] = {"\"ok\":true", "\"dropped_messages\":[2]",

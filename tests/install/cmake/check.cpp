@@ -36,7 +36,8 @@ int main() {
     std::string request = R"({"messages": [{"role": "system", "content": "Answer briefly."},)"
                           R"( {"role": "user", "content": "an old question"},)"
                           R"( {"role": "assistant", "content": ")" + filler + R"("},)"
-                          R"( {"role": "user", "content": "the question"}], "max_bytes": 600})";
+                          R"( {"role": "user", "content": "the question"}], "max_bytes": 600,)"
+                          R"( "fill": false})";
     std::string trimmed = ankita::trim(request);
     check(contains(trimmed, R"("ok":true)") && contains(trimmed, R"("dropped_messages":[2])"),
           "trim", trimmed);
@@ -73,8 +74,8 @@ int main() {
     std::string low = ankita::probe_image(png, R"({"model": "gpt-4o", "detail": "low"})");
     check(contains(low, R"("tokens":85)"), "probe_image with options", low);
     try {
-        ankita::probe_image(png, R"({"model": "no-such-model"})");
-        check(false, "an unknown model throws");
+        ankita::probe_image(png, R"({"model": "no-such-model", "strict_model": true})");
+        check(false, "an unknown model throws (strict_model)");
     } catch (const ankita::error &e) {
         check(e.code() == "invalid_request", "unknown model", e.what());
     }
