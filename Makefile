@@ -59,7 +59,7 @@ test: build
 		t=$$(date +%s); $(MAKE) --no-print-directory $$suite || exit 1; \
 		echo "== $$suite: $$(( $$(date +%s) - t )) s"; done; \
 	t=$$(date +%s); $(MAKE) --no-print-directory test-python \
-		ANKITA_WHEEL="$$(ls $(WHEEL_DIR)/ankita_context-$(VERSION)-cp39-abi3-*$(HOST_ARCH).whl)" || exit 1; \
+		ANKITA_WHEEL="$$(ls $(WHEEL_DIR)/ankita_context-$(VERSION)-cp39-abi3-manylinux*$(HOST_ARCH).whl)" || exit 1; \
 	echo "== test-python: $$(( $$(date +%s) - t )) s"; \
 	t=$$(date +%s); $(MAKE) --no-print-directory test-rust || exit 1; \
 	echo "== test-rust: $$(( $$(date +%s) - t )) s"; \
