@@ -484,12 +484,16 @@ fn generated_requests_answer_as_the_c_abi() {
     let mut outcomes = std::collections::BTreeMap::new();
     for n in 0..count {
         let request = request(&mut rng);
-        compared += check_trim(
-            &request,
-            &scratch,
-            n,
-            &format!("generated request {n}: {request}"),
-        );
+        // Every request through --jsonl below (one process); every other one also as a file
+        // (a process each, with its keys as flags too).
+        if n % 2 == 0 {
+            compared += check_trim(
+                &request,
+                &scratch,
+                n,
+                &format!("generated request {n}: {request}"),
+            );
+        }
         let line = one_line(&request);
         let expected = through_c(ankita_trim_n, &line);
         let outcome = if expected.starts_with("{\"ok\":true") {
@@ -509,13 +513,13 @@ fn generated_requests_answer_as_the_c_abi() {
     }
     compared += count;
     // The requests are varied: most are trimmed, some fail (deep nesting past serde_json's
-    // limit, budgets too small), and every one compared at least twice.
+    // limit, budgets too small), and every one compared at least once, half of them twice.
     assert!(
         outcomes.get("ok").copied().unwrap_or(0) > count / 2,
         "{outcomes:?}"
     );
     assert!(outcomes.len() > 1, "{outcomes:?}");
-    assert!(compared >= 2 * count, "{compared}");
+    assert!(compared >= count + count / 2, "{compared}");
 }
 
 #[test]
