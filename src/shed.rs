@@ -90,24 +90,14 @@ fn shrink_texts(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         .map(|&(_, u)| t.session.units[u].bytes)
         .collect();
     let need = saturate(t.total - u128::from(budget));
-    let floor = if t.measure.in_tokens() {
-        MIN_TEXT_TOKENS
-    } else {
-        MIN_TEXT_BYTES
-    };
+    let floor = t.text_floor();
     let level = water_level(&sizes, need, floor).unwrap_or(floor);
     for (&(m, u), &size) in candidates.iter().zip(&sizes) {
         if size <= level {
             continue;
         }
         let text = t.session.units[u].text.text();
-        let (shrunk, to) = if t.measure.in_tokens() {
-            shrink_to_tokens(&t.measure, &text, size, level)
-        } else {
-            let shrunk = shrink_text(&text, level as usize);
-            let to = shrunk.len() as u64;
-            (shrunk, to)
-        };
+        let (shrunk, to) = t.shrink_to(&text, size, level);
         if to >= size {
             continue;
         }
