@@ -340,6 +340,41 @@ char *ankita_session_snapshot(struct AnkitaSession *s);
  */
 void ankita_session_free(struct AnkitaSession *s);
 
+/**
+ * Trims `count` requests at once, on `threads` threads (0: every core), each answered as
+ * `ankita_trim_n` answers it.
+ *
+ * `requests` holds `count` request texts (JSON objects, or bare messages arrays read as
+ * `{"messages": [...]}`); `lens` is NULL when each is NUL-terminated, else their `count`
+ * lengths in bytes. `defaults_json` is NULL or a JSON object of request keys (`{"model":
+ * "gpt-4o", "context_tokens": 8000}`) that fill in the keys a request lacks, as
+ * `ankita trim --jsonl` does with its flags; it is checked once, so an unknown key or a bad
+ * value fails the call rather than every request.
+ *
+ * On return `answers[i]` is the answer to `requests[i]`: `{"ok": true, ...}` or its own
+ * `{"ok": false, "error": ...}` (a NULL request is an `invalid_argument` error, a text that is
+ * not UTF-8 an `invalid_json` one naming `requests[i]`): a bad request never fails the batch.
+ * The call answers `{"ok": true, "requests": count, "failed": N}`, or an error (`answers` then
+ * all NULL) when `requests` or `answers` is NULL with a nonzero `count`, or `defaults_json`
+ * is not a valid object of request keys.
+ *
+ * Ownership: the returned string and every `answers[i]` are owned by the caller and must be
+ * released with `ankita_string_free`. Thread safety: may be called from any thread
+ * concurrently; the requests and `answers` must not be touched by other threads meanwhile.
+ *
+ * # Safety
+ * `requests` is NULL or points to `count` pointers, each NULL or a string of `lens[i]` bytes
+ * (NUL-terminated when `lens` is NULL); `lens` is NULL or points to `count` lengths;
+ * `defaults_json` is NULL or a NUL-terminated string; `answers` is NULL or points to `count`
+ * writable pointers. All stay valid for the duration of the call.
+ */
+char *ankita_trim_many(const char *const *requests,
+                       const size_t *lens,
+                       size_t count,
+                       const char *defaults_json,
+                       size_t threads,
+                       char **answers);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

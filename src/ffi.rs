@@ -13,6 +13,9 @@ use std::mem::{size_of, ManuallyDrop};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod batch;
+pub use batch::ankita_trim_many;
+
 /// Every string the library returns is `[capacity: usize][text][NUL]` in one allocation of the
 /// text's exact size; the caller holds a pointer to the text, and [`ankita_string_free`] finds
 /// the allocation's size in the header instead of scanning the text.

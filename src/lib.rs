@@ -7,6 +7,7 @@
 //! what the C ABI ([`ffi`]), the command line and every binding speak (DESIGN §8).
 
 pub mod api;
+pub mod batch;
 pub mod chat_template;
 pub mod error;
 pub mod ffi;
@@ -25,6 +26,7 @@ pub mod report;
 pub mod request;
 pub mod session;
 pub mod shed;
+pub mod splice;
 pub mod tokenizer_file;
 pub mod tokens;
 pub mod trim;

@@ -1,7 +1,7 @@
 //! The `ankita` command line: `trim` (one request, or one per line with `--jsonl`), `count`,
 //! `sanitize` and `probe`. Arguments are `OsString`s parsed with `lexopt`; every option is
 //! described once, with its docs, in [`flags`]. The request the core reads is the caller's text
-//! itself with the command line's keys spliced in ([`splice`]), answered by the core's JSON
+//! itself with the command line's keys spliced in ([`ankita::splice`]), answered by the core's JSON
 //! contract ([`ankita::api`]): the command line answers what the C ABI and every binding answer
 //! for the same text.
 //!
@@ -14,16 +14,14 @@
 mod batch;
 #[path = "ankita/flags.rs"]
 mod flags;
-#[path = "ankita/splice.rs"]
-mod splice;
 #[path = "ankita/summary.rs"]
 mod summary;
 
+use ankita::splice::{self, answer, Key, Precedence, Splice};
 use ankita::{api, probe, Error, ErrorCode};
 use flags::{KeyValue, Parsed, Setting};
 use lexopt::Arg;
 use serde_json::{Map, Value};
-use splice::{Key, Precedence, Splice, Spliced};
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -306,7 +304,7 @@ fn load_keys(parsed: &Parsed) -> Result<Vec<Key>, Failure> {
         };
         // A later flag replaces an earlier one.
         keys.retain(|(k, _)| k != key);
-        keys.push((key, value));
+        keys.push((std::borrow::Cow::Borrowed(key), value));
     }
     Ok(keys)
 }
@@ -347,23 +345,6 @@ fn read_text(path: Option<&Path>) -> Result<String, Failure> {
             ),
         ))
     })
-}
-
-/// Answers a request spliced from `text`: the core's answer for the spliced text, or, when the
-/// core finds an object with appended fields invalid JSON, its answer for the caller's own text
-/// (see [`splice`]).
-pub fn answer<T>(
-    text: String,
-    splice: &Splice<'_>,
-    call: impl for<'t> Fn(&'t str) -> Result<T, Error>,
-) -> Result<T, Error> {
-    let spliced: Spliced = splice::splice(text, splice);
-    match call(spliced.text()) {
-        Err(e) if e.code == ErrorCode::InvalidJson && spliced.is_appended() => {
-            call(&spliced.into_original())
-        }
-        answered => answered,
-    }
 }
 
 fn trim_command(parsed: Parsed) -> Result<u8, Failure> {

@@ -324,6 +324,36 @@ static void test_session(void) {
     ankita_session_free(NULL);
 }
 
+/* A batch answers each request as ankita_trim answers it, in order; a bad row is its own error. */
+static void test_trim_many(void) {
+    const char *requests[4] = {
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+        "{\"messages\": [",
+        NULL,
+        "[{\"role\":\"user\",\"content\":\"hello\"}]",
+    };
+    char *answers[4];
+    char *status = ankita_trim_many(requests, NULL, 4, "{\"max_bytes\": 4096}", 2, answers);
+    CHECK(status && strcmp(status, "{\"ok\":true,\"requests\":4,\"failed\":2}") == 0, "%s",
+          status);
+    ankita_string_free(status);
+    char *one = ankita_trim("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+                            "\"max_bytes\": 4096}");
+    CHECK(answers[0] && one && strcmp(answers[0], one) == 0, "%s\n  vs %s", answers[0], one);
+    ankita_string_free(one);
+    CHECK(answers[1] && strstr(answers[1], "\"code\":\"invalid_json\"") != NULL, "%s", answers[1]);
+    CHECK(answers[2] && strstr(answers[2], "\"message\":\"requests[2] is NULL\"") != NULL, "%s",
+          answers[2]);
+    CHECK(answers[3] && strstr(answers[3], "\"ok\":true") != NULL &&
+              strstr(answers[3], "\"budget_bytes\":4096") != NULL,
+          "%s", answers[3]);
+    for (int i = 0; i < 4; i++) ankita_string_free(answers[i]);
+    status = ankita_trim_many(requests, NULL, 4, "{\"max_byte\": 1}", 0, answers);
+    CHECK(status && strstr(status, "\"path\":\"max_byte\"") != NULL, "%s", status);
+    CHECK(answers[0] == NULL && answers[3] == NULL, "answers of a failed call");
+    ankita_string_free(status);
+}
+
 int main(void) {
     test_version();
     test_probe();
@@ -334,6 +364,7 @@ int main(void) {
     test_probe_with_profile();
     test_probe_file();
     test_session();
+    test_trim_many();
     if (failures) {
         fprintf(stderr, "%d C check(s) failed\n", failures);
         return 1;

@@ -1,14 +1,13 @@
 //! `trim --jsonl`: one request per input line, one answer per output line in input order,
-//! trimmed on every core. A reader thread reads ahead; each chunk of lines is answered by a
-//! scoped pool of threads taking lines one at a time (lines differ wildly in size), then written
-//! in order.
+//! trimmed on every core (`--threads N`). A reader thread reads ahead; each chunk of lines is
+//! answered by the core's batch ([`ankita::batch`]: scoped threads taking lines one at a time,
+//! as lines differ wildly in size), then written in order.
 
-use crate::splice::{Key, Precedence, Splice};
-use crate::{answer, outcome_of_code, write_failure, Failure, Outcome};
-use ankita::{api, Error, ErrorCode};
+use crate::{outcome_of_code, write_failure, Failure, Outcome};
+use ankita::batch;
+use ankita::splice::Key;
+use ankita::{Error, ErrorCode};
 use std::io::{BufRead, IsTerminal, Write};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// At most this many lines are held at once…
 const CHUNK_LINES: usize = 4096;
@@ -166,43 +165,11 @@ pub struct Answer {
 
 /// Answers `lines` on up to `threads` threads, in input order.
 fn answer_all(lines: &[Vec<u8>], flags: &[Key], threads: usize) -> Vec<Answer> {
-    let threads = threads.clamp(1, lines.len().max(1));
-    if threads == 1 {
-        return lines.iter().map(|line| answer_line(line, flags)).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut mine = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(line) = lines.get(i) else {
-                return mine;
-            };
-            mine.push((i, answer_line(line, flags)));
-        }
-    };
-    let mut slots: Vec<Option<Answer>> =
-        std::iter::repeat_with(|| None).take(lines.len()).collect();
-    std::thread::scope(|scope| {
-        // This thread is one of the workers.
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-        let mine = work();
-        // answer_line catches panics, so a helper always returns.
-        let theirs = helpers
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default());
-        for (i, answer) in mine.into_iter().chain(theirs) {
-            slots[i] = Some(answer);
-        }
-    });
-    slots
-        .into_iter()
-        .map(|slot| slot.unwrap_or_else(|| error_answer(ErrorCode::Internal, "no answer")))
-        .collect()
+    batch::map_in_order(lines, threads, |_, line| answer_line(line, flags))
 }
 
-/// The answer to one line: the core's answer for the line with `flags` spliced in as
-/// defaults (see [`crate::splice`]), or an error naming what is wrong with it.
+/// The answer to one line: the core's answer for the line with `flags` filling in the keys it
+/// lacks ([`batch::trim_one`]), or an error naming what is wrong with the line.
 pub fn answer_line(line: &[u8], flags: &[Key]) -> Answer {
     let Ok(text) = std::str::from_utf8(line) else {
         return error_answer(ErrorCode::InvalidJson, "the line is not valid UTF-8");
@@ -213,31 +180,12 @@ pub fn answer_line(line: &[u8], flags: &[Key]) -> Answer {
             "the line is empty; each line must hold one request",
         );
     }
-    let answered = catch_unwind(AssertUnwindSafe(|| {
-        let splice = Splice {
-            keys: flags,
-            precedence: Some(Precedence::FillIn),
-            ..Splice::default()
-        };
-        let bare_array = text.trim_start().starts_with('[');
-        if flags.is_empty() && !bare_array {
-            // The line as it is: nothing to splice, nothing to copy.
-            return api::trim_answer(text).map(|a| a.into_string());
-        }
-        answer(text.to_string(), &splice, |t| {
-            api::trim_answer(t).map(|a| a.into_string())
-        })
-    }));
-    match answered {
-        Ok(Ok(text)) => Answer {
-            text,
-            outcome: Outcome::Ok,
-        },
-        Ok(Err(error)) => Answer {
-            outcome: outcome_of_code(error.code.as_str()),
-            text: error.to_response().to_string(),
-        },
-        Err(_) => error_answer(ErrorCode::Internal, "trimming this line panicked"),
+    let answer = batch::trim_one(text, flags);
+    Answer {
+        outcome: answer
+            .error
+            .map_or(Outcome::Ok, |code| outcome_of_code(code.as_str())),
+        text: answer.text,
     }
 }
 

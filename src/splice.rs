@@ -1,30 +1,30 @@
-//! The request the core reads: the caller's text itself, with the command line's keys spliced
-//! in as text. Nothing the caller wrote is read into values and written again, so a number as
-//! written (`1.0e5`, a 30-digit integer, `-0`, `1E400`), an escape or an unknown field reaches
-//! the core unchanged, and `ankita trim FILE` answers byte for byte what `ankita_trim_n`
-//! answers for the same text with the same keys.
+//! Option keys spliced into a request's JSON text, as text. Nothing the caller wrote is read
+//! into values and written again, so a number as written (`1.0e5`, a 30-digit integer, `-0`,
+//! `1E400`), an escape or an unknown field reaches the core unchanged: the command line's
+//! `ankita trim FILE --context-tokens N` and a batch with defaults ([`crate::batch`]) answer
+//! byte for byte what `ankita_trim_n` answers for the same text with the same keys.
 //!
 //! Only the root is looked at here: where its fields start and end, and whether it is an object
-//! or a bare messages array. A bare array becomes `{"messages":ARRAY,…}`; a key given on the
-//! command line is appended to the root object as `"key":value`. An object read by the core
-//! keeps a key given twice in its first place with its last value (`ankita::raw::Fields`), so an
-//! appended key replaces the request's own; a request's key that must go (the other half of
-//! `image_profile`/`model`, or a trim answer's `ok` and `report` given to `count`) is appended as
-//! `null`, which the contract reads as "not given". Appending leaves every byte before the
-//! root's closing brace where the caller wrote it, so an error's line and column are the
-//! caller's own; when the core finds an object's text invalid, it is answered for the caller's
-//! text as read (the splice undone). A bare array's request is `{"messages":ARRAY}`: its errors
-//! are the core's for that text (on the first line, 12 columns past the caller's).
+//! or a bare messages array. A bare array becomes `{"messages":ARRAY,…}`; a key is appended to
+//! the root object as `"key":value`. An object read by the core keeps a key given twice in its
+//! first place with its last value (`ankita::raw::Fields`), so an appended key replaces the
+//! request's own; a request's key that must go (the other half of `image_profile`/`model`, or a
+//! trim answer's `ok` and `report` given to `count`) is appended as `null`, which the contract
+//! reads as "not given". Appending leaves every byte before the root's closing brace where the
+//! caller wrote it, so an error's line and column are the caller's own; when the core finds an
+//! object's text invalid, it is answered for the caller's text as read (the splice undone, see
+//! [`answer`]). A bare array's request is `{"messages":ARRAY}`: its errors are the core's for
+//! that text (on the first line, 12 columns past the caller's).
 
 use std::borrow::Cow;
 
-/// How the command line's keys meet the request's own.
+/// How the spliced keys meet the request's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Precedence {
-    /// The command line's keys replace the request's (one request: `ankita trim FILE`).
+    /// The keys replace the request's (one request: `ankita trim FILE --model M`).
     Replace,
-    /// They fill in the keys a request lacks (defaults: `ankita trim --jsonl`); a `null` is
-    /// lacking, but for `max_messages`, where it means no limit.
+    /// They fill in the keys a request lacks (defaults of a batch: `ankita trim --jsonl`,
+    /// [`crate::batch`]); a `null` is lacking, but for `max_messages`, where it means no limit.
     FillIn,
 }
 
@@ -33,7 +33,7 @@ pub enum Precedence {
 const PROFILE_KEYS: [&str; 2] = ["image_profile", "model"];
 
 /// A request key and its value as JSON text.
-pub type Key = (&'static str, String);
+pub type Key = (Cow<'static, str>, String);
 
 /// The root of a JSON text, as far as splicing needs it.
 enum Root<'t> {
@@ -100,7 +100,7 @@ impl Spliced {
 /// What to splice into a request.
 #[derive(Default)]
 pub struct Splice<'k> {
-    /// Keys from the command line.
+    /// The keys to splice in.
     pub keys: &'k [Key],
     pub precedence: Option<Precedence>,
     /// Keys of the request that are not part of the request the core reads (`count` given a
@@ -171,51 +171,69 @@ fn wrap(mut text: String, keys: &[Key]) -> Spliced {
     }
 }
 
-/// The fields to append to a request object with `fields`, in order.
-fn appended_keys(
-    fields: &[(Cow<'_, str>, &str)],
+/// Calls `call` with `text` spliced; when the core finds the spliced object's text invalid
+/// JSON, calls it again with the caller's text as read, so the error's line and column are the
+/// caller's own.
+pub fn answer<T>(
+    text: String,
     splice: &Splice<'_>,
-) -> Vec<(&'static str, String)> {
+    call: impl for<'t> Fn(&'t str) -> Result<T, crate::Error>,
+) -> Result<T, crate::Error> {
+    let spliced = self::splice(text, splice);
+    match call(spliced.text()) {
+        Err(e) if e.code == crate::ErrorCode::InvalidJson && spliced.is_appended() => {
+            call(&spliced.into_original())
+        }
+        answered => answered,
+    }
+}
+
+/// The fields to append to a request object with `fields`, in order.
+fn appended_keys<'k>(
+    fields: &[(Cow<'_, str>, &str)],
+    splice: &Splice<'k>,
+) -> Vec<(&'k str, Cow<'k, str>)> {
     let precedence = splice.precedence.unwrap_or(Precedence::Replace);
     let own = |key: &str| fields.iter().rev().find(|(k, _)| k == key).map(|(_, v)| *v);
     let given = |value: Option<&str>| value.is_some_and(|v| v != "null");
-    let mut appended = Vec::new();
+    let is_profile = |key: &str| PROFILE_KEYS.contains(&key);
+    let mut appended: Vec<(&'k str, Cow<'k, str>)> = Vec::new();
     let keys_name_profile = splice
         .keys
         .iter()
-        .any(|(k, v)| PROFILE_KEYS.contains(k) && v != "null");
+        .any(|(k, v)| is_profile(k) && v != "null");
     let request_names_profile = PROFILE_KEYS.iter().any(|k| given(own(k)));
     if precedence == Precedence::Replace && keys_name_profile {
         for key in PROFILE_KEYS {
-            let named = splice.keys.iter().any(|(k, _)| *k == key);
+            let named = splice.keys.iter().any(|(k, _)| k == key);
             if !named && given(own(key)) {
-                appended.push((key, "null".to_string()));
+                appended.push((key, Cow::Borrowed("null")));
             }
         }
     }
     for (key, value) in splice.keys {
-        let keep_own = if PROFILE_KEYS.contains(key) {
+        let keep_own = if is_profile(key) {
             request_names_profile
-        } else if *key == "max_messages" {
+        } else if key == "max_messages" {
             // A request's `"max_messages": null` is its own choice: no count limit.
             own(key).is_some()
         } else {
             given(own(key))
         };
         if precedence == Precedence::Replace || !keep_own {
-            appended.push((*key, value.clone()));
+            appended.push((key, Cow::Borrowed(value)));
         }
     }
     for key in splice.ignore {
         if given(own(key)) {
-            appended.push((*key, "null".to_string()));
+            appended.push((key, Cow::Borrowed("null")));
         }
     }
     if let Some(derive) = &splice.derive {
-        let named = splice.keys.iter().any(|(k, _)| *k == derive.key);
+        let named = splice.keys.iter().any(|(k, _)| k == derive.key);
         if !named && !given(own(derive.key)) {
             if let Some(value) = own(derive.from).and_then(derive.read) {
-                appended.push((derive.key, value));
+                appended.push((derive.key, Cow::Owned(value)));
             }
         }
     }
@@ -226,9 +244,15 @@ fn push_field(out: &mut String, key: &str, value: &str, comma: bool) {
     if comma {
         out.push(',');
     }
-    out.push('"');
-    out.push_str(key);
-    out.push_str("\":");
+    if key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        // A key from a caller (a binding's keyword) written as a JSON string.
+        out.push_str(&serde_json::Value::from(key).to_string());
+    } else {
+        out.push('"');
+        out.push_str(key);
+        out.push('"');
+    }
+    out.push(':');
     out.push_str(value);
 }
 
@@ -362,7 +386,7 @@ mod tests {
     }
 
     fn key(k: &'static str, v: &str) -> Key {
-        (k, v.to_string())
+        (Cow::Borrowed(k), v.to_string())
     }
 
     #[test]
