@@ -136,9 +136,12 @@ export interface TrimOptions {
    * The messages' format: `openai` (Chat Completions, the default), `anthropic` (Anthropic
    * Messages: `tool_use`/`tool_result` blocks), `responses` (OpenAI Responses input items,
    * {@link ResponseItem}: a reasoning item, the calls it led to and their outputs are kept or
-   * dropped together) or `gemini` (Gemini `contents`, camelCase or snake_case:
-   * `functionCall`/`functionResponse` parts). In the Anthropic and Gemini formats, turns of one
-   * role that a drop leaves side by side are merged.
+   * dropped together), `gemini` (Gemini `contents`, camelCase or snake_case:
+   * `functionCall`/`functionResponse` parts) or `ai-sdk` (the Vercel AI SDK's `ModelMessage[]`:
+   * `tool-call` parts and the `tool-result` parts of the next tool messages; image and file
+   * data may be a `Uint8Array`, a `Buffer` or an `ArrayBuffer`, handed to the core as base64).
+   * In the Anthropic and Gemini formats, turns of one role that a drop leaves side by side are
+   * merged.
    */
   format?: MessageFormat;
   /**
@@ -190,7 +193,7 @@ export interface TokenCount {
 }
 
 /** The message formats the core reads. */
-export type MessageFormat = "openai" | "anthropic" | "responses" | "gemini";
+export type MessageFormat = "openai" | "anthropic" | "responses" | "gemini" | "ai-sdk";
 
 /**
  * A content part of a Responses message item or of an output's `output` (other keys and part
@@ -633,7 +636,8 @@ export class AnkitaError extends Error {
  * Generic in the message type: an array of the openai SDK's `ChatCompletionMessageParam` (or,
  * with `format: "anthropic"`, of `@anthropic-ai/sdk`'s `MessageParam`; with
  * `format: "responses"`, of the openai SDK's `ResponseInputItem`; with `format: "gemini"`, of
- * `@google/genai`'s `Content` or {@link GeminiContent}) passes without a cast, and the result's
+ * `@google/genai`'s `Content` or {@link GeminiContent}; with `format: "ai-sdk"`, of the `ai`
+ * package's `ModelMessage`) passes without a cast, and the result's
  * messages have that type again.
  */
 export function trim<M extends object = Message, S extends System = System>(

@@ -21,7 +21,7 @@ const DISPOSE = Symbol.dispose ?? Symbol.for("nodejs.dispose");
  * `options` are the request keys of the JSON contract, in its snake_case: `max_bytes`,
  * `context_tokens`, `max_output_tokens`, `tools`, `memory`, `overhead_bytes`,
  * `bytes_per_token`, `max_messages`, `image_profile`, `on_image_overflow`, `format` (`openai`,
- * `anthropic`, `responses` or `gemini`), `system` (the Anthropic format's top-level system,
+ * `anthropic`, `responses`, `gemini` or `ai-sdk`), `system` (the Anthropic format's top-level system,
  * the Responses format's instructions or Gemini's system instruction, answered back as
  * `result.system`), …; they are passed through unchanged, so an unknown key is an
  * `invalid_request` error, not a silent default.

@@ -6,6 +6,7 @@
 //! Adding a format is one file implementing [`Adapter`], one line in [`FORMATS`], and its
 //! shared cases.
 
+pub mod ai_sdk;
 pub mod anthropic;
 pub mod gemini;
 pub mod openai;
@@ -31,6 +32,7 @@ pub static FORMATS: &[&dyn Adapter] = &[
     &anthropic::Anthropic,
     &responses::Responses,
     &gemini::Gemini,
+    &ai_sdk::AiSdk,
 ];
 
 /// A wire format: a handle on its adapter.
@@ -334,11 +336,11 @@ pub(crate) fn blocks_meta_cost(
 
 /// For formats whose first message must be the user's (Anthropic, Gemini): drops every kept
 /// logical message before the first user one (an assistant turn, an exchange with its
-/// replies), the outside system prompt aside. Returns the indices it dropped, ascending.
+/// replies), the system prompt aside. Returns the indices it dropped, ascending.
 pub(crate) fn drop_before_first_user(session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {
     let mut removed = Vec::new();
     for (m, msg) in session.messages.iter().enumerate() {
-        if !kept[m] || msg.origin == crate::model::Origin::System {
+        if !kept[m] || msg.role == Some(crate::model::Role::System) {
             continue;
         }
         if msg.role == Some(crate::model::Role::User) {

@@ -10,6 +10,7 @@ import type {
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { generateText, type LanguageModel, type ModelMessage } from "ai";
 
 import { sanitize, sanitizeAsync, trim, trimAsync, type TrimReport } from "ankita";
 
@@ -132,4 +133,18 @@ export function everyReportKey(report: TrimReport): unknown[] {
     report.merged,
     report.dropped_blocks,
   ];
+}
+
+// The Vercel AI SDK: ModelMessage[] in, ModelMessage[] out, straight into generateText.
+export async function aiSdkLoop(model: LanguageModel, history: ModelMessage[]): Promise<void> {
+  const { messages, report } = trim(history, {
+    format: "ai-sdk",
+    context_tokens: 200_000,
+    model: "claude-sonnet-4-5",
+  });
+  const kept: ModelMessage[] = messages;
+  const result = await generateText({ model, messages: kept });
+  history.push(...result.response.messages);
+  const dropped: number[] = report.dropped_messages;
+  void dropped;
 }

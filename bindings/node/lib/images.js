@@ -75,6 +75,12 @@ export function withStandIns(messages) {
     const content = message.content;
     let newContent = content;
     for (let p = 0; p < content.length; p++) {
+      const bytes = withBase64(content[p]);
+      if (bytes !== content[p]) {
+        if (newContent === content) newContent = content.slice();
+        newContent[p] = bytes;
+        continue;
+      }
       const found = standInPart(content[p]);
       if (found === null) continue;
       if (newContent === content) newContent = content.slice();
@@ -139,6 +145,33 @@ export function probeTextOfString(text) {
   if (text.includes("\0")) return text;
   const cut = standInLength(text);
   return cut > 0 ? text.slice(0, cut) : text;
+}
+
+// Binary data in a part (the AI SDK's `image` and `file` parts take a Uint8Array, a Buffer or
+// an ArrayBuffer, also inside a tagged `data` object) is given to the core as base64 text, the
+// form the SDK takes too: JSON.stringify would write a Buffer as {"type":"Buffer","data":[…]}.
+function withBase64(part) {
+  if (!isPlainObject(part)) return part;
+  let out = part;
+  for (const key of ["image", "data"]) {
+    const value = part[key];
+    let text = base64Of(value);
+    if (text === null && isPlainObject(value) && base64Of(value.data) !== null) {
+      text = { ...value, data: base64Of(value.data) };
+    }
+    if (text === null) continue;
+    if (out === part) out = { ...part };
+    out[key] = text;
+  }
+  return out;
+}
+
+function base64Of(value) {
+  if (value instanceof Uint8Array) {
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64");
+  }
+  if (value instanceof ArrayBuffer) return Buffer.from(value).toString("base64");
+  return null;
 }
 
 function standInPart(part) {

@@ -6,7 +6,7 @@ from typing import Literal, Optional, TypedDict
 
 ImageFormat = Literal["png", "jpeg", "gif", "webp"]
 OnImageOverflow = Literal["placeholder", "drop", "error"]
-MessageFormat = Literal["openai", "anthropic", "responses", "gemini"]
+MessageFormat = Literal["openai", "anthropic", "responses", "gemini", "ai-sdk"]
 Tokenizer = Literal["bytes", "o200k_base", "cl100k_base"]
 
 
