@@ -23,6 +23,7 @@ mod mp4;
 mod ogg;
 mod pdf;
 mod pdf_syntax;
+pub mod plausible;
 mod png;
 pub(crate) mod reader;
 pub mod stand_in;

@@ -41,7 +41,7 @@ pub const HEAD_CHARS: usize = MAX_HEADER + 1 + PAYLOAD_CHARS[1];
 /// [`PAYLOAD_CHARS`] payload characters, and only when the probe reads the same image from it:
 /// a prefix that does not decode, or text that is not ASCII where it would be cut, means the
 /// whole URL (an undecodable image costs its full length); so does a header that would be
-/// implausible for the prefix's length ([`crate::pricing::is_implausible`]), which may be
+/// implausible for the prefix's length ([`super::plausible::is_implausible`]), which may be
 /// plausible for the whole payload.
 pub fn stand_in_len(head: &str, total_len: usize) -> Option<usize> {
     stand_in_len_with(head, total_len, MIN_CHARS, &PAYLOAD_CHARS)
@@ -78,7 +78,7 @@ pub fn stand_in_len_with(
         if let Ok(info) = probe_data_url(&head[..end]) {
             // The prefix must be priced as the whole URL: a header implausible for the
             // prefix's length (though maybe not for the whole payload) means the whole URL.
-            if crate::pricing::is_implausible(&info, end) {
+            if super::plausible::is_implausible(&info, end) {
                 return None;
             }
             return Some(end);
