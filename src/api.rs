@@ -448,6 +448,15 @@ const LARGE_REPORT: usize = 4096;
 const SPLICE: usize = 256;
 
 impl<'a> Answer<'a> {
+    /// An answer made of `text` alone.
+    pub(crate) fn text(text: String) -> Answer<'a> {
+        Answer {
+            len: text.len(),
+            buf: text.into_bytes(),
+            pieces: Vec::new(),
+        }
+    }
+
     fn flush(&mut self) {
         if !self.buf.is_empty() {
             self.pieces

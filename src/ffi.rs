@@ -190,6 +190,55 @@ pub unsafe extern "C" fn ankita_trim_n(request_json: *const c_char, len: usize) 
     })
 }
 
+/// Trims a long history from its newest messages: `request_json` is a trim request whose
+/// `messages` are the caller's messages from index `window.from` on, with
+/// `"window": {"from": <index>, "earlier": [[<start>, [<messages>]], ...]}` giving the older
+/// messages the answer may depend on (a plain message — role and non-empty text only — may be
+/// left out when plain messages bound it; see `ankita::tail` and the README, "Long histories").
+/// Without `window`, `messages` is the whole history.
+///
+/// The answer is the whole history's trim as a plan, `{"ok": true, "plan": [...], "report":
+/// {...}}` (each item of `plan` the index of a message returned as given, or a changed message;
+/// the report's dropped messages as `dropped_ranges`, `[start, end)` pairs), or
+/// `{"ok": true, "widen": true}` when the messages given may not give that answer (send a
+/// longer tail, or the whole history; with `"scale"` when every message given fit: how many
+/// times more the limits hold, `null` when nothing limits the trim), or an error JSON as for
+/// `ankita_trim`.
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `request_json` is NULL or points to `len` readable bytes valid for the duration of the
+/// call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_trim_tail_n(
+    request_json: *const c_char,
+    len: usize,
+) -> *mut c_char {
+    boundary_answer(|| {
+        // SAFETY: forwarded from this function's contract.
+        let request = unsafe { bytes_arg(request_json, len, "request_json") }?;
+        crate::tail::trim_tail_answer(request).map(Reply::Answer)
+    })
+}
+
+/// `ankita_trim_tail_n` for a NUL-terminated request.
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `request_json` is NULL or a NUL-terminated string valid for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_trim_tail(request_json: *const c_char) -> *mut c_char {
+    boundary_answer(|| {
+        // SAFETY: forwarded from this function's contract.
+        let request = unsafe { str_arg(request_json, "request_json") }?;
+        crate::tail::trim_tail_answer(request).map(Reply::Answer)
+    })
+}
+
 /// Counts a chat history the way `ankita_trim` prices it: in the model's tokens when its
 /// tokenizer is known (`"model"` or `"tokenizer"`), else in bytes.
 ///

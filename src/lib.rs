@@ -27,6 +27,7 @@ pub mod request;
 pub mod session;
 pub mod shed;
 pub mod splice;
+pub mod tail;
 pub mod tokenizer_file;
 pub mod tokens;
 pub mod trim;

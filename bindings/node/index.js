@@ -7,6 +7,7 @@
 import { AnkitaError } from "./lib/error.js";
 import { probeText, probeTextOfString, restoreOriginals, withStandIns } from "./lib/images.js";
 import { native } from "./lib/native.js";
+import { firstTail, planMessages, tailOf, tailRequest, tailStats, windows } from "./lib/tail.js";
 
 export { AnkitaError };
 
@@ -36,8 +37,12 @@ const DISPOSE = Symbol.dispose ?? Symbol.for("nodejs.dispose");
  * if (report.dropped_images.length) console.log("some screenshots were left out");
  */
 export function trim(messages, options) {
-  const request = trimRequest(messages, options);
-  return result(answer(native().trim(request.text), request), request.originals);
+  const trimming = new TailTrim(messages, options);
+  for (;;) {
+    const request = trimming.next();
+    const done = trimming.read(native()[request.call](request.text), request);
+    if (done !== null) return done;
+  }
 }
 
 /**
@@ -50,9 +55,12 @@ export function trim(messages, options) {
  * @returns {Promise<import("./index.js").TrimResult>} rejects with an AnkitaError
  */
 export async function trimAsync(messages, options) {
-  const request = trimRequest(messages, options);
-  const text = await callAsync(native().trim, request.text);
-  return result(answer(text, request), request.originals);
+  const trimming = new TailTrim(messages, options);
+  for (;;) {
+    const request = trimming.next();
+    const done = trimming.read(await callAsync(native()[request.call], request.text), request);
+    if (done !== null) return done;
+  }
 }
 
 /**
@@ -480,6 +488,88 @@ export class Session {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * A stateless trim in the making (README, "Long histories"): a long history is sent as its
+ * newest messages and the older ones its answer may depend on, in growing tails, until the
+ * core answers the whole history's trim from them; else (and for short histories) it is sent
+ * whole. The core answers a plan: messages returned unchanged are the caller's own objects.
+ */
+class TailTrim {
+  constructor(messages, options) {
+    if (options === null || options === undefined) options = {};
+    if (typeof options !== "object" || Array.isArray(options)) {
+      throw new AnkitaError(
+        "invalid_request",
+        `options must be an object, not ${describe(options)}`,
+      );
+    }
+    rejectNonFinite(options);
+    this.messages = messages;
+    this.options = options;
+    this.format = options.format ?? "openai";
+    // A `window` of the caller's is not the core's: the whole request answers it.
+    this.size = Object.hasOwn(options, "window") ? Infinity : firstTail(options);
+  }
+
+  /** The next request: a tail, or the whole history. */
+  next() {
+    while (this.size !== Infinity && windows(this.messages, this.options, this.size)) {
+      const tail = tailOf(this.messages, this.format, this.size);
+      if (tail !== null) {
+        try {
+          const request = tailRequest(this.options, tail, serialise);
+          tailStats.tails++;
+          return { call: "trimTail", whole: false, ...request };
+        } catch {
+          break; // the whole request names what cannot be written
+        }
+      }
+      this.size *= 4;
+    }
+    this.size = Infinity;
+    // A `window` of the caller's goes to ankita_trim, which names it as an unknown key.
+    const call = Object.hasOwn(this.options, "window") ? "trim" : "trimTail";
+    tailStats.whole++;
+    return { call, whole: true, ...trimRequest(this.messages, this.options) };
+  }
+
+  /** The result, or null when the next request is to be sent. */
+  read(text, request) {
+    if (request.call === "trim") return result(answer(text, request), request.originals);
+    let response;
+    if (request.whole) {
+      response = answer(text, request);
+    } else {
+      try {
+        response = JSON.parse(text);
+      } catch {
+        response = null;
+      }
+      if (response?.ok !== true) {
+        // The whole history's trim answers the error.
+        this.size = Infinity;
+        return null;
+      }
+      if (response.widen === true) {
+        tailStats.widened++;
+        // Every message sent fit: a tail `scale` times longer may (null: nothing limits).
+        const scale = response.scale;
+        if (scale === null) this.size = Infinity;
+        else this.size *= typeof scale === "number" ? Math.max(2, 1.25 * scale) : 4;
+        return null;
+      }
+    }
+    const out = {
+      messages: planMessages(this.messages, response.plan, request.originals),
+      report: withDroppedMessages(response.report),
+    };
+    if (this.options.system !== undefined && this.format !== "openai") {
+      out.system = this.options.system;
+    }
+    return out;
+  }
+}
 
 function trimRequest(messages, options) {
   if (options === null || options === undefined) options = {};

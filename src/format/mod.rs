@@ -200,7 +200,16 @@ pub trait Adapter: Sync {
     ) -> Result<Session<'a>, Error> {
         let mut s = self.split(doc, messages, None, pricing)?;
         for msg in &mut s.messages {
-            msg.physical = msg.physical.map(|p| p + first as u32);
+            let Some(p) = msg.physical else { continue };
+            msg.physical = Some(p + first as u32);
+            // The path of a malformed call names the message by its index in the caller's
+            // history, not in `messages`.
+            if let crate::model::ToolCalls::Malformed { path, .. } = &mut msg.tool_calls {
+                let local = message_path(p as usize, "");
+                if first > 0 && path.starts_with(&local) {
+                    *path = message_path(p as usize + first, &path[local.len()..]);
+                }
+            }
         }
         Ok(s)
     }

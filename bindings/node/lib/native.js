@@ -162,6 +162,7 @@ export function native() {
   bound = {
     path: found.path,
     trim: declare("ankita_trim", AnkitaString, ["const char *"]),
+    trimTail: declare("ankita_trim_tail", AnkitaString, ["const char *"]),
     sanitize: declare("ankita_sanitize", AnkitaString, ["const char *"]),
     countTokens: declare("ankita_count_tokens", AnkitaString, ["const char *"]),
     probeImage: declare("ankita_probe_image", AnkitaString, ["const char *"]),

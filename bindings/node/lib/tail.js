@@ -1,0 +1,217 @@
+// Stateless trims of long histories from their newest messages (ankita_trim_tail; the README,
+// "Long histories", and docs/design.md).
+//
+// A trim that keeps the newest few messages of a long history need not have every message
+// serialised: the core is sent the messages from some index `from` on, and of the older ones
+// only those its answer may depend on. A light pass over the older messages reads each one's
+// keys, role and content type (not its text): a *plain* message (a role and a non-empty string
+// content, nothing else) is never repaired and never changes how its neighbours are, so a run
+// of them is sent as its first and last message (and one that is not the model's, when
+// neither is), the rest left out. The core answers the whole history's trim as a plan (the
+// indices of the caller's messages returned as given), or asks for a longer tail; the last
+// resort is the whole history.
+
+import { restoreOriginals, withStandIns } from "./images.js";
+
+/** Whether `role` is one a plain message may have, by format (others are sent whole). */
+const ROLES = {
+  openai: (role) =>
+    role === "user" || role === "assistant" || role === "system" || role === "developer",
+  responses: (role) =>
+    role === "user" || role === "assistant" || role === "system" || role === "developer",
+  anthropic: (role) => role === "user" || role === "assistant",
+  gemini: (role) => role === "user" || role === "model",
+};
+
+/** What stateless trims sent (for the tests): tails, tails widened, whole histories. */
+export const tailStats = { tails: 0, widened: 0, whole: 0 };
+
+/** Histories with fewer messages than this before their first tail are sent whole. */
+const MIN_BEFORE = 64;
+
+const wellFormed =
+  typeof String.prototype.isWellFormed === "function"
+    ? (text) => text.isWellFormed()
+    : (text) =>
+        !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function keyCount(object) {
+  let n = 0;
+  for (const key in object) n++;
+  return n;
+}
+
+/**
+ * The role of a plain message (a role and a non-empty string content, or in Gemini parts that
+ * are each `{text}` with non-empty text; `name` besides in the OpenAI format, `type: "message"`
+ * in Responses), or null.
+ *
+ * @param {unknown} message
+ * @param {string} format
+ * @returns {string | null}
+ */
+export function plainRole(message, format) {
+  if (message === null || typeof message !== "object") return null;
+  const role = message.role;
+  if (typeof role !== "string" || !ROLES[format](role)) return null;
+  if (Array.isArray(message) || message.toJSON !== undefined) return null;
+  const n = keyCount(message);
+  if (format === "gemini") {
+    const parts = message.parts;
+    if (n !== 2 || !Array.isArray(parts) || parts.length === 0) return null;
+    for (const part of parts) {
+      if (!isObject(part) || part.toJSON !== undefined || keyCount(part) !== 1) return null;
+      const text = part.text;
+      if (typeof text !== "string" || text.length === 0 || !wellFormed(text)) return null;
+    }
+    return role;
+  }
+  const content = message.content;
+  if (typeof content !== "string" || content.length === 0 || !wellFormed(content)) return null;
+  if (n === 2) return role;
+  if (n !== 3) return null;
+  if (format === "openai" && typeof message.name === "string" && wellFormed(message.name)) {
+    return role;
+  }
+  if (format === "responses" && message.type === "message") return role;
+  return null;
+}
+
+const isTurn = (role) => role !== "assistant" && role !== "model";
+
+/**
+ * The first tail of a history: twice `max_messages` (40 when not given) and some, 256 messages
+ * with a budget and no count limit, or none (Infinity) when nothing limits the trim.
+ *
+ * @param {Record<string, unknown>} options
+ * @returns {number}
+ */
+export function firstTail(options) {
+  const max = options.max_messages === undefined ? 40 : options.max_messages;
+  if (typeof max === "number" && Number.isInteger(max) && max >= 0)
+    return Math.max(64, 2 * max + 32);
+  const budget = [options.max_bytes, options.context_tokens].some(
+    (v) => v !== undefined && v !== null,
+  );
+  return max === null && !budget ? Infinity : 256;
+}
+
+/**
+ * Whether a history may be sent as a tail of `size` messages with these options.
+ *
+ * @param {unknown} messages
+ * @param {Record<string, unknown>} options
+ * @param {number} size
+ */
+export function windows(messages, options, size) {
+  const format = options.format ?? "openai";
+  return (
+    Array.isArray(messages) &&
+    typeof format === "string" &&
+    Object.hasOwn(ROLES, format) &&
+    (options.clear_tool_results === undefined || options.clear_tool_results === null) &&
+    messages.length >= size + MIN_BEFORE
+  );
+}
+
+/**
+ * The request of a tail of about `size` messages: `{from, earlier, tail}` (the given older
+ * messages as runs `[start, messages]`), or null when no message fit to start a tail is near.
+ *
+ * @param {unknown[]} messages
+ * @param {string} format
+ * @param {number} size
+ */
+export function tailOf(messages, format, size) {
+  const n = messages.length;
+  // The tail starts on a plain user message.
+  let from = n - size;
+  const lowest = Math.max(1, from - size);
+  while (from >= lowest && plainRole(messages[from], format) !== "user") from--;
+  if (from < lowest) return null;
+  const earlier = [];
+  let run = null;
+  const give = (i) => {
+    if (run !== null && run.end === i) {
+      run.messages.push(messages[i]);
+      run.end++;
+    } else {
+      run = { start: i, end: i + 1, messages: [messages[i]] };
+      earlier.push(run);
+    }
+  };
+  give(0);
+  let i = 1;
+  while (i < from) {
+    const role = plainRole(messages[i], format);
+    if (role === null) {
+      give(i++);
+      continue;
+    }
+    // A run of plain messages [i, end): its first and last are sent, and the first one not
+    // the model's when neither is (a gap is bounded by one); all of them when it has none.
+    let end = i + 1;
+    let lastRole = role;
+    let turn = isTurn(role) ? i : -1;
+    while (end < from) {
+      const next = plainRole(messages[end], format);
+      if (next === null) break;
+      if (turn < 0 && isTurn(next)) turn = end;
+      lastRole = next;
+      end++;
+    }
+    give(i);
+    if (end - i > 2) {
+      if (!isTurn(role) && !isTurn(lastRole)) {
+        if (turn < 0) for (let k = i + 1; k < end - 1; k++) give(k);
+        else give(turn);
+      }
+    }
+    if (end - i > 1) give(end - 1);
+    i = end;
+  }
+  return { from, earlier, tail: messages.slice(from) };
+}
+
+/**
+ * The request text of a tail, with its stand-ins' originals.
+ *
+ * @param {Record<string, unknown>} options
+ * @param {{ from: number, earlier: { start: number, messages: unknown[] }[], tail: unknown[] }} tail
+ * @param {(value: unknown, what: string) => string} serialise
+ */
+export function tailRequest(options, tail, serialise) {
+  let originals = null;
+  const stand = (list) => {
+    const sent = withStandIns(list);
+    if (sent.originals !== null) {
+      originals ??= new Map();
+      for (const [url, original] of sent.originals) originals.set(url, original);
+    }
+    return sent.messages;
+  };
+  const earlier = tail.earlier.map((run) => [run.start, stand(run.messages)]);
+  const messages = stand(tail.tail);
+  return {
+    text: serialise({ ...options, messages, window: { from: tail.from, earlier } }, "request"),
+    originals,
+  };
+}
+
+/**
+ * The messages of a plan answer: the caller's own objects for the numbers, the changed
+ * messages (their stand-ins restored) for the objects.
+ *
+ * @param {unknown[]} messages the caller's messages
+ * @param {(number | object)[]} plan
+ * @param {Map<string, string> | null} originals
+ */
+export function planMessages(messages, plan, originals) {
+  return plan.map((item) =>
+    typeof item === "number" ? messages[item] : restoreOriginals([item], originals)[0],
+  );
+}

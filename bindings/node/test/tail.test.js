@@ -1,0 +1,308 @@
+// Stateless trims of long histories read from their newest messages (lib/tail.js): on long
+// generated histories in every format, repairs and odd messages among the old ones, with and
+// without budgets and models, trim() answers what the C ABI answers for the whole history.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { trim, trimAsync } from "../index.js";
+import { native } from "../lib/native.js";
+import { plainRole, tailStats } from "../lib/tail.js";
+
+/** A small seeded generator (mulberry32). */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ["alpha", "beta", "gamma", "delta", "tool", "file", "screen", "näive", "日本", "🙂"];
+
+function text(rand, max = 300) {
+  const n = 1 + Math.floor(rand() * max);
+  let out = "";
+  while (out.length < n) out += WORDS[Math.floor(rand() * WORDS.length)] + " ";
+  return out;
+}
+
+/** One event of a history in `format`: a list of messages. */
+const EVENTS = {
+  openai: {
+    user: (r) => [{ role: "user", content: text(r) }],
+    assistant: (r) => [{ role: "assistant", content: text(r) }],
+    assistants: (r) => [
+      { role: "assistant", content: text(r) },
+      { role: "assistant", content: text(r) },
+      { role: "assistant", content: text(r) },
+      { role: "assistant", content: text(r) },
+    ],
+    system: (r) => [{ role: "system", content: text(r, 40) }],
+    named: (r) => [{ role: "user", name: "ann", content: text(r) }],
+    parts: (r) => [{ role: "user", content: [{ type: "text", text: text(r) }] }],
+    exchange: (r, id) => [
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id, type: "function", function: { name: "read", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: id, content: text(r, 800) },
+    ],
+    orphan: (r, id) => [{ role: "tool", tool_call_id: `gone-${id}`, content: text(r) }],
+    unanswered: (r, id) => [
+      {
+        role: "assistant",
+        content: text(r, 50),
+        tool_calls: [{ id, type: "function", function: { name: "read", arguments: "{}" } }],
+      },
+    ],
+    malformed: (r) => [
+      {
+        role: "assistant",
+        content: "calling",
+        tool_calls: [{ id: "", type: "function", function: { name: "x", arguments: "{}" } }],
+      },
+    ],
+    empty: () => [{ role: "user", content: "" }],
+    unknown: (r) => [{ role: "narrator", content: text(r, 40) }],
+    extra: (r) => [{ role: "assistant", content: text(r), refusal: null }],
+  },
+  anthropic: {
+    user: (r) => [{ role: "user", content: text(r) }],
+    assistant: (r) => [{ role: "assistant", content: text(r) }],
+    assistants: (r) => [
+      { role: "assistant", content: text(r) },
+      { role: "assistant", content: text(r) },
+      { role: "assistant", content: text(r) },
+    ],
+    parts: (r) => [{ role: "user", content: [{ type: "text", text: text(r) }] }],
+    exchange: (r, id) => [
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: text(r, 40) },
+          { type: "tool_use", id, name: "read", input: { path: "a" } },
+        ],
+      },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: id, content: text(r, 800) }],
+      },
+    ],
+    orphan: (r, id) => [
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: `gone-${id}`, content: text(r) }],
+      },
+    ],
+    unanswered: (r, id) => [
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id, name: "read", input: {} }],
+      },
+    ],
+    empty: () => [{ role: "user", content: "" }],
+  },
+  responses: {
+    user: (r) => [{ role: "user", content: text(r) }],
+    assistant: (r) => [{ role: "assistant", content: text(r) }],
+    assistants: (r) => [
+      { role: "assistant", content: text(r) },
+      { type: "message", role: "assistant", content: text(r) },
+      { role: "assistant", content: text(r) },
+    ],
+    system: (r) => [{ role: "developer", content: text(r, 40) }],
+    parts: (r) => [{ role: "user", content: [{ type: "input_text", text: text(r) }] }],
+    exchange: (r, id) => [
+      { type: "reasoning", id: `rs_${id}`, summary: [] },
+      { type: "function_call", call_id: id, name: "read", arguments: "{}" },
+      { type: "function_call_output", call_id: id, output: text(r, 800) },
+    ],
+    orphan: (r, id) => [{ type: "function_call_output", call_id: `gone-${id}`, output: text(r) }],
+    unanswered: (r, id) => [{ type: "function_call", call_id: id, name: "read", arguments: "{}" }],
+    reasoning: (r, id) => [{ type: "reasoning", id: `rs_${id}`, summary: [] }],
+    empty: () => [{ role: "user", content: "" }],
+  },
+  gemini: {
+    user: (r) => [{ role: "user", parts: [{ text: text(r) }] }],
+    assistant: (r) => [{ role: "model", parts: [{ text: text(r) }] }],
+    assistants: (r) => [
+      { role: "model", parts: [{ text: text(r) }] },
+      { role: "model", parts: [{ text: text(r) }, { text: text(r) }] },
+      { role: "model", parts: [{ text: text(r) }] },
+    ],
+    parts: (r) => [{ role: "user", parts: [{ text: text(r) }, { text: "" }] }],
+    exchange: (r, id) => [
+      { role: "model", parts: [{ functionCall: { name: "read", args: {}, id } }] },
+      {
+        role: "user",
+        parts: [{ functionResponse: { name: "read", id, response: { out: text(r, 800) } } }],
+      },
+    ],
+    noid: (r) => [
+      { role: "model", parts: [{ functionCall: { name: "read", args: {} } }] },
+      { role: "user", parts: [{ functionResponse: { name: "read", response: { out: text(r) } } }] },
+    ],
+    orphan: (r, id) => [
+      {
+        role: "user",
+        parts: [{ functionResponse: { name: "read", id: `gone-${id}`, response: {} } }],
+      },
+    ],
+    unanswered: (r, id) => [
+      { role: "model", parts: [{ functionCall: { name: "read", args: {}, id } }] },
+    ],
+    empty: () => [{ role: "user", parts: [] }],
+  },
+};
+
+/** A history of about `length` messages in `format`, odd events mostly among the older. */
+function history(format, length, seed) {
+  const rand = random(seed);
+  const events = EVENTS[format];
+  const odd = Object.keys(events).filter((k) => k !== "user" && k !== "assistant");
+  const out = [];
+  if (format === "openai" || format === "responses") {
+    out.push({ role: "system", content: "Be brief." });
+  }
+  let id = 0;
+  // Some end in a long tool loop: the request and its anchors lie far back (a longer tail).
+  const loop = seed % 3 === 0 ? 40 + (seed % 5) * 20 : 0;
+  while (out.length < length) {
+    // Odd events are frequent early, rare in the newest fifth.
+    const late = out.length > length * 0.8;
+    if (rand() < (late ? 0.03 : 0.25)) {
+      out.push(...events[odd[Math.floor(rand() * odd.length)]](rand, `c${id++}`));
+    } else {
+      out.push(...events.user(rand), ...events.assistant(rand));
+    }
+  }
+  out.push(...events.user(rand));
+  for (let k = 0; k < loop; k++) out.push(...events.exchange(rand, `loop${k}`));
+  return out;
+}
+
+const OPTIONS = [
+  { max_messages: 40 },
+  { max_messages: 12 },
+  { max_bytes: 6000 },
+  { max_bytes: 20_000, max_messages: null },
+  { max_bytes: 150_000, max_messages: null },
+  { max_messages: 300 },
+  { max_bytes: 5000, fill: false },
+  { context_tokens: 3000 },
+  { context_tokens: 6000, tokenizer: "bytes" },
+  {},
+];
+
+const MODELS = {
+  openai: "gpt-4o",
+  anthropic: "claude-sonnet-4-5",
+  responses: "gpt-4.1",
+  gemini: "gemini-2.5-flash",
+};
+
+/** What the C ABI answers for the whole history, in trim()'s shape (or the error). */
+function whole(messages, options) {
+  const answer = JSON.parse(native().trim(JSON.stringify({ ...options, messages })));
+  if (!answer.ok) return { error: answer.error };
+  const { ok, ...rest } = answer;
+  void ok;
+  return rest;
+}
+
+function mine(call) {
+  try {
+    return JSON.parse(JSON.stringify(call()));
+  } catch (error) {
+    return { error: error.toJSON?.() ?? String(error) };
+  }
+}
+
+for (const format of Object.keys(EVENTS)) {
+  test(`${format}: trim of a long history from its tail answers the whole history's trim`, () => {
+    const before = { ...tailStats };
+    let calls = 0;
+    for (let seed = 1; seed <= 6; seed++) {
+      const messages = history(format, 300 + seed * 150, seed * 7919 + format.length);
+      for (const base of OPTIONS) {
+        for (const model of [undefined, MODELS[format]]) {
+          const options = { ...base, format };
+          if (model !== undefined) options.model = model;
+          if (format !== "openai" && seed % 2 === 0) options.system = "You are terse.";
+          const expected = whole(messages, options);
+          const actual = mine(() => trim(messages, options));
+          if (expected.error) {
+            assert.deepEqual(actual.error?.code, expected.error.code, `seed ${seed}`);
+            continue;
+          }
+          assert.deepEqual(actual, expected, `seed ${seed}, ${JSON.stringify(options)}`);
+          calls++;
+        }
+      }
+    }
+    // Most trims were answered from a tail.
+    const tails = tailStats.tails - before.tails;
+    const wholes = tailStats.whole - before.whole;
+    assert.ok(tails >= calls / 2, `${tails} tails for ${calls} trims`);
+    assert.ok(wholes < calls / 2, `${wholes} whole histories sent for ${calls} trims`);
+  });
+}
+
+test("messages returned unchanged are the caller's own objects", async () => {
+  const messages = history("openai", 2000, 3);
+  for (const result of [trim(messages), await trimAsync(messages, { max_bytes: 4000 })]) {
+    const kept = new Set(messages);
+    assert.ok(result.messages.length > 0);
+    for (const m of result.messages) {
+      if (!kept.has(m)) assert.ok(m.tool_calls === undefined || m.content !== undefined);
+    }
+    assert.ok(result.messages.filter((m) => kept.has(m)).length >= result.messages.length - 1);
+  }
+});
+
+test("trimAsync answers what trim answers, from a tail", async () => {
+  const messages = history("anthropic", 3000, 11);
+  const before = tailStats.tails;
+  const sync = trim(messages, { format: "anthropic", max_bytes: 8000 });
+  const later = await trimAsync(messages, { format: "anthropic", max_bytes: 8000 });
+  assert.deepEqual(JSON.parse(JSON.stringify(later)), JSON.parse(JSON.stringify(sync)));
+  assert.ok(tailStats.tails - before >= 2);
+});
+
+test("a plain message is a role and a non-empty string only", () => {
+  assert.equal(plainRole({ role: "user", content: "hi" }, "openai"), "user");
+  assert.equal(plainRole({ role: "user", content: "" }, "openai"), null);
+  assert.equal(plainRole({ role: "tool", content: "x" }, "openai"), null);
+  assert.equal(plainRole({ role: "user", content: "x", extra: 1 }, "openai"), null);
+  assert.equal(plainRole({ role: "user", content: "bad \ud800" }, "openai"), null);
+  assert.equal(plainRole({ role: "user", content: "x", name: "a" }, "openai"), "user");
+  assert.equal(plainRole({ role: "user", content: "x", name: "a" }, "anthropic"), null);
+  assert.equal(plainRole({ role: "system", content: "x" }, "anthropic"), null);
+  assert.equal(plainRole({ type: "message", role: "user", content: "x" }, "responses"), "user");
+  assert.equal(plainRole({ role: "model", parts: [{ text: "x" }] }, "gemini"), "model");
+  assert.equal(plainRole({ role: "model", parts: [{ text: "" }] }, "gemini"), null);
+  assert.equal(plainRole({ role: "model", parts: [] }, "gemini"), null);
+  assert.equal(plainRole({ role: "user", content: "x", toJSON: () => ({}) }, "openai"), null);
+});
+
+test("a history that keeps everything is trimmed whole, as the C ABI does", () => {
+  const messages = history("openai", 1000, 5);
+  const options = { max_messages: null };
+  assert.deepEqual(
+    mine(() => trim(messages, options)),
+    whole(messages, options),
+  );
+});
+
+test("a window key of the caller's is an unknown request key", () => {
+  const messages = history("openai", 1000, 5);
+  assert.throws(
+    () => trim(messages, { window: 3 }),
+    (e) => e.code === "invalid_request" && /window/.test(e.message),
+  );
+});

@@ -1,0 +1,376 @@
+//! Stateless trims of a long history read from its newest messages (`ankita_trim_tail`).
+//!
+//! A caller that trims a long history on every turn hands over, and has serialised, every
+//! message, to keep the newest few. Here the caller gives the messages from some index
+//! `from` on, and of the older ones only those the answer may depend on; the trim tells
+//! whether they were enough (the same check an incremental session makes, see
+//! [`crate::session`]): when they were, the answer is the stateless trim's of the whole
+//! history, as a plan (the indices of the caller's messages returned as given); when they
+//! were not, the answer asks for more (`{"ok": true, "widen": true}`), and the caller sends
+//! a longer tail, or the whole history.
+//!
+//! What the caller may leave out: a message before `from` that is *plain* — an object with a
+//! `role` (`user`, `assistant`, `system` or `developer`; `model` in Gemini) and a non-empty
+//! string `content` (Gemini: `parts`, a list of `{"text": <non-empty string>}`), and no other
+//! key (`name` in the OpenAI format, `"type": "message"` in Responses) — when the messages
+//! right before and after it are given or plain too. A run of left-out messages (a gap) is
+//! bounded by given messages: both plain, and one of them not the model's (a gap then never
+//! joins two of the model's steps). Message 0 is always given. Such messages are never
+//! repaired, never warned about and never change how their neighbours are repaired, so the
+//! report's repairs and warnings of the older messages are those of the given ones; the
+//! left-out messages are listed among `dropped_messages` (the answer checks that no message
+//! before `from` is kept but a pinned system message 0).
+//!
+//! The request is a trim request whose `messages` are the caller's messages from index `from`
+//! on, with the key `window`: `{"from": <index>, "earlier": [[<start>, [<messages>]], ...]}`,
+//! `earlier` being the given messages before `from`, as runs of consecutive messages with the
+//! index of their first, in order. Without `window`, `messages` is the whole history and the
+//! answer is its plan.
+
+use crate::api::{options_of, write_plan_answer, Answer};
+use crate::error::{Error, ErrorCode};
+use crate::model::{Role, Session, ToolCalls, UnitKind};
+use crate::raw::{get, kind, Doc, Kind, Raw};
+use crate::request::TrimOptions;
+use crate::trim::{plan_split_reach, split, split_more, Plan, EARLIER_ANCHORS};
+
+/// A trim request for the tail of a history (see the module documentation).
+pub struct TailRequest<'a> {
+    pub doc: Doc<'a>,
+    /// The caller's messages from `from` on.
+    pub messages: Raw<'a>,
+    pub system: Option<Raw<'a>>,
+    pub options: TrimOptions,
+    pub from: usize,
+    /// The given messages before `from`: runs of consecutive messages (a JSON array each)
+    /// with the caller's index of their first.
+    pub earlier: Vec<(usize, Raw<'a>)>,
+}
+
+/// What a tail trim answers.
+#[derive(Debug)]
+pub enum TailPlan<'a> {
+    /// The plan of the whole history's trim.
+    Plan(Plan<'a>),
+    /// The messages given may not give the whole history's answer: send more. `scale`: every
+    /// message given fit, using this part of the limits (the next tail may be that many times
+    /// longer; `f64::INFINITY` when nothing limits the trim).
+    Widen { scale: Option<f64> },
+}
+
+impl<'a> TailRequest<'a> {
+    pub fn parse(text: &'a str) -> Result<TailRequest<'a>, Error> {
+        let doc = Doc::parse(text)
+            .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}")))?;
+        let mut fields = doc.fields(doc.root()).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidRequest,
+                "the request must be a JSON object",
+            )
+        })?;
+        let messages = match get(&fields, "messages") {
+            Some(m) if kind(m) == Kind::Array => m,
+            Some(_) => {
+                return Err(Error::invalid_request(
+                    "messages must be an array",
+                    "messages",
+                ))
+            }
+            None => return Err(Error::invalid_request("messages is missing", "messages")),
+        };
+        let window = get(&fields, "window");
+        fields.retain(|(k, _)| k != "window");
+        let (system, options) = options_of(&fields)?;
+        let (from, earlier) = match window {
+            None => (0, Vec::new()),
+            Some(w) => read_window(&doc, w)?,
+        };
+        Ok(TailRequest {
+            doc,
+            messages,
+            system,
+            options,
+            from,
+            earlier,
+        })
+    }
+
+    /// Plans the trim of the whole history, or says that the messages given are not enough.
+    pub fn plan(&self) -> Result<TailPlan<'a>, Error> {
+        let system = self.system.filter(|s| kind(s) != Kind::Null);
+        let budget = self.options.history_budget()?;
+        if self.from == 0 {
+            let session = split(&self.doc, self.messages, system, &self.options)?;
+            let (plan, _) =
+                plan_split_reach(&self.doc, session, &self.options, budget, None, false)?;
+            return Ok(TailPlan::Plan(plan));
+        }
+        let adapter = self.options.format.adapter();
+        if !adapter.trims_newest_alone() || self.options.clear_tool_results.is_some() {
+            return Ok(TailPlan::Widen { scale: None });
+        }
+        // Any error the whole history's trim answers (in its order).
+        let Ok(session) = self.session(system) else {
+            return Ok(TailPlan::Widen { scale: None });
+        };
+        let Some(gaps) = self.gaps(&session) else {
+            return Ok(TailPlan::Widen { scale: None });
+        };
+        let old_users = !gaps.is_empty()
+            || session.messages.iter().any(|m| {
+                m.role == Some(Role::User) && m.physical.is_some_and(|p| (p as usize) < self.from)
+            });
+        let first_is_system = session
+            .messages
+            .iter()
+            .find(|m| m.physical == Some(0))
+            .is_some_and(|m| matches!(m.role, Some(Role::System | Role::Developer)));
+        let given_before: Vec<usize> = self
+            .earlier
+            .iter()
+            .flat_map(|&(start, run)| start..start + self.doc.items(run).map_or(0, |i| i.len()))
+            .collect();
+        let Ok((mut plan, reach)) =
+            plan_split_reach(&self.doc, session, &self.options, budget, None, true)
+        else {
+            return Ok(TailPlan::Widen { scale: None });
+        };
+        // Selection stopped inside the tail: what lies before was not reached.
+        match reach.stopped_at {
+            Some(s) if s >= self.from => {}
+            Some(_) => return Ok(TailPlan::Widen { scale: None }),
+            None => {
+                let report = &plan.report;
+                let by_count = (self.options.max_messages != usize::MAX).then(|| {
+                    self.options.max_messages as f64 / report.output_messages.max(1) as f64
+                });
+                let by_budget = report
+                    .budget_bytes
+                    .map(|b| b as f64 / report.cost_bytes.max(1) as f64);
+                let scale = match (by_count, by_budget) {
+                    (Some(a), Some(b)) => a.min(b),
+                    (a, b) => a.or(b).unwrap_or(f64::INFINITY),
+                };
+                return Ok(TailPlan::Widen { scale: Some(scale) });
+            }
+        }
+        // Fewer anchors than there may be, or the turn's start missing: the older user
+        // messages may hold them.
+        if (reach.anchors < EARLIER_ANCHORS || reach.missing_turn_start) && old_users {
+            return Ok(TailPlan::Widen { scale: None });
+        }
+        // No message before the tail is kept (but the pinned system message).
+        let report = &plan.report;
+        let kept_before = given_before.iter().any(|&p| {
+            report.dropped_messages.binary_search(&p).is_err()
+                && reach.removed.binary_search(&p).is_err()
+                && !(p == 0 && first_is_system)
+        });
+        if kept_before {
+            return Ok(TailPlan::Widen { scale: None });
+        }
+        let left_out: Vec<usize> = gaps.into_iter().flatten().collect();
+        merge_sorted(&mut plan.report.dropped_messages, left_out);
+        Ok(TailPlan::Plan(plan))
+    }
+
+    /// The given messages split into one session, numbered as the caller's.
+    fn session(&self, system: Option<Raw<'a>>) -> Result<Session<'a>, Error> {
+        let (doc, options) = (&self.doc, &self.options);
+        let mut parts = Vec::with_capacity(self.earlier.len() + 1);
+        // The message right before a run, when it is given (Gemini matches a response
+        // without an id to the calls of the content before it).
+        let mut last: Option<(usize, Raw<'a>)> = None;
+        let mut previous = |start: usize, run: Raw<'a>| {
+            let before = last.filter(|&(end, _)| end == start).map(|(_, m)| m);
+            let items = doc.items(run).unwrap_or_default();
+            last = items.last().map(|&m| (start + items.len(), m));
+            before
+        };
+        for (k, &(start, run)) in self.earlier.iter().enumerate() {
+            let before = previous(start, run);
+            parts.push(if k == 0 {
+                split(doc, run, system, options)?
+            } else {
+                split_more(doc, run, start, before, options)?
+            });
+        }
+        let before = previous(self.from, self.messages);
+        parts.push(split_more(doc, self.messages, self.from, before, options)?);
+        let length = self.from + doc.items(self.messages).map_or(0, |i| i.len());
+        let mut session = Session {
+            messages: Vec::new(),
+            units: Vec::new(),
+            inputs: vec!["null"; length],
+            notes_in_meta: false,
+        };
+        for (part, first) in parts.iter_mut().zip(
+            self.earlier
+                .iter()
+                .map(|&(start, _)| start)
+                .chain([self.from]),
+        ) {
+            let base = session.units.len() as u32;
+            for mut msg in part.messages.drain(..) {
+                msg.units = (msg.units.0 + base, msg.units.1 + base);
+                session.messages.push(msg);
+            }
+            session.units.append(&mut part.units);
+            for (k, input) in part.inputs.iter().enumerate() {
+                session.inputs[first + k] = input;
+            }
+        }
+        Ok(session)
+    }
+
+    /// The runs of left-out messages, each as its range of caller's indices; `None` when a gap
+    /// is not bounded by plain messages one of which is not the model's (in the Responses
+    /// format, a step of the model runs until a message that is not the model's: such a
+    /// bound keeps the steps on either side of the gap apart, as the messages left out did).
+    fn gaps(&self, session: &Session<'_>) -> Option<Vec<std::ops::Range<usize>>> {
+        let ends: Vec<(usize, usize)> = self
+            .earlier
+            .iter()
+            .map(|&(start, run)| (start, start + self.doc.items(run).map_or(0, |i| i.len())))
+            .collect();
+        let mut gaps = Vec::new();
+        let plain = |p: usize| -> Option<Role> {
+            let mut logicals = session
+                .messages
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.physical == Some(p as u32));
+            let (i, m) = logicals.next()?;
+            if logicals.next().is_some() {
+                return None;
+            }
+            let simple = matches!(
+                m.role,
+                Some(Role::User | Role::Assistant | Role::System | Role::Developer)
+            ) && m.tool_calls == ToolCalls::None
+                && m.tool_call_id.is_none()
+                && m.note.is_none()
+                && !m.has_refusal
+                && session.has_content(i)
+                && session.units[m.unit_range()]
+                    .iter()
+                    .all(|u| matches!(u.kind, UnitKind::Text));
+            simple.then_some(m.role?)
+        };
+        for k in 0..ends.len() {
+            let end = ends[k].1;
+            let next = ends.get(k + 1).map_or(self.from, |&(start, _)| start);
+            if next == end {
+                continue;
+            }
+            let (before, after) = (plain(end - 1)?, plain(next)?);
+            if before == Role::Assistant && after == Role::Assistant {
+                return None;
+            }
+            gaps.push(end..next);
+        }
+        Some(gaps)
+    }
+}
+
+/// Reads `window`: `{"from": n, "earlier": [[start, [...]], ...]}`.
+fn read_window<'a>(
+    doc: &Doc<'a>,
+    window: Raw<'a>,
+) -> Result<(usize, Vec<(usize, Raw<'a>)>), Error> {
+    let bad = |what: &str, path: &str| Error::invalid_request(what.to_owned(), path.to_owned());
+    let fields = doc
+        .fields(window)
+        .ok_or_else(|| bad("window must be an object", "window"))?;
+    if let Some((key, _)) = fields.iter().find(|(k, _)| k != "from" && k != "earlier") {
+        return Err(bad(
+            &format!("unknown key {key:?} in window (from, earlier)"),
+            "window",
+        ));
+    }
+    let index = |raw: Option<Raw<'_>>, path: &str| -> Result<usize, Error> {
+        raw.and_then(|r| r.trim().parse::<usize>().ok())
+            .ok_or_else(|| bad("must be a non-negative integer", path))
+    };
+    let from = index(get(&fields, "from"), "window.from")?;
+    let mut earlier = Vec::new();
+    if let Some(runs) = get(&fields, "earlier") {
+        let runs = doc
+            .items(runs)
+            .ok_or_else(|| bad("window.earlier must be an array", "window.earlier"))?;
+        let mut next = 0;
+        for (k, run) in runs.iter().enumerate() {
+            let path = format!("window.earlier[{k}]");
+            let pair = doc
+                .items(run)
+                .filter(|p| p.len() == 2 && kind(p[1]) == Kind::Array)
+                .ok_or_else(|| bad("each run is [start, [messages]]", &path))?;
+            let start = index(Some(pair[0]), &path)?;
+            let len = doc.items(pair[1]).map_or(0, |i| i.len());
+            if (k == 0 && start != 0) || (k > 0 && start <= next) || len == 0 {
+                return Err(bad(
+                    "runs start at message 0, hold messages and leave a gap between them",
+                    &path,
+                ));
+            }
+            next = start + len;
+            earlier.push((start, pair[1]));
+        }
+        if next > from {
+            return Err(bad("the runs end before window.from", "window.earlier"));
+        }
+    }
+    if from > 0 && earlier.is_empty() {
+        return Err(bad(
+            "window.earlier must give message 0 when from is past it",
+            "window.earlier",
+        ));
+    }
+    Ok((from, earlier))
+}
+
+/// Merges `more` (ascending, none in `list`) into `list` (ascending).
+fn merge_sorted(list: &mut Vec<usize>, more: Vec<usize>) {
+    if more.is_empty() {
+        return;
+    }
+    let old = std::mem::take(list);
+    list.reserve(old.len() + more.len());
+    let (mut a, mut b) = (old.into_iter().peekable(), more.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x <= y => a.next(),
+            (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+            (Some(_), None) => a.next(),
+            (None, None) => break,
+        };
+        list.extend(next);
+    }
+}
+
+/// Answers a tail trim request: the plan answer of the whole history's trim (`{"ok": true,
+/// "plan": [...], "report": {...}}`, as a session's), or `{"ok": true, "widen": true}` (with
+/// `"scale"` when every message given fit: how many times more the limits hold, `null` for no
+/// limit).
+pub fn trim_tail_answer(text: &str) -> Result<Answer<'_>, Error> {
+    let request = TailRequest::parse(text)?;
+    match request.plan()? {
+        TailPlan::Plan(plan) => Ok(write_plan_answer(&request.doc, plan)),
+        TailPlan::Widen { scale } => Ok(Answer::text(match scale {
+            // Every message given fit, within this part of the limits.
+            Some(scale) if scale.is_finite() => {
+                format!("{{\"ok\":true,\"widen\":true,\"scale\":{scale:.3}}}")
+            }
+            Some(_) => "{\"ok\":true,\"widen\":true,\"scale\":null}".to_owned(),
+            None => "{\"ok\":true,\"widen\":true}".to_owned(),
+        })),
+    }
+}
+
+/// [`trim_tail_answer`] as text (success or error).
+pub fn trim_tail_json(request: &str) -> String {
+    match trim_tail_answer(request) {
+        Ok(answer) => answer.into_string(),
+        Err(error) => error.to_response().to_string(),
+    }
+}
