@@ -51,7 +51,7 @@ pub struct TailRequest<'a> {
 #[derive(Debug)]
 pub enum TailPlan<'a> {
     /// The plan of the whole history's trim.
-    Plan(Plan<'a>),
+    Plan(Box<Plan<'a>>),
     /// The messages given may not give the whole history's answer: send more. `scale`: every
     /// message given fit, using this part of the limits (the next tail may be that many times
     /// longer; `f64::INFINITY` when nothing limits the trim).
@@ -103,7 +103,7 @@ impl<'a> TailRequest<'a> {
             let session = split(&self.doc, self.messages, system, &self.options)?;
             let (plan, _) =
                 plan_split_reach(&self.doc, session, &self.options, budget, None, false)?;
-            return Ok(TailPlan::Plan(plan));
+            return Ok(TailPlan::Plan(Box::new(plan)));
         }
         let adapter = self.options.format.adapter();
         if !adapter.trims_newest_alone() || self.options.clear_tool_results.is_some() {
@@ -171,7 +171,7 @@ impl<'a> TailRequest<'a> {
         }
         let left_out: Vec<usize> = gaps.into_iter().flatten().collect();
         merge_sorted(&mut plan.report.dropped_messages, left_out);
-        Ok(TailPlan::Plan(plan))
+        Ok(TailPlan::Plan(Box::new(plan)))
     }
 
     /// The given messages split into one session, numbered as the caller's.
@@ -254,7 +254,7 @@ impl<'a> TailRequest<'a> {
                 && session.has_content(i)
                 && session.units[m.unit_range()]
                     .iter()
-                    .all(|u| matches!(u.kind, UnitKind::Text));
+                    .all(|u| matches!(u.kind, UnitKind::Text | UnitKind::Attachment));
             simple.then_some(m.role?)
         };
         for k in 0..ends.len() {
@@ -355,7 +355,7 @@ fn merge_sorted(list: &mut Vec<usize>, more: Vec<usize>) {
 pub fn trim_tail_answer(text: &str) -> Result<Answer<'_>, Error> {
     let request = TailRequest::parse(text)?;
     match request.plan()? {
-        TailPlan::Plan(plan) => Ok(write_plan_answer(&request.doc, plan)),
+        TailPlan::Plan(plan) => Ok(write_plan_answer(&request.doc, *plan)),
         TailPlan::Widen { scale } => Ok(Answer::text(match scale {
             // Every message given fit, within this part of the limits.
             Some(scale) if scale.is_finite() => {

@@ -27,6 +27,9 @@ const DISPOSE = Symbol.dispose ?? Symbol.for("nodejs.dispose");
  * `result.system`), …; they are passed through unchanged, so an unknown key is an
  * `invalid_request` error, not a silent default.
  *
+ * A long history is read from its newest messages (README, "Long histories"): the answer is
+ * the whole history's, and messages returned unchanged are the caller's own objects.
+ *
  * @param {import("./index.js").Message[]} messages the history, oldest first
  * @param {import("./index.js").TrimOptions} [options]
  * @returns {import("./index.js").TrimResult} the kept messages and what was removed or changed
