@@ -21,6 +21,7 @@ const ROLES = {
     role === "user" || role === "assistant" || role === "system" || role === "developer",
   anthropic: (role) => role === "user" || role === "assistant",
   gemini: (role) => role === "user" || role === "model",
+  "ai-sdk": (role) => role === "user" || role === "assistant" || role === "system",
 };
 
 /** What stateless trims sent (for the tests): tails, tails widened, whole histories. */

@@ -158,6 +158,71 @@ const EVENTS = {
     ],
     empty: () => [{ role: "user", parts: [] }],
   },
+  "ai-sdk": {
+    user: (r) => [{ role: "user", content: text(r) }],
+    assistant: (r) => [{ role: "assistant", content: text(r) }],
+    assistants: (r) => [
+      { role: "assistant", content: text(r) },
+      { role: "assistant", content: [{ type: "text", text: text(r) }] },
+      { role: "assistant", content: text(r) },
+    ],
+    system: (r) => [{ role: "system", content: text(r, 40) }],
+    parts: (r) => [{ role: "user", content: [{ type: "text", text: text(r) }] }],
+    exchange: (r, id) => [
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: text(r, 40) },
+          { type: "tool-call", toolCallId: id, toolName: "read", input: { path: "a" } },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: id,
+            toolName: "read",
+            output: { type: "text", value: text(r, 800) },
+          },
+        ],
+      },
+    ],
+    approval: (r, id) => [
+      {
+        role: "assistant",
+        content: [
+          { type: "tool-call", toolCallId: id, toolName: "rm", input: {} },
+          { type: "tool-approval-request", approvalId: `ap_${id}`, toolCallId: id },
+        ],
+      },
+      {
+        role: "tool",
+        content: [{ type: "tool-approval-response", approvalId: `ap_${id}`, approved: true }],
+      },
+    ],
+    orphan: (r, id) => [
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: `gone-${id}`,
+            toolName: "read",
+            output: { type: "text", value: text(r) },
+          },
+        ],
+      },
+    ],
+    unanswered: (r, id) => [
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: id, toolName: "read", input: {} }],
+      },
+    ],
+    empty: () => [{ role: "user", content: "" }],
+    extra: (r) => [{ role: "user", content: text(r), providerOptions: {} }],
+  },
 };
 
 /** A history of about `length` messages in `format`, odd events mostly among the older. */
@@ -166,7 +231,7 @@ function history(format, length, seed) {
   const events = EVENTS[format];
   const odd = Object.keys(events).filter((k) => k !== "user" && k !== "assistant");
   const out = [];
-  if (format === "openai" || format === "responses") {
+  if (format === "openai" || format === "responses" || format === "ai-sdk") {
     out.push({ role: "system", content: "Be brief." });
   }
   let id = 0;
@@ -204,6 +269,7 @@ const MODELS = {
   anthropic: "claude-sonnet-4-5",
   responses: "gpt-4.1",
   gemini: "gemini-2.5-flash",
+  "ai-sdk": "gpt-4o",
 };
 
 /** What the C ABI answers for the whole history, in trim()'s shape (or the error). */
@@ -233,7 +299,9 @@ for (const format of Object.keys(EVENTS)) {
         for (const model of [undefined, MODELS[format]]) {
           const options = { ...base, format };
           if (model !== undefined) options.model = model;
-          if (format !== "openai" && seed % 2 === 0) options.system = "You are terse.";
+          if (format !== "openai" && format !== "ai-sdk" && seed % 2 === 0) {
+            options.system = "You are terse.";
+          }
           const expected = whole(messages, options);
           const actual = mine(() => trim(messages, options));
           if (expected.error) {
