@@ -4,6 +4,8 @@
 //! - `trim.rs`    — `trim`, `sanitize`, `count_tokens`, `TrimResult` (core `trim`);
 //! - `session.rs` — `Session`, an incremental session (core `session`);
 //! - `probe.rs`   — `probe_image`, `ImageInfo` (core `probe`, `pricing`);
+//! - `batch.rs`   — `trim_many`, many requests on every core (core `batch`; `arrow.rs` reads a
+//!   pyarrow column in place);
 //! - `api.rs`     — `trim_json`, `sanitize_json`, `estimate_image_tokens` (core `api`);
 //! - `error.rs`   — the exception classes (core `error`);
 //! - `convert.rs` — Python objects ↔ `serde_json::Value`, without JSON text;
@@ -15,6 +17,8 @@
 use pyo3::prelude::*;
 
 mod api;
+mod arrow;
+mod batch;
 mod convert;
 mod error;
 mod probe;
@@ -38,6 +42,7 @@ fn _ankita(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(probe::probe_file, m)?)?;
     m.add_function(wrap_pyfunction!(api::estimate_image_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(api::trim_json, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::trim_many, m)?)?;
     m.add_function(wrap_pyfunction!(api::sanitize_json, m)?)?;
     Ok(())
 }

@@ -20,6 +20,7 @@ from ._ankita import (
     probe_image,
     sanitize_json,
     trim_json,
+    trim_many,
 )
 from ._messages import count_tokens, sanitize, sanitize_with_report, trim
 from ._types import (
@@ -84,4 +85,5 @@ __all__ = [
     "sanitize_with_report",
     "trim",
     "trim_json",
+    "trim_many",
 ]

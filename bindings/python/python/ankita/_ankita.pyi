@@ -1,7 +1,7 @@
 """Type stubs of the native module ``ankita._ankita`` (import it as ``ankita``)."""
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Generic, TypeVar, final
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Generic, Protocol, TypeVar, Union, final
 
 from ._types import (
     ClearToolResults,
@@ -36,6 +36,7 @@ __all__ = [
     "sanitize_with_report",
     "trim",
     "trim_json",
+    "trim_many",
 ]
 
 _M = TypeVar("_M", bound=Mapping[str, Any])
@@ -321,6 +322,45 @@ def estimate_image_tokens(
 def trim_json(request: str) -> str:
     """Trims a request given as JSON text and answers JSON text: the raw contract that the C
     ABI speaks. Never raises for a bad request: failures are ``{"ok": false, "error": ...}``."""
+
+class _ArrowArray(Protocol):
+    """An Arrow array (pyarrow's ``Array``) exported through the Arrow PyCapsule interface."""
+
+    def __arrow_c_array__(self, requested_schema: object = None) -> tuple[object, object]: ...
+
+class _ArrowChunkedArray(Protocol):
+    """An Arrow chunked array (pyarrow's ``ChunkedArray``)."""
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object: ...
+    @property
+    def chunks(self) -> list[Any]: ...
+
+_Request = Union[str, bytes, bytearray, Mapping[str, Any], Sequence[Any]]  # noqa: UP007 (3.9)
+"""One request of ``trim_many``: JSON text (an object, or a bare messages array), a request
+dict or a messages list."""
+
+def trim_many(
+    requests: Iterable[_Request] | _ArrowArray | _ArrowChunkedArray,
+    *,
+    threads: int | None = None,
+    **options: Any,
+) -> list[str]:
+    """Trims many requests at once, in order, on ``threads`` threads (default: every core), with
+    the GIL released: the answers are the JSON texts ``trim_json`` answers, one per request.
+
+    A request is JSON text (``str`` or ``bytes``: an object, or a bare messages array read as
+    ``{"messages": [...]}``), a request dict or a messages list; ``requests`` is any iterable of
+    them, or a pyarrow string or binary array (or chunked array), read in place without a Python
+    object per row. ``options`` are request keys (``context_tokens=8000``, ``model="gpt-4o"``,
+    ``format="anthropic"``, ...) that fill in the keys a request lacks (a request's own keys
+    win), as ``ankita trim --jsonl`` does with its flags; ``None`` is not given, but for
+    ``max_messages``, where it means no count limit.
+
+    A bad request is answered with its error JSON (``{"ok": false, "error": ...}``), never an
+    exception for the whole batch. Raises ``InvalidRequest`` for an unknown option or a bad
+    option value (checked once, before any row), ``ValueError`` for ``threads`` below 1 and
+    ``TypeError`` when ``requests`` is a single request or not iterable.
+    """
 
 def sanitize_json(messages: str) -> str:
     """Repairs a messages array (or ``{"messages": [...]}``) given as JSON text; answers JSON
