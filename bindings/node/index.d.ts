@@ -651,6 +651,31 @@ export function trimAsync<M extends object = Message, S extends System = System>
   options?: TrimOptions & { system?: S },
 ): Promise<TrimResult<M, S>>;
 
+/** Options of {@link trimMany}: request keys that fill in what a request lacks, and `threads`. */
+export interface TrimManyOptions extends TrimOptions {
+  /** The threads of the batch (a positive integer); every core when not given. */
+  threads?: number;
+}
+
+/**
+ * One request of {@link trimMany}: JSON text (a string, or UTF-8 bytes: an object, or a bare
+ * messages array), a request object, or a messages array.
+ */
+export type BatchRequest =
+  string | Uint8Array | ({ messages: readonly object[] } & TrimOptions) | readonly object[];
+
+/**
+ * Trims many requests at once, in order, off the event loop and on every core (or `threads`):
+ * each answer is the JSON text of the contract for its request (`{"ok":true,...}` or the
+ * request's own `{"ok":false,"error":{...}}`; a bad request never rejects the batch). Options
+ * fill in the keys a request lacks. Rejects with an {@link AnkitaError} (`invalid_request`) for
+ * an unknown option or a bad option value, and a TypeError for bad arguments.
+ */
+export function trimMany(
+  requests: Iterable<BatchRequest>,
+  options?: TrimManyOptions,
+): Promise<string[]>;
+
 /** Repairs a restored session (DESIGN §5). Throws an {@link AnkitaError}. */
 export function sanitize<M extends object = Message>(
   messages: readonly M[],

@@ -10,6 +10,7 @@ import { native } from "./lib/native.js";
 import { firstTail, planMessages, tailOf, tailRequest, tailStats, windows } from "./lib/tail.js";
 
 export { AnkitaError };
+export { trimMany } from "./lib/batch.js";
 
 const MAX_U32 = 0xffff_ffff;
 

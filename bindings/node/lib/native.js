@@ -188,6 +188,51 @@ export function native() {
     version: declare("const char *ankita_version(void)"),
   };
 
+  // A batch (lib/batch.js): ankita_trim_many on a koffi worker thread. The answers come back
+  // in an array of `count` library strings, each decoded and released here.
+  const trimMany = declare("ankita_trim_many", AnkitaString, [
+    "const char **",
+    "const size_t *",
+    "size_t",
+    "const char *",
+    "size_t",
+    "void *",
+  ]);
+  const POINTER_SIZE = koffi.sizeof("void *");
+  /**
+   * @param {string[]} texts the requests (no NUL character in any)
+   * @param {string | null} defaults the defaults JSON, or null
+   * @param {number} threads 0: every core
+   * @param {(error: unknown, status: string | null, answers: (string | null)[]) => void} done
+   */
+  bound.trimManyAsync = (texts, defaults, threads, done) => {
+    const slots = koffi.alloc("void *", Math.max(texts.length, 1));
+    const finish = (error, status) => {
+      const answers = [];
+      try {
+        for (let i = 0; i < texts.length; i++) {
+          const pointer = koffi.decode(slots, i * POINTER_SIZE, "void *");
+          if (pointer === null) {
+            answers.push(null);
+            continue;
+          }
+          answers.push(koffi.decode(pointer, "char", -1));
+          stringStats.released++;
+          stringFree(pointer);
+        }
+      } finally {
+        koffi.free(slots);
+      }
+      done(error, status, answers);
+    };
+    try {
+      trimMany.async(texts, null, texts.length, defaults, threads, slots, finish);
+    } catch (error) {
+      koffi.free(slots);
+      done(error, null, []);
+    }
+  };
+
   // Incremental sessions (index.js, Session). The handle type is anonymous, as above.
   const SessionHandle = koffi.pointer(koffi.opaque());
   const sessionNew = declare("ankita_session_new", SessionHandle, [
