@@ -31,6 +31,7 @@ test("the package exports exactly the documented API", () => {
     "sanitizeAsync",
     "trim",
     "trimAsync",
+    "trimMany",
     "version",
   ]);
 });

@@ -23,7 +23,9 @@ test("every shared case and bad row answers as the library answers it alone", as
   const texts = [...requests.map((r) => JSON.stringify(r)), ...BAD];
   assert.ok(requests.length > 150, `${requests.length} cases`);
   const formats = new Set(requests.map((r) => r.format ?? "openai"));
-  assert.deepEqual([...formats].sort(), ["anthropic", "gemini", "openai", "responses"]);
+  for (const format of ["anthropic", "gemini", "openai", "responses"]) {
+    assert.ok(formats.has(format), `no case of the ${format} format`);
+  }
   for (const threads of [1, 2, undefined]) {
     const answers = await trimMany(texts, { threads });
     assert.equal(answers.length, texts.length);
