@@ -24,6 +24,7 @@ mod error;
 mod probe;
 mod session;
 mod standins;
+mod tail;
 mod trim;
 
 /// Fit multimodal chat histories into a context budget (native module; import `ankita`).

@@ -3,6 +3,7 @@
 //!
 //! Only the plan crosses back: an unchanged message is returned as the very object the caller
 //! passed in, a changed one as a shallow copy; megabytes of image data are never copied out.
+//! A long history is read from its newest messages (`tail.rs`).
 
 use ankita::api::SanitizeRequest;
 use ankita::{Error, NewContent, NewPart, Out, Request};
@@ -191,6 +192,21 @@ pub fn trim<'py>(
         Ok((originals, request_text(&Value::Object(request))))
     };
     let system = system.map_or_else(|| py.None(), |s| s.clone().unbind());
+    // A long history is read from its newest messages (tail.rs); else it is sent whole.
+    if let (Ok(originals), Some(options)) = (
+        items(messages, "messages"),
+        crate::tail::options_map(&given, unknown),
+    ) {
+        if let Some((list, report)) =
+            crate::tail::trim_from_tail(py, &originals, &options, !merging)?
+        {
+            return Ok(TrimResult {
+                messages: list.unbind(),
+                report: report.unbind(),
+                system,
+            });
+        }
+    }
     let (originals, text) = run().map_err(|e| to_py_err(py, &e))?;
     let plan = without_gil(py, || Request::parse(&text)?.plan()).map_err(|e| to_py_err(py, &e))?;
     Ok(TrimResult {

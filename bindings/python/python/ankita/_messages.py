@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import Any, TypeVar, overload
 
 from . import _ankita
@@ -82,9 +83,13 @@ def _all_dicts(messages: Any) -> bool:
     dicts."""
     if type(messages) is not list:
         return False
+    # Read by C-level iteration (a long history is read from its newest messages: this pass
+    # over every message is most of a trim's cost otherwise).
+    if not set(map(type, messages)) <= {dict}:
+        return False
+    if list not in set(map(type, map(dict.get, messages, repeat("content")))):
+        return True
     for message in messages:
-        if type(message) is not dict:
-            return False
         content = message.get("content")
         if type(content) is list:
             for part in content:

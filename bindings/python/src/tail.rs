@@ -1,0 +1,293 @@
+//! `trim` of a long history from its newest messages (core: `ankita::tail`; the README, "Long
+//! histories"): the core is given a tail of the history and, of the older messages, only
+//! those the answer may depend on, found by a light pass over each message's keys, role and
+//! content type (not its text): every message that is not *plain* (a role and a non-empty
+//! string, nothing else), message 0, and the ends of each run of plain messages. The core
+//! answers the whole history's trim as a plan when the tail is enough, or asks for a longer
+//! one; `None` here sends the whole history (as do short histories, and any error: the whole
+//! history's trim raises it, in its order).
+
+use ankita::tail::{TailPlan, TailRequest};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use serde_json::{Map, Value};
+
+use crate::convert::{message_to_value, request_text, to_value, Path};
+use crate::trim::{build_messages, trim_report_dict, without_gil};
+
+/// The formats whose plain messages may be left out (the others are sent whole).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    OpenAi,
+    Responses,
+    Anthropic,
+    Gemini,
+    AiSdk,
+}
+
+impl Format {
+    fn of(name: &str) -> Option<Format> {
+        Some(match name {
+            "openai" => Format::OpenAi,
+            "responses" => Format::Responses,
+            "anthropic" => Format::Anthropic,
+            "gemini" => Format::Gemini,
+            "ai-sdk" => Format::AiSdk,
+            _ => return None,
+        })
+    }
+}
+
+/// A plain message's role: the user's, the model's, or another (system, developer).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plain {
+    User,
+    Model,
+    Other,
+}
+
+/// Histories with fewer messages than this before their first tail are sent whole.
+const MIN_BEFORE: usize = 64;
+
+/// Reads messages: `plain` tells a plain message's role (see the module documentation).
+struct Reader<'py> {
+    format: Format,
+    /// `str.isascii`, called on a text (a flag read, no copy).
+    isascii: Bound<'py, PyAny>,
+}
+
+/// Whether the string `text` equals `ascii` (no copy, no allocation).
+fn is(text: &Bound<'_, PyString>, ascii: &std::ffi::CStr) -> bool {
+    // SAFETY: `text` is a live str for the call; `ascii` is NUL-terminated ASCII.
+    unsafe { pyo3::ffi::PyUnicode_CompareWithASCIIString(text.as_ptr(), ascii.as_ptr()) == 0 }
+}
+
+impl<'py> Reader<'py> {
+    fn new(py: Python<'py>, format: Format) -> PyResult<Reader<'py>> {
+        let isascii = py.get_type::<PyString>().getattr(intern!(py, "isascii"))?;
+        Ok(Reader { format, isascii })
+    }
+
+    /// A non-empty string that is Unicode (no lone surrogate): ASCII text is; other text is
+    /// encoded once to tell.
+    fn text(&self, value: &Bound<'py, PyAny>) -> Option<()> {
+        let text = value.cast::<PyString>().ok()?;
+        // SAFETY: `text` is a live str.
+        if unsafe { pyo3::ffi::PyUnicode_GetLength(text.as_ptr()) } <= 0 {
+            return None;
+        }
+        if self.isascii.call1((text,)).ok()?.is_truthy().ok()? {
+            return Some(());
+        }
+        text.to_cow().ok().map(|_| ())
+    }
+
+    /// The role of a plain message, or `None`.
+    fn plain(&self, message: &Bound<'py, PyAny>) -> Option<Plain> {
+        let py = message.py();
+        let format = self.format;
+        let dict = message.cast::<PyDict>().ok()?;
+        let n = dict.len();
+        let role = dict.get_item(intern!(py, "role")).ok()??;
+        let role = role.cast::<PyString>().ok()?;
+        let role = if is(role, c"user") {
+            Plain::User
+        } else if format == Format::Gemini {
+            is(role, c"model").then_some(Plain::Model)?
+        } else if is(role, c"assistant") {
+            Plain::Model
+        } else if format == Format::Anthropic {
+            return None;
+        } else if is(role, c"system") || (format != Format::AiSdk && is(role, c"developer")) {
+            Plain::Other
+        } else {
+            return None;
+        };
+        if format == Format::Gemini {
+            let parts = dict.get_item(intern!(py, "parts")).ok()??;
+            let parts = parts.cast::<PyList>().ok()?;
+            if n != 2 || parts.is_empty() {
+                return None;
+            }
+            for part in parts.iter() {
+                let part = part.cast::<PyDict>().ok()?;
+                if part.len() != 1 {
+                    return None;
+                }
+                self.text(&part.get_item(intern!(py, "text")).ok()??)?;
+            }
+            return Some(role);
+        }
+        self.text(&dict.get_item(intern!(py, "content")).ok()??)?;
+        match n {
+            2 => Some(role),
+            3 if format == Format::OpenAi => {
+                self.text(&dict.get_item(intern!(py, "name")).ok()??)?;
+                Some(role)
+            }
+            3 if format == Format::Responses => {
+                let kind = dict.get_item(intern!(py, "type")).ok()??;
+                is(kind.cast::<PyString>().ok()?, c"message").then_some(role)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A tail: messages `from..`, and the older messages given, as runs `(start, indices)`.
+struct Tail {
+    from: usize,
+    earlier: Vec<(usize, Vec<usize>)>,
+}
+
+/// The tail of about `size` messages, starting on a plain user message; `None` when none is
+/// near.
+fn tail_of<'py>(messages: &[Bound<'py, PyAny>], reader: &Reader<'py>, size: usize) -> Option<Tail> {
+    let n = messages.len();
+    let mut from = n - size;
+    let lowest = from.saturating_sub(size).max(1);
+    while reader.plain(&messages[from]) != Some(Plain::User) {
+        if from <= lowest {
+            return None;
+        }
+        from -= 1;
+    }
+    let mut earlier: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut give = |i: usize| match earlier.last_mut() {
+        Some((start, run)) if *start + run.len() == i => run.push(i),
+        _ => earlier.push((i, vec![i])),
+    };
+    give(0);
+    let mut i = 1;
+    while i < from {
+        let Some(role) = reader.plain(&messages[i]) else {
+            give(i);
+            i += 1;
+            continue;
+        };
+        // A run of plain messages [i, end): its first and last are given, and the first one
+        // not the model's when neither is (a gap is bounded by one); all of them when none is.
+        let (mut end, mut last, mut turn) = (i + 1, role, (role != Plain::Model).then_some(i));
+        while end < from {
+            let Some(next) = reader.plain(&messages[end]) else {
+                break;
+            };
+            if turn.is_none() && next != Plain::Model {
+                turn = Some(end);
+            }
+            last = next;
+            end += 1;
+        }
+        give(i);
+        if end - i > 2 && role == Plain::Model && last == Plain::Model {
+            match turn {
+                Some(t) => give(t),
+                None => (i + 1..end - 1).for_each(&mut give),
+            }
+        }
+        if end - i > 1 {
+            give(end - 1);
+        }
+        i = end;
+    }
+    Some(Tail { from, earlier })
+}
+
+/// The first tail: twice `max_messages` (40 when not given) and some; 256 messages with a
+/// budget and no count limit; `None` (the whole history) when nothing limits the trim.
+fn first_tail(options: &Map<String, Value>) -> Option<usize> {
+    let given = |key: &str| options.get(key).is_some_and(|v| !v.is_null());
+    match options.get("max_messages") {
+        None => Some(2 * 40 + 32),
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(max) => Some((2 * max as usize + 32).max(64)),
+            None => Some(256),
+        },
+        Some(Value::Null) if !given("max_bytes") && !given("context_tokens") => None,
+        Some(_) => Some(256),
+    }
+}
+
+/// The request options (every keyword but the messages), as `trim` sends them; `None` when
+/// one cannot be converted (the whole history's trim raises it).
+pub(crate) fn options_map(
+    given: &[(&str, Option<&Bound<'_, PyAny>>)],
+    unknown: Option<&Bound<'_, PyDict>>,
+) -> Option<Map<String, Value>> {
+    let mut map = Map::new();
+    for (key, value) in given {
+        if let Some(value) = value.filter(|v| !v.is_none()) {
+            map.insert((*key).to_owned(), to_value(value, Path::Root(key)).ok()?);
+        }
+    }
+    for (key, value) in unknown.iter().flat_map(|d| d.iter()) {
+        let key = key.str().ok()?.to_string();
+        let value = to_value(&value, Path::Root(&key)).ok()?;
+        map.insert(key, value);
+    }
+    Some(map)
+}
+
+/// The trim of `messages` (the caller's, in order) from a tail, as the result's messages and
+/// report; `None` when the whole history is to be sent.
+pub(crate) fn trim_from_tail<'py>(
+    py: Python<'py>,
+    messages: &[Bound<'py, PyAny>],
+    options: &Map<String, Value>,
+    stand_ins: bool,
+) -> PyResult<Option<(Bound<'py, PyList>, Bound<'py, PyDict>)>> {
+    let name = match options.get("format") {
+        None | Some(Value::Null) => "openai",
+        Some(Value::String(name)) => name.as_str(),
+        Some(_) => return Ok(None),
+    };
+    let clears = options
+        .get("clear_tool_results")
+        .is_some_and(|v| !v.is_null());
+    let (Some(format), Some(mut size), false) = (Format::of(name), first_tail(options), clears)
+    else {
+        return Ok(None);
+    };
+    let reader = Reader::new(py, format)?;
+    let root = Path::Root("messages");
+    let value = |i: usize| message_to_value(&messages[i], Path::Index(&root, i), stand_ins).ok();
+    while messages.len() >= size.saturating_add(MIN_BEFORE) {
+        let Some(tail) = tail_of(messages, &reader, size) else {
+            size = size.saturating_mul(4);
+            continue;
+        };
+        let mut earlier = Vec::with_capacity(tail.earlier.len());
+        for (start, run) in &tail.earlier {
+            let run: Option<Vec<Value>> = run.iter().map(|&i| value(i)).collect();
+            let Some(run) = run else {
+                return Ok(None);
+            };
+            earlier.push(Value::Array(vec![(*start).into(), Value::Array(run)]));
+        }
+        let tail_values: Option<Vec<Value>> = (tail.from..messages.len()).map(value).collect();
+        let Some(tail_values) = tail_values else {
+            return Ok(None);
+        };
+        let mut request = options.clone();
+        request.insert("messages".into(), Value::Array(tail_values));
+        let mut window = Map::new();
+        window.insert("from".into(), tail.from.into());
+        window.insert("earlier".into(), Value::Array(earlier));
+        request.insert("window".into(), Value::Object(window));
+        let text = request_text(&Value::Object(request));
+        match without_gil(py, || TailRequest::parse(&text)?.plan()) {
+            Err(_) => return Ok(None),
+            Ok(TailPlan::Widen { scale: None }) => size = size.saturating_mul(4),
+            Ok(TailPlan::Widen { scale: Some(scale) }) if scale.is_finite() => {
+                size = (size as f64 * (1.25 * scale).max(2.0)).min(usize::MAX as f64) as usize;
+            }
+            Ok(TailPlan::Widen { .. }) => return Ok(None),
+            Ok(TailPlan::Plan(plan)) => {
+                let list = build_messages(py, messages, &plan.messages)?;
+                return Ok(Some((list, trim_report_dict(py, &plan.report)?)));
+            }
+        }
+    }
+    Ok(None)
+}
