@@ -17,15 +17,16 @@
 //! ```
 
 use crate::error::{Error, ErrorCode};
-use crate::format::{Edit, Format, NewContent, NewPart, Out};
+use crate::format::{Edit, Format, NewContent, NewPart, Out, Placed};
 use crate::json::write_str;
 use crate::pricing::{self, ImagePrice, ImageProfile, DEFAULT_BYTES_PER_TOKEN};
 use crate::probe;
 use crate::raw::{get, kind, Doc, Kind, Raw};
-use crate::report::{Bytes, Counter, Report, RequestWarning, Style};
+use crate::report::{Breakpoint, Bytes, Counter, Report, RequestWarning, Style};
 use crate::request::{format_of, TrimOptions};
 use crate::trim::{plan_count, plan_sanitize, plan_trim, Plan};
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 
 /// Trims a request given as JSON text; always answers JSON text (success or error).
 pub fn trim_json(request: &str) -> String {
@@ -152,7 +153,51 @@ impl<'a> Request<'a> {
     /// Plans the trim: which messages to return and what changed in them.
     pub fn plan(&self) -> Result<Plan<'a>, Error> {
         let system = self.system.filter(|s| kind(s) != Kind::Null);
-        plan_trim(&self.doc, self.messages, system, &self.options)
+        let mut plan = plan_trim(&self.doc, self.messages, system, &self.options)?;
+        place_breakpoint(&self.doc, system, &self.options, &mut plan);
+        Ok(plan)
+    }
+}
+
+/// `cache_breakpoint`: the format's prompt-cache breakpoint placed in the answer's messages,
+/// and the report says where (`format::anthropic_cache`).
+pub(crate) fn place_breakpoint<'a>(
+    doc: &Doc<'a>,
+    system: Option<Raw<'a>>,
+    options: &TrimOptions,
+    plan: &mut Plan<'a>,
+) {
+    if !options.cache.cache_breakpoint {
+        return;
+    }
+    let placed = {
+        let texts: Vec<Cow<'_, str>> = plan
+            .messages
+            .iter()
+            .map(|out| match out {
+                Out::Same(i) => Cow::Borrowed(plan.inputs[*i]),
+                Out::New(text) => Cow::Borrowed(text.as_str()),
+                Out::Edited(edit) => {
+                    let mut w = Answer::default();
+                    write_edited(&mut w, doc, plan.inputs[edit.index], edit);
+                    Cow::Owned(w.into_string())
+                }
+            })
+            .collect();
+        options.format.adapter().place_breakpoint(system, &texts)
+    };
+    plan.report.cache_breakpoint = Some(placed.as_ref().map(|p| Breakpoint {
+        output_index: p.index,
+        part: p.part,
+        given: p.message.is_none(),
+    }));
+    if let Some(Placed {
+        index,
+        message: Some(text),
+        ..
+    }) = placed
+    {
+        plan.messages[index] = Out::New(text);
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod batch;
+pub mod cache_keys;
 pub mod chat_template;
 pub mod error;
 pub mod ffi;
@@ -27,6 +28,7 @@ pub mod request;
 pub mod session;
 pub mod shed;
 pub mod splice;
+pub mod stable;
 pub mod tail;
 pub mod tokenizer_file;
 pub mod tokens;

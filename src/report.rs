@@ -225,6 +225,8 @@ pub enum Limit {
     MaxMessages,
     /// The budget did: an older message did not fit, or something was shed.
     Budget,
+    /// The request's `cut` did: the messages before it stay dropped (cache-stable trimming).
+    Cut,
 }
 
 impl Limit {
@@ -232,6 +234,7 @@ impl Limit {
         match self {
             Limit::MaxMessages => "max_messages",
             Limit::Budget => "budget",
+            Limit::Cut => "cut",
         }
     }
 }
@@ -338,6 +341,21 @@ pub struct Report<'a> {
     /// Formats whose answer starts with the user's turn only: the user message brought back
     /// for it, if any.
     pub turn_start: Option<TurnStart>,
+    /// Cache-stable trimming only (`Some`): the caller's index where the kept run starts,
+    /// `None` when nothing was dropped ([`crate::stable`]).
+    pub cut: Option<Option<usize>>,
+    /// `cache_breakpoint` only (`Some`): where the breakpoint is, if anywhere.
+    pub cache_breakpoint: Option<Option<Breakpoint>>,
+}
+
+/// Where a `cache_control` breakpoint stands: the returned message and its block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Breakpoint {
+    /// Index in the returned messages.
+    pub output_index: usize,
+    pub part: usize,
+    /// Whether the caller's message had it already.
+    pub given: bool,
 }
 
 impl<'a> Report<'a> {
@@ -643,6 +661,26 @@ impl<'a> Report<'a> {
                         t.kept.as_str(),
                         t.from_bytes,
                         t.to_bytes
+                    );
+                }
+                None => out.push_str("null"),
+            }
+        }
+        if let Some(cut) = self.cut {
+            out.push_str(",\"cut\":");
+            match cut {
+                Some(i) => write_index(out, i),
+                None => out.push_str("null"),
+            }
+        }
+        if let Some(breakpoint) = self.cache_breakpoint {
+            out.push_str(",\"cache_breakpoint\":");
+            match breakpoint {
+                Some(b) => {
+                    let _ = write!(
+                        out,
+                        "{{\"output_index\":{},\"part\":{},\"given\":{}}}",
+                        b.output_index, b.part, b.given
                     );
                 }
                 None => out.push_str("null"),

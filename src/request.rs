@@ -1,6 +1,7 @@
 //! The request around the messages: budget options of the JSON contract (DESIGN §7–§8), parsed
 //! with errors that name the offending key.
 
+use crate::cache_keys::CacheOptions;
 use crate::error::{Error, ErrorCode};
 use crate::format::Format;
 use crate::json::compact_len;
@@ -186,6 +187,8 @@ pub struct TrimOptions {
     /// The group where selection stopped comes back shrunk into the room left (`fill`,
     /// default true; [`crate::fill`]).
     pub fill: bool,
+    /// Cache-stable trimming: `trim_to`, `cut`, `cache_breakpoint` ([`crate::stable`]).
+    pub cache: CacheOptions,
     pub format: Format,
     /// What the request assumed without being told (`unknown_model`), for the report.
     pub warnings: Vec<RequestWarning>,
@@ -212,6 +215,10 @@ impl Default for TrimOptions {
             file_sizes: HashMap::new(),
             clear_tool_results: None,
             fill: true,
+            cache: CacheOptions {
+                trim_to: 1.0,
+                ..CacheOptions::default()
+            },
             format: Format::default(),
             warnings: Vec::new(),
         }
@@ -241,6 +248,9 @@ pub const OPTION_KEYS: &[&str] = &[
     "clear_tool_results",
     "strict_model",
     "fill",
+    "trim_to",
+    "cut",
+    "cache_breakpoint",
 ];
 
 impl TrimOptions {
@@ -263,6 +273,7 @@ impl TrimOptions {
                 "max_output_tokens" => options.max_output_tokens = uint(value, key)?,
                 "overhead_bytes" => options.overhead_bytes = uint(value, key)?,
                 "overhead_tokens" | "tokenizer" | "token_factor" => {} // below: they interact
+                "trim_to" | "cut" | "cache_breakpoint" => {} // below, with `cut: null`
                 "bytes_per_token" => {
                     options.bytes_per_token = uint(value, key)?;
                     if options.bytes_per_token == 0 {
@@ -339,6 +350,17 @@ impl TrimOptions {
                     ))
                 }
             }
+        }
+        options.cache = CacheOptions::from_map(request)?;
+        if options.cache.cache_breakpoint && !options.format.adapter().cache_breakpoints() {
+            return Err(Error::invalid_request(
+                format!(
+                    "cache_breakpoint places an Anthropic cache_control breakpoint: it needs \
+                     format \"anthropic\", not {:?}",
+                    options.format.name()
+                ),
+                "cache_breakpoint",
+            ));
         }
         let named = ["image_profile", "model"]
             .iter()

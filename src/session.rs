@@ -127,6 +127,10 @@ impl Window {
         if !adapter.trims_newest_alone() || options.clear_tool_results.is_some() {
             return None;
         }
+        // A cache-stable trim keeps the anchors of its cut and the messages from it on.
+        if options.cache.stable {
+            return None;
+        }
         // Without a system prompt outside the messages, the first message must be a group
         // of its own, as given: pinned in both trims when it is a system message, dropped in
         // both otherwise (were repair to remove it, a later system message could be pinned).
@@ -682,6 +686,10 @@ impl TrimSession {
         };
         let adapter = self.options.format.adapter();
         self.window.forget_from(len, self.split.as_ref(), adapter);
+        // Messages before the cut were replaced: the next trim chooses its cut afresh.
+        if self.options.cache.cut.is_some_and(|cut| len < cut) {
+            self.options.cache.cut = None;
+        }
         if self.split.as_ref().is_some_and(|s| len <= s.pruned) {
             self.split = None;
         }
@@ -856,6 +864,7 @@ impl TrimSession {
             );
             held.prune(start.from, counts);
             *windowed += 1;
+            crate::api::place_breakpoint(&doc, system, options, &mut plan);
             return Ok(then(&doc, system, plan));
         }
         if held.pruned > 0 {
@@ -871,9 +880,14 @@ impl TrimSession {
             notes_in_meta: false,
         };
         let windows = options.format.adapter().trims_newest_alone();
-        let (plan, reach) = plan_split_reach(&doc, session, options, budget, cache, windows)?;
+        let (mut plan, reach) = plan_split_reach(&doc, session, options, budget, cache, windows)?;
         let held = split.as_ref().expect("split above");
         window.update(held, options.format.adapter(), &plan.report, 0, reach);
+        crate::api::place_breakpoint(&doc, system, options, &mut plan);
+        // The next trim goes on from this one's cut (crate::stable).
+        if let Some(cut) = plan.report.cut {
+            options.cache.cut = cut;
+        }
         Ok(then(&doc, system, plan))
     }
 }

@@ -89,19 +89,25 @@ pub(crate) fn plan_split_reach<'a>(
     let mut trimmer = Trimmer::new(doc, session, options, budget);
     trimmer.cache = cache;
     trimmer.select();
+    // A cache-stable trim neither regrows, refills nor fills: each would move its prefix.
+    let stable = options.cache.stable;
     if let Some(budget) = budget {
         if trimmer.total > u128::from(budget) {
             trimmer.shed(budget)?;
-            trimmer.regrow();
-            trimmer.refill();
+            if !stable {
+                trimmer.regrow();
+                trimmer.refill();
+            }
         }
     }
     // The user message that began the kept run's turn comes before the older group that
     // fill would bring back (the task before an old tool result); a group fill brings back
     // that starts with the model's turn needs one too.
     trimmer.start_on_user_turn();
-    trimmer.fill();
-    trimmer.start_on_user_turn();
+    if !stable {
+        trimmer.fill();
+        trimmer.start_on_user_turn();
+    }
     let reach = Reach {
         stopped_at: trimmer.stopped.map(|g| {
             let m = trimmer.group_msgs(g)[0];
@@ -251,6 +257,9 @@ impl<'a> Trimmer<'a, '_> {
             .find(|&g| self.first_role(g) == Some(Role::User));
         if let Some(r) = request {
             self.tags[r] = Tag::Request;
+        }
+        // The anchors of a cache-stable trim depend on where its cut falls (crate::stable).
+        if let (Some(r), false) = (request, self.options.cache.stable) {
             let mut anchored = 0;
             let mut used = 0u128;
             let limit = if self.measure.in_tokens() {
@@ -290,6 +299,10 @@ impl<'a> Trimmer<'a, '_> {
         }
         if let (Some(clear), Some(budget)) = (&self.options.clear_tool_results, self.budget) {
             crate::shed::clear_tool_results(self, clear, budget);
+        }
+        if self.options.cache.stable {
+            self.select_stable();
+            return;
         }
         self.frontier = n;
         self.report.limited_by = self.extend();
@@ -417,6 +430,9 @@ impl<'a> Trimmer<'a, '_> {
             .filter(|&m| !kept[m])
             .collect();
         dropped.sort_unstable();
+        if self.options.cache.stable {
+            self.report.cut = Some(self.report_cut(!dropped.is_empty()));
+        }
         let mut cost = 0u128;
         for (m, &k) in kept.iter().enumerate() {
             if k {

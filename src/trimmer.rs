@@ -63,6 +63,8 @@ pub(crate) struct Trimmer<'a, 'o> {
     pub missing_turn_start: bool,
     /// Texts shrunk (logical message, unit, cost before), for regrow ([`crate::fill`]).
     pub shrunk: Vec<(usize, usize, u64)>,
+    /// Cache-stable trimming: the group where the kept run starts ([`crate::stable`]).
+    pub run_start: usize,
 }
 
 impl<'a, 'o> Trimmer<'a, 'o> {
@@ -108,6 +110,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             anchors: 0,
             missing_turn_start: false,
             shrunk: Vec::new(),
+            run_start: 0,
         }
     }
 

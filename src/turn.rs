@@ -67,9 +67,14 @@ impl Trimmer<'_, '_> {
     /// Keeps group `g` (a user message) whole, shrunk or as the placeholder, whichever is the
     /// first to fit the room left; `false` when none does.
     fn bring_back(&mut self, g: usize) -> bool {
-        let room = self
+        let mut room = self
             .budget
             .map_or(u128::MAX, |b| u128::from(b).saturating_sub(self.total));
+        // A cache-stable trim shrinks it to the anchor limit, the same from call to call
+        // (crate::stable).
+        if self.options.cache.stable {
+            room = room.min(u128::from(self.anchor_limit()));
+        }
         let index = self.session.messages[self.group_msgs(g)[0]]
             .physical
             .unwrap_or(0) as usize;

@@ -59,6 +59,18 @@ impl Adapter for Anthropic {
         "anthropic"
     }
 
+    fn cache_breakpoints(&self) -> bool {
+        true
+    }
+
+    fn place_breakpoint(
+        &self,
+        system: Option<&str>,
+        messages: &[Cow<'_, str>],
+    ) -> Option<super::Placed> {
+        super::anthropic_cache::place(system, messages)
+    }
+
     fn takes_system(&self) -> bool {
         true
     }

@@ -8,6 +8,7 @@
 
 pub mod ai_sdk;
 pub mod anthropic;
+pub(crate) mod anthropic_cache;
 pub mod gemini;
 pub mod openai;
 pub mod responses;
@@ -241,6 +242,30 @@ pub trait Adapter: Sync {
     /// The returned messages, built from the plan: the caller's message where nothing changed;
     /// and the messages merged into others, for formats that merge adjacent turns.
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt;
+
+    /// Whether the format has prompt-cache breakpoints (`cache_breakpoint`).
+    fn cache_breakpoints(&self) -> bool {
+        false
+    }
+
+    /// Places a prompt-cache breakpoint in the answer's messages (JSON texts) and the outside
+    /// system prompt's (see `format::anthropic_cache`).
+    fn place_breakpoint(
+        &self,
+        _system: Option<&str>,
+        _messages: &[std::borrow::Cow<'_, str>],
+    ) -> Option<Placed> {
+        None
+    }
+}
+
+/// A prompt-cache breakpoint placed in the answer: the returned message and its block, and
+/// the message with it (`None` when the caller's message had it already).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placed {
+    pub index: usize,
+    pub part: usize,
+    pub message: Option<String>,
 }
 
 /// What an adapter rebuilt.

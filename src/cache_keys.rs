@@ -1,0 +1,70 @@
+//! The request keys of cache-stable trimming (DESIGN §6, "Cache stability"): `trim_to`, `cut`
+//! and `cache_breakpoint`, read apart from the other options ([`crate::request`]).
+
+use crate::error::Error;
+use serde_json::{Map, Value};
+
+/// How a trim keeps the history's prefix from call to call.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CacheOptions {
+    /// `trim_to` or `cut` was given (`cut: null` included): the trim keeps its prefix stable
+    /// ([`crate::stable`]) and the report says where the kept run starts (`report.cut`).
+    pub stable: bool,
+    /// When a trim has to remove something, it removes down to this share of the history
+    /// budget (and of `max_messages`); in (0, 1], 1 when not given.
+    pub trim_to: f64,
+    /// The previous answer's `report.cut`: the caller's index of the first message of the kept
+    /// run, which never moves back.
+    pub cut: Option<usize>,
+    /// Anthropic format: a `cache_control` breakpoint on the last block of the last message
+    /// before the newest user message.
+    pub cache_breakpoint: bool,
+}
+
+/// The keys read here.
+pub const KEYS: &[&str] = &["trim_to", "cut", "cache_breakpoint"];
+
+impl CacheOptions {
+    /// Reads `trim_to`, `cut` and `cache_breakpoint` from a request object.
+    pub fn from_map(request: &Map<String, Value>) -> Result<Self, Error> {
+        let mut cache = CacheOptions {
+            trim_to: 1.0,
+            ..CacheOptions::default()
+        };
+        if let Some(value) = request.get("trim_to").filter(|v| !v.is_null()) {
+            let share = value.as_f64().filter(|s| *s > 0.0 && *s <= 1.0);
+            cache.trim_to = share.ok_or_else(|| {
+                Error::invalid_request(
+                    format!("trim_to must be a number in (0, 1], not {value}"),
+                    "trim_to",
+                )
+            })?;
+            cache.stable = true;
+        }
+        if let Some(value) = request.get("cut") {
+            // `null` (no previous cut) turns cache-stable trimming on as well.
+            cache.stable = true;
+            if !value.is_null() {
+                let index = value.as_u64().ok_or_else(|| {
+                    Error::invalid_request(
+                        format!(
+                            "cut must be a non-negative integer (the previous answer's \
+                             report.cut) or null, not {value}"
+                        ),
+                        "cut",
+                    )
+                })?;
+                cache.cut = Some(usize::try_from(index).unwrap_or(usize::MAX));
+            }
+        }
+        if let Some(value) = request.get("cache_breakpoint").filter(|v| !v.is_null()) {
+            cache.cache_breakpoint = value.as_bool().ok_or_else(|| {
+                Error::invalid_request(
+                    format!("cache_breakpoint must be true or false, not {value}"),
+                    "cache_breakpoint",
+                )
+            })?;
+        }
+        Ok(cache)
+    }
+}
