@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Writes the shared cases of cache-stable trimming (tests/cases/cache_*.json) in every format:
+`trim_to`, `cut` (and its documented rules for a cut past the end, inside an exchange, or at a
+message repair removed), errors, and Anthropic's `cache_breakpoint`.
+
+Budgets here are message counts (`max_messages`), so the expectations come from the small model
+of the README's "Cache-stable trimming" rules below (groups, the required messages, the anchors
+before the cut, the newest run that fits `trim_to` × the cap), written again here and never taken
+from the library.
+
+Run: python3 tests/cases/generate_cache.py   (rewrites tests/cases/cache_*.json)
+"""
+import json
+import math
+import pathlib
+
+HERE = pathlib.Path(__file__).resolve().parent
+FORMATS = ["openai", "anthropic", "responses", "gemini"]
+SYSTEM = "You are a helpful agent."
+CASES = []
+
+
+# A neutral history: ("user", text) | ("assistant", text) | ("call", id, name) | ("result", id, text)
+def write(fmt, steps):
+    """The history's messages in `fmt`, and the system prompt outside them (None in openai)."""
+    out = []
+    for s in steps:
+        kind = s[0]
+        if fmt == "gemini":
+            if kind == "user":
+                out.append({"role": "user", "parts": [{"text": s[1]}]})
+            elif kind == "assistant":
+                out.append({"role": "model", "parts": [{"text": s[1]}]})
+            elif kind == "call":
+                out.append({"role": "model", "parts": [{"functionCall": {"id": s[1], "name": s[2], "args": {}}}]})
+            else:
+                out.append({"role": "user", "parts": [{"functionResponse": {"id": s[1], "name": "lookup",
+                                                                             "response": {"output": s[2]}}}]})
+        elif fmt == "anthropic":
+            if kind in ("user", "assistant"):
+                out.append({"role": kind, "content": s[1]})
+            elif kind == "call":
+                out.append({"role": "assistant", "content": [{"type": "tool_use", "id": s[1], "name": s[2], "input": {}}]})
+            else:
+                out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": s[1], "content": s[2]}]})
+        elif fmt == "responses":
+            if kind in ("user", "assistant"):
+                out.append({"role": kind, "content": s[1]})
+            elif kind == "call":
+                out.append({"type": "function_call", "call_id": s[1], "name": s[2], "arguments": "{}"})
+            else:
+                out.append({"type": "function_call_output", "call_id": s[1], "output": s[2]})
+        else:
+            if kind in ("user", "assistant"):
+                out.append({"role": kind, "content": s[1]})
+            elif kind == "call":
+                out.append({"role": "assistant", "content": None,
+                            "tool_calls": [{"id": s[1], "type": "function", "function": {"name": s[2], "arguments": "{}"}}]})
+            else:
+                out.append({"role": "tool", "tool_call_id": s[1], "content": s[2]})
+    if fmt == "openai":
+        return [{"role": "system", "content": SYSTEM}] + out, None
+    return out, ({"parts": [{"text": SYSTEM}]} if fmt == "gemini" else SYSTEM)
+
+
+def groups_of(steps):
+    """Groups of step indices: a user or assistant message alone, a call with its result."""
+    groups, k = [], 0
+    while k < len(steps):
+        if steps[k][0] == "call":
+            groups.append([k, k + 1])
+            k += 2
+        else:
+            groups.append([k])
+            k += 1
+    return groups
+
+
+def model(steps, max_messages, trim_to=1.0, cut=None):
+    """The README's rules on a count budget. Returns (kept step indices, cut in step indices
+    or None, limited_by). The pinned system message counts one towards max_messages."""
+    groups = groups_of(steps)
+    n = len(groups)
+    first = lambda g: steps[groups[g][0]][0]
+    request = max((g for g in range(n) if first(g) == "user"), default=None)
+    in_progress = n - 1 if first(n - 1) == "call" and (request is None or n - 1 > request) else None
+    required = {g for g in (request, in_progress) if g is not None}
+    users = [g for g in range(n) if first(g) == "user"]
+    base = 1 + sum(len(groups[g]) for g in required)
+
+    def anchors(c):
+        return [g for g in users if g < c][::-1][:2]  # short texts: all within the limit
+
+    def count(c, anchor):
+        return base + sum(len(groups[g]) for g in range(c, n) if g not in required) + \
+            sum(len(groups[g]) for g in anchor if g not in required)
+
+    floor = 0
+    if cut is not None and cut <= len(steps):
+        floor = next((g for g in range(n) if groups[g][0] >= cut), n)
+    if count(floor, anchors(floor)) <= max_messages:
+        c, limited = floor, ("cut" if floor > 0 else None)
+    else:
+        target = max(1, math.floor(max_messages * trim_to))
+        c = n
+        while c > floor and count(c - 1, anchors(c - 1)) <= target:
+            c -= 1
+        limited = "max_messages"
+    kept_groups = set(required) | set(anchors(c)) | set(range(c, n))
+    kept = sorted(i for g in kept_groups for i in groups[g])
+    dropped = [i for i in range(len(steps)) if i not in kept]
+    reported = None if not dropped else (groups[c][0] if c < n else len(steps))
+    return kept, reported, limited
+
+
+def plain(pairs):
+    steps = []
+    for i in range(pairs):
+        steps += [("user", f"question {i}"), ("assistant", f"answer {i}")]
+    return steps + [("user", f"question {pairs}")]
+
+
+def loop(pairs):
+    """Questions and answers, each question answered after one tool call."""
+    steps = []
+    for i in range(pairs):
+        steps += [("user", f"question {i}"), ("call", f"c{i}", "lookup"), ("result", f"c{i}", f"found {i}"),
+                  ("assistant", f"answer {i}")]
+    return steps + [("user", f"question {pairs}")]
+
+
+def case(name, description, steps, options, expect_model=None, expect=None):
+    for fmt in FORMATS:
+        messages, system = write(fmt, steps)
+        shift = 1 if fmt == "openai" else 0
+        request = {"messages": messages, "format": fmt}
+        if system is not None:
+            request["system"] = system
+        opts = dict(options)
+        if "cut" in opts and isinstance(opts["cut"], int) and opts["cut"] >= 0:
+            opts["cut"] += shift
+        request.update(opts)
+        if expect is not None:
+            out = expect
+        else:
+            kept, cut, limited = model(steps, **expect_model)
+            kept_msgs = ([0] if shift else []) + [i + shift for i in kept]
+            dropped = [i for i in range(len(messages)) if i not in kept_msgs]
+            out = {"ok": True, "report": {"dropped_messages": dropped, "limited_by": limited,
+                                          "cut": None if cut is None else cut + shift}}
+            # Formats that merge same-role neighbours rebuild them; the others return them.
+            if fmt in ("openai", "responses"):
+                out["messages"] = [messages[i] for i in kept_msgs]
+        CASES.append({"name": f"cache_{name}_{fmt}", "description": description, "function": "trim",
+                      "request": request, "expect": out})
+
+
+case("trim_to_removes_down_to_the_share",
+     "Cache-stable trimming: once something must go, selection removes down to trim_to × max_messages "
+     "(here 10 × 0.5), keeping the newest run and the anchors (the newest user messages before the cut); "
+     "report.cut says where the kept run starts.",
+     plain(9), {"max_messages": 10, "trim_to": 0.5}, dict(max_messages=10, trim_to=0.5))
+case("cut_keeps_exactly_the_run",
+     "Given the previous answer's cut, while the messages from it (with the pinned message, the anchors "
+     "and the request) fit, the answer keeps exactly them: limited_by is \"cut\".",
+     plain(9), {"max_messages": 10, "trim_to": 0.5, "cut": 14}, dict(max_messages=10, trim_to=0.5, cut=14))
+case("cut_moves_forward_by_trim_to",
+     "When the messages from the cut no longer fit, the cut moves forward (never back), down to trim_to "
+     "× the cap.",
+     plain(9), {"max_messages": 10, "trim_to": 0.5, "cut": 2}, dict(max_messages=10, trim_to=0.5, cut=2))
+case("cut_past_the_end_is_ignored",
+     "A cut past the end of the messages (the history was replaced) is ignored: the trim chooses its "
+     "cut afresh.",
+     plain(9), {"max_messages": 10, "trim_to": 0.5, "cut": 1000}, dict(max_messages=10, trim_to=0.5))
+case("cut_inside_an_exchange_moves_to_the_next_group",
+     "A cut that points inside a tool exchange (at the tool result) moves forward to the next group; the "
+     "exchange stays whole or goes whole.",
+     loop(4), {"max_messages": 30, "cut": 10}, dict(max_messages=30, cut=10))
+case("cut_null_turns_cache_stable_trimming_on",
+     "cut: null (no previous answer yet) turns cache-stable trimming on with trim_to 1: the anchors "
+     "stand before the cut and the report has cut.",
+     plain(9), {"max_messages": 10, "cut": None}, dict(max_messages=10))
+case("nothing_removed_reports_cut_null",
+     "When everything fits, nothing is removed and report.cut is null.",
+     plain(3), {"max_messages": 40, "trim_to": 0.75}, dict(max_messages=40, trim_to=0.75))
+
+for bad, message in [({"trim_to": 0}, "trim_to must be a number in (0, 1]"),
+                     ({"trim_to": 1.5}, "trim_to must be a number in (0, 1]"),
+                     ({"cut": -1}, "cut must be a non-negative integer"),
+                     ({"cut": "3"}, "cut must be a non-negative integer")]:
+    key = next(iter(bad))
+    value = json.dumps(bad[key]).replace('"', "")
+    case(f"invalid_{key}_{value.replace('.', '_').replace('-', 'minus')}",
+         f"{key} {json.dumps(bad[key])} is an invalid_request naming the key.",
+         plain(1), bad, expect={"ok": False, "error": {"code": "invalid_request", "path": key}})
+
+
+def breakpoint_case():
+    steps = [("user", "Look at the build."), ("call", "c0", "build"), ("result", "c0", "ok"),
+             ("assistant", "It builds."), ("user", "Now the tests.")]
+    messages, system = write("anthropic", steps)
+    expected = json.loads(json.dumps(messages))
+    expected[3]["content"] = [{"type": "text", "text": "It builds.", "cache_control": {"type": "ephemeral"}}]
+    CASES.append({
+        "name": "cache_breakpoint_on_the_last_message_before_the_newest_user_message",
+        "description": "Anthropic cache_breakpoint: cache_control goes on the last block of the last message "
+                       "before the newest user message (a string content becomes one text block); the report "
+                       "says where (its index among the returned messages, the block).",
+        "function": "trim",
+        "request": {"messages": messages, "system": system, "format": "anthropic", "cache_breakpoint": True},
+        "expect": {"ok": True, "messages": expected,
+                   "report": {"cache_breakpoint": {"output_index": 3, "part": 0, "given": False}}}})
+    blocks = [{"type": "text", "text": s, "cache_control": {"type": "ephemeral"}} for s in "abcd"]
+    CASES.append({
+        "name": "cache_breakpoint_never_a_fifth",
+        "description": "The caller's own breakpoints count: with four in system, no fifth is made and the "
+                       "report says null.",
+        "function": "trim",
+        "request": {"messages": messages, "system": blocks, "format": "anthropic", "cache_breakpoint": True},
+        "expect": {"ok": True, "messages": messages, "report": {"cache_breakpoint": None}}})
+    openai, _ = write("openai", steps)
+    CASES.append({
+        "name": "cache_breakpoint_is_anthropic_only",
+        "description": "cache_breakpoint in another format is an invalid_request.",
+        "function": "trim",
+        "request": {"messages": openai, "cache_breakpoint": True},
+        "expect": {"ok": False, "error": {"code": "invalid_request", "path": "cache_breakpoint"}}})
+
+
+breakpoint_case()
+
+for old in HERE.glob("cache_*.json"):
+    old.unlink()
+for c in CASES:
+    (HERE / f"{c['name']}.json").write_text(json.dumps(c, indent=1, ensure_ascii=False) + "\n")
+print(f"wrote {len(CASES)} cases")
