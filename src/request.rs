@@ -54,6 +54,9 @@ pub struct ClearToolResults {
     pub keep: usize,
     pub exclude_tools: Vec<String>,
     pub placeholder: String,
+    /// Once clearing starts, at least this much is cleared (`clear_at_least`, in the call's
+    /// unit; 0: only what the budget needs).
+    pub at_least: u64,
 }
 
 impl Default for ClearToolResults {
@@ -62,12 +65,14 @@ impl Default for ClearToolResults {
             keep: 3,
             exclude_tools: Vec::new(),
             placeholder: CLEARED_TOOL_RESULT.to_owned(),
+            at_least: 0,
         }
     }
 }
 
 impl ClearToolResults {
-    /// `true` (the defaults), `false` (off), or `{"keep"?, "exclude_tools"?, "placeholder"?}`.
+    /// `true` (the defaults), `false` (off), or `{"keep"?, "exclude_tools"?, "placeholder"?,
+    /// "clear_at_least"?}`.
     fn from_value(value: &Value) -> Result<Option<Self>, Error> {
         const KEY: &str = "clear_tool_results";
         let map =
@@ -76,7 +81,7 @@ impl ClearToolResults {
                 Value::Object(map) => map,
                 _ => return Err(Error::invalid_request(
                     "clear_tool_results must be true, false or an object {keep, exclude_tools, \
-                     placeholder}",
+                     placeholder, clear_at_least}",
                     KEY,
                 )),
             };
@@ -86,6 +91,7 @@ impl ClearToolResults {
             match key.as_str() {
                 _ if value.is_null() => {}
                 "keep" => clear.keep = usize::try_from(uint(value, &path)?).unwrap_or(usize::MAX),
+                "clear_at_least" => clear.at_least = uint(value, &path)?,
                 "exclude_tools" => {
                     let names = value.as_array().ok_or_else(|| {
                         Error::invalid_request(
@@ -118,7 +124,7 @@ impl ClearToolResults {
                     return Err(Error::invalid_request(
                         format!(
                             "unknown key {key:?} of clear_tool_results; known keys: keep, \
-                             exclude_tools, placeholder"
+                             exclude_tools, placeholder, clear_at_least"
                         ),
                         path,
                     ))

@@ -286,8 +286,11 @@ pub(crate) fn clear_tool_results(
     let older = exchanges.len().saturating_sub(clear.keep);
     let adapter = t.options.format.adapter();
     let placeholder_cost = t.measure.text(&clear.placeholder);
+    // Once clearing starts it clears at least `at_least`, so that clears are rare and the
+    // prefix is stable between them.
+    let mut freed_all = 0u128;
     for &g in &exchanges[..older] {
-        if demand <= u128::from(budget) {
+        if demand <= u128::from(budget) && freed_all >= u128::from(clear.at_least) {
             break;
         }
         if !reachable[g] {
@@ -339,6 +342,7 @@ pub(crate) fn clear_tool_results(
                 unit.change = change;
             }
             let freed = u128::from(content - placeholder_cost);
+            freed_all += freed;
             demand -= freed;
             if t.kept[g] {
                 t.total -= freed;

@@ -989,6 +989,21 @@ case("clear_tool_results_before_dropping_exchanges",
         cleared_tool_results=[{"index": 3, "bytes": cost_of_text(msgs[3])},
                               {"index": 5, "bytes": cost_of_text(msgs[5])}],
         cost_bytes=total(cleared(msgs, [3, 5]))))
+budget = total(cleared(msgs, [3])) + 10
+freed = cost_of_text(msgs[3]) - len(CLEARED)
+case("clear_tool_results_clears_at_least",
+     "clear_at_least: once clearing starts it clears at least that much (here more than one "
+     "result frees), so that clears are rare and the prefix holds between them.",
+     {"messages": msgs, "max_bytes": budget,
+      "clear_tool_results": {"clear_at_least": freed + 1}},
+     ok(cleared(msgs, [3, 5]), dropped_messages=[],
+        cleared_tool_results=[{"index": 3, "bytes": cost_of_text(msgs[3])},
+                              {"index": 5, "bytes": cost_of_text(msgs[5])}]))
+case("clear_tool_results_without_clear_at_least_clears_what_the_budget_needs",
+     "The same budget without clear_at_least clears one result.",
+     {"messages": msgs, "max_bytes": budget, "clear_tool_results": True},
+     ok(cleared(msgs, [3]), dropped_messages=[],
+        cleared_tool_results=[{"index": 3, "bytes": cost_of_text(msgs[3])}]))
 msgs = tool_loop(["plan", "grep", "grep", "grep", "grep"])
 budget = total(cleared(msgs, [5, 7])) + 10
 case("clear_tool_results_keeps_excluded_tools",
