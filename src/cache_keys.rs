@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 /// How a trim keeps the history's prefix from call to call.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CacheOptions {
-    /// `trim_to` or `cut` was given (`cut: null` included): the trim keeps its prefix stable
+    /// `trim_to` or `cut` was given (`null` is not given): the trim keeps its prefix stable
     /// ([`crate::stable`]) and the report says where the kept run starts (`report.cut`).
     pub stable: bool,
     /// When a trim has to remove something, it removes down to this share of the history
@@ -20,9 +20,6 @@ pub struct CacheOptions {
     /// before the newest user message.
     pub cache_breakpoint: bool,
 }
-
-/// The keys read here.
-pub const KEYS: &[&str] = &["trim_to", "cut", "cache_breakpoint"];
 
 impl CacheOptions {
     /// Reads `trim_to`, `cut` and `cache_breakpoint` from a request object.
@@ -41,21 +38,18 @@ impl CacheOptions {
             })?;
             cache.stable = true;
         }
-        if let Some(value) = request.get("cut") {
-            // `null` (no previous cut) turns cache-stable trimming on as well.
+        if let Some(value) = request.get("cut").filter(|v| !v.is_null()) {
+            let index = value.as_u64().ok_or_else(|| {
+                Error::invalid_request(
+                    format!(
+                        "cut must be a non-negative integer (the previous answer's report.cut) \
+                         or null, not {value}"
+                    ),
+                    "cut",
+                )
+            })?;
+            cache.cut = Some(usize::try_from(index).unwrap_or(usize::MAX));
             cache.stable = true;
-            if !value.is_null() {
-                let index = value.as_u64().ok_or_else(|| {
-                    Error::invalid_request(
-                        format!(
-                            "cut must be a non-negative integer (the previous answer's \
-                             report.cut) or null, not {value}"
-                        ),
-                        "cut",
-                    )
-                })?;
-                cache.cut = Some(usize::try_from(index).unwrap_or(usize::MAX));
-            }
         }
         if let Some(value) = request.get("cache_breakpoint").filter(|v| !v.is_null()) {
             cache.cache_breakpoint = value.as_bool().ok_or_else(|| {

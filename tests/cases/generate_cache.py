@@ -176,10 +176,10 @@ case("cut_inside_an_exchange_moves_to_the_next_group",
      "A cut that points inside a tool exchange (at the tool result) moves forward to the next group; the "
      "exchange stays whole or goes whole.",
      loop(4), {"max_messages": 30, "cut": 10}, dict(max_messages=30, cut=10))
-case("cut_null_turns_cache_stable_trimming_on",
-     "cut: null (no previous answer yet) turns cache-stable trimming on with trim_to 1: the anchors "
+case("trim_to_one_removes_only_what_it_must",
+     "trim_to 1 (with cut null: no previous answer yet) removes only what it must, but the anchors "
      "stand before the cut and the report has cut.",
-     plain(9), {"max_messages": 10, "cut": None}, dict(max_messages=10))
+     plain(9), {"max_messages": 10, "trim_to": 1, "cut": None}, dict(max_messages=10))
 case("nothing_removed_reports_cut_null",
      "When everything fits, nothing is removed and report.cut is null.",
      plain(3), {"max_messages": 40, "trim_to": 0.75}, dict(max_messages=40, trim_to=0.75))
