@@ -109,12 +109,34 @@ export interface TrimOptions {
    * exchanges calling a tool of `exclude_tools` keep theirs. `true` takes the defaults.
    */
   clear_tool_results?:
-    boolean | { keep?: number; exclude_tools?: readonly string[]; placeholder?: string };
+    | boolean
+    | {
+        keep?: number;
+        exclude_tools?: readonly string[];
+        placeholder?: string;
+        /** Once clearing starts, clear at least this much (in the call's unit). */
+        clear_at_least?: number;
+      };
   /**
    * The room left goes to the newest first (default true): texts shedding cut get it back, and
    * the group where selection stopped comes back shrunk into it. `false`: whole groups only.
    */
   fill?: boolean;
+  /**
+   * Cache-stable trimming: when something must go, remove down to this share (0 < share <= 1)
+   * of the budget and of `max_messages`, so the calls after it only append.
+   */
+  trim_to?: number;
+  /**
+   * The previous answer's `report.cut`: while the messages from that index on fit, the answer
+   * keeps exactly them (the cut never moves back). `null`: not given.
+   */
+  cut?: number | null;
+  /**
+   * Anthropic format: a `cache_control` breakpoint on the last block of the last message before
+   * the newest user message (never a fifth breakpoint in the request).
+   */
+  cache_breakpoint?: boolean;
   /** At most this many messages, tool exchanges kept whole (default 40; `null`: no limit). */
   max_messages?: number | null;
   /** Image pricing profile (default `ankita`); give this or `model`, not both. */
@@ -365,6 +387,16 @@ export interface SanitizeOptions {
  * Anthropic and Gemini formats: the user message that began the kept run's turn, brought back so
  * that the answer starts with the user's turn.
  */
+/** Where an Anthropic `cache_control` breakpoint stands in the returned messages. */
+export interface CacheBreakpoint {
+  /** Index among the returned messages. */
+  output_index: number;
+  /** The block's index in that message's content. */
+  part: number;
+  /** The caller's message had the breakpoint already. */
+  given: boolean;
+}
+
 export interface TurnStart {
   /** Index of the message in the input `messages`. */
   index: number;
@@ -505,7 +537,7 @@ export interface TrimReport {
   dropped_files: DroppedFile[];
   dropped_attachments: DroppedAttachment[];
   /** Which limit bound the answer: `max_messages`, the budget, or null when all fit both. */
-  limited_by: "max_messages" | "budget" | null;
+  limited_by: "max_messages" | "budget" | "cut" | null;
   /** Input indices of messages brought back after shedding freed budget (refill) or shrunk into the room left (fill). */
   refilled: number[];
   /** Tool results replaced by the `clear_tool_results` placeholder, with what they cost. */
@@ -518,6 +550,13 @@ export interface TrimReport {
   dropped_blocks?: DroppedBlock[];
   /** Anthropic and Gemini formats only: the user message brought back to start the answer. */
   turn_start?: TurnStart | null;
+  /**
+   * Cache-stable trimming (`trim_to` or `cut` given): the input index where the kept run
+   * starts, to pass as the next call's `cut`; `null` when nothing was removed.
+   */
+  cut?: number | null;
+  /** `cache_breakpoint` given: where the breakpoint stands (`null`: none was placed). */
+  cache_breakpoint?: CacheBreakpoint | null;
   [key: string]: unknown;
 }
 

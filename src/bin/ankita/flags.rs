@@ -247,6 +247,34 @@ pub const TRIM: &[Flag] = &[
         sets: Sets::Json("fill"),
     },
     Flag {
+        long: "trim-to",
+        alias: None,
+        short: None,
+        value: Some("SHARE"),
+        doc: "cache-stable trimming: when something must go, remove down to SHARE (0 < SHARE \
+              <= 1) of the budget and of --max-messages, so the next calls only append; the \
+              report says where the kept run starts (cut)",
+        sets: Sets::Number("trim_to"),
+    },
+    Flag {
+        long: "cut",
+        alias: None,
+        short: None,
+        value: Some("N"),
+        doc: "the previous answer's report.cut: while the messages from index N on fit, keep \
+              exactly them (the cut never moves back)",
+        sets: Sets::Integer("cut"),
+    },
+    Flag {
+        long: "cache-breakpoint",
+        alias: None,
+        short: None,
+        value: None,
+        doc: "Anthropic format: put a cache_control breakpoint on the last block of the last \
+              message before the newest user message (never a fifth breakpoint)",
+        sets: Sets::Switch("cache_breakpoint"),
+    },
+    Flag {
         long: "max-messages",
         alias: None,
         short: None,

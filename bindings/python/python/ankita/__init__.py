@@ -24,6 +24,7 @@ from ._ankita import (
 )
 from ._messages import count_tokens, sanitize, sanitize_with_report, trim
 from ._types import (
+    CacheBreakpoint,
     ClearedToolResult,
     ClearToolResults,
     DroppedAttachment,
@@ -48,6 +49,7 @@ from ._types import (
 
 __all__ = [
     "AnkitaError",
+    "CacheBreakpoint",
     "ClearToolResults",
     "ClearedToolResult",
     "ContextBudgetExceeded",

@@ -191,6 +191,9 @@ def trim(
     system: str | Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
     fill: bool | None = True,
+    trim_to: float | None = None,
+    cut: int | None = None,
+    cache_breakpoint: bool | None = False,
 ) -> TrimResult[_M]:
     """Fits a chat history into a context budget.
 
@@ -213,6 +216,12 @@ def trim(
     - ``fill`` (default True): the room left goes to the newest first: texts that shedding
       cut get it back, then the group where selection stopped comes back shrunk into it;
       False keeps whole groups only;
+    - ``trim_to`` and ``cut`` (cache-stable trimming): when something must go, remove down to
+      ``trim_to`` (in (0, 1]) of the budget and of ``max_messages``; given the previous
+      result's ``report["cut"]`` as ``cut``, keep exactly the messages from it on while they
+      fit, so a provider's prompt cache serves the history's prefix from call to call;
+      ``cache_breakpoint=True`` (Anthropic format) puts ``cache_control`` on the last block
+      before the newest user message;
     - ``format``: "openai", "anthropic" for Anthropic Messages, whose top-level ``system``
       (a string or text blocks) is then given as ``system`` and returned as
       ``TrimResult.system``; "responses" for OpenAI Responses input items (the openai SDK's

@@ -150,6 +150,9 @@ def trim(
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
     fill: bool | None = True,
+    trim_to: float | None = None,
+    cut: int | None = None,
+    cache_breakpoint: bool | None = False,
 ) -> TrimResult[_M]: ...
 
 
@@ -177,6 +180,9 @@ def trim(
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
     fill: bool | None = True,
+    trim_to: float | None = None,
+    cut: int | None = None,
+    cache_breakpoint: bool | None = False,
 ) -> TrimResult[_O | dict[str, Any]]: ...
 
 
@@ -206,6 +212,12 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
       o200k_base × 1.35, and ``report["warnings"]`` holds an ``unknown_model`` entry saying so;
       ``strict_model=True`` makes it an InvalidRequest instead;
     - ``on_image_overflow``: "placeholder", "drop" or "error";
+    - ``trim_to`` and ``cut`` (cache-stable trimming): when something must go, remove down to
+      ``trim_to`` (in (0, 1]) of the budget and of ``max_messages``; given the previous
+      result's ``report["cut"]`` as ``cut``, keep exactly the messages from it on while they
+      fit, so a provider's prompt cache serves the history's prefix from call to call;
+      ``cache_breakpoint=True`` (Anthropic format) puts ``cache_control`` on the last block
+      before the newest user message;
     - ``format``: "openai" or "anthropic" for Anthropic Messages (the anthropic SDK's blocks
       are fine too), whose top-level ``system`` (a string or text blocks) is then given as
       ``system`` and returned as ``TrimResult.system``; "responses" for OpenAI Responses

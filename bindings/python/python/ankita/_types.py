@@ -172,11 +172,23 @@ class ClearedToolResult(_ClearedToolResultFields, total=False):
 class ClearToolResults(TypedDict, total=False):
     """The ``clear_tool_results`` option: clear the results of tool exchanges older than the
     newest ``keep`` (default 3), oldest first, before dropping whole exchanges; exchanges calling
-    a tool of ``exclude_tools`` keep theirs; ``placeholder`` replaces the result's text."""
+    a tool of ``exclude_tools`` keep theirs; ``placeholder`` replaces the result's text; once
+    clearing starts it clears at least ``clear_at_least`` (in the call's unit), so that clears
+    are rare and the prompt cache's prefix holds between them."""
 
     keep: int
     exclude_tools: list[str]
     placeholder: str
+    clear_at_least: int
+
+
+class CacheBreakpoint(TypedDict):
+    """Anthropic ``cache_breakpoint``: where the ``cache_control`` breakpoint stands, as the
+    index among the returned messages and the block (``given``: the caller's message had it)."""
+
+    output_index: int
+    part: int
+    given: bool
 
 
 class _TrimReportFields(TypedDict):
@@ -195,7 +207,7 @@ class _TrimReportFields(TypedDict):
     dropped_images: list[DroppedImage]
     dropped_files: list[DroppedFile]
     dropped_attachments: list[DroppedAttachment]
-    limited_by: Optional[Literal["max_messages", "budget"]]
+    limited_by: Optional[Literal["max_messages", "budget", "cut"]]
     refilled: list[int]
     cleared_tool_results: list[ClearedToolResult]
     warnings: list[TrimWarning]
@@ -208,11 +220,16 @@ class TrimReport(_TrimReportFields, total=False):
     content (None for string content). ``limited_by`` says which limit bound the answer
     ("max_messages", "budget", or None when everything fit both); ``refilled`` lists the
     messages that came back after shedding freed budget. ``merged``, ``dropped_blocks`` and
-    ``turn_start`` are there for the Anthropic and Gemini formats only."""
+    ``turn_start`` are there for the Anthropic and Gemini formats only. ``cut`` (cache-stable
+    trimming, with ``trim_to`` or ``cut``) is the input index where the kept run starts, to pass
+    as the next call's ``cut`` (None when nothing was removed; ``limited_by`` is "cut" when the
+    given cut dropped the older messages); ``cache_breakpoint`` is there when it was asked for."""
 
     merged: list[Merge]
     dropped_blocks: list[DroppedBlock]
     turn_start: Optional[TurnStart]
+    cut: Optional[int]
+    cache_breakpoint: Optional[CacheBreakpoint]
 
 
 class _SanitizeReportFields(TypedDict):
