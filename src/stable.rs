@@ -17,9 +17,10 @@
 //!   `max_messages`), so the calls after it only append again.
 //!
 //! The anchors depend on the cut alone: the newest [`EARLIER_ANCHORS`] user messages before it
-//! (the request is one of them when it stands before the cut), within the anchor limit. A new
-//! user message after the cut does not change them; when the request was before the cut and
-//! over the anchor limit, the next user message lets it go. In formats whose answer starts with
+//! within the anchor limit (the request counts as one of them when it stands before the cut and
+//! fits the limit; it is kept in any case). A new user message after the cut does not change
+//! them; a request before the cut that is over the anchor limit is let go when the next user
+//! message takes its place. In formats whose answer starts with
 //! the user's turn ([`crate::turn`]), the newest user message before the cut is always the first
 //! anchor looked at: when it is over the limit it comes back shrunk to the anchor limit (the
 //! turn rule, with the limit as its room) and no older anchor is kept.
@@ -189,19 +190,20 @@ impl Trimmer<'_, '_> {
             if anchors.groups.len() == EARLIER_ANCHORS {
                 break;
             }
-            if self.tags[g] == Tag::Request {
-                anchors.groups.push(g);
-                continue;
-            }
+            // The request counts as any user message here (it is kept whatever its size), so
+            // that the anchors stay when the next user message takes its place.
+            let required = self.tags[g] == Tag::Request;
             match self.group_cost_within(g, Some(limit - used)) {
                 Some(cost) => {
                     anchors.groups.push(g);
-                    anchors.cost += cost;
-                    anchors.count += self.repaired.groups[g].len;
                     used += cost;
+                    if !required {
+                        anchors.cost += cost;
+                        anchors.count += self.repaired.groups[g].len;
+                    }
                 }
                 // The turn's user message comes back shrunk to the limit (crate::turn).
-                None if k == 0 && turn_first => {
+                None if k == 0 && turn_first && !required => {
                     anchors.turn_reserve = limit;
                     break;
                 }

@@ -189,6 +189,66 @@ for (const format of ["openai", "anthropic", "responses"]) {
   });
 }
 
+test("a cache-stable session carries its cut: each answer is the stateless trim given the previous cut", () => {
+  for (const format of ["openai", "anthropic", "responses"]) {
+    const options = { max_bytes: 8000, trim_to: 0.75, format };
+    if (format !== "openai") options.system = "Be terse.";
+    const r = rng(77);
+    const session = new Session(options);
+    const held = [];
+    let cut = null;
+    let previous = [];
+    let previousRepairs = new Set();
+    let previousTruncated = false;
+    const cuts = [];
+    for (let turn = 0; turn < 120; turn++) {
+      const added = step(format, r, turn);
+      session.append(added);
+      held.push(...added);
+      let got;
+      let expected;
+      try {
+        got = session.trim();
+      } catch (error) {
+        got = { error: error.code };
+      }
+      try {
+        expected = trim(held, { ...options, cut });
+      } catch (error) {
+        expected = { error: error.code };
+      }
+      assert.deepEqual(got, expected, `${format} turn ${turn}`);
+      if (got.error) continue;
+      const next = got.report.cut;
+      // What follows can change the previous answer's end: a same-role message merges into its
+      // last message, a stray reply makes repair remove an older call. Else, while the cut
+      // stands, the previous answer is the start of this one.
+      const repaired = new Set(got.report.repaired.map((e) => `${e.index}:${e.action}`));
+      // Shedding (the request alone over the budget) cuts texts to what the rest leaves.
+      const settled =
+        [...repaired]
+          .filter((e) => !previousRepairs.has(e))
+          .every((e) => Number(e.split(":")[0]) >= held.length - added.length) &&
+        got.report.truncated.length === 0 &&
+        !previousTruncated;
+      previousTruncated = got.report.truncated.length > 0;
+      if (cut !== null && next === cut && settled) {
+        const stable = previous.slice(0, -1);
+        assert.deepEqual(got.messages.slice(0, stable.length), stable, `${format} turn ${turn}`);
+      }
+      previousRepairs = repaired;
+      if (next !== null) {
+        assert.ok(cut === null || next >= cut, `${format}: the cut moved back`);
+        cut = next;
+        cuts.push(cut);
+      }
+      previous = got.messages;
+    }
+    assert.ok(cuts.length > 0, `${format}: the budget never filled`);
+    assert.ok(new Set(cuts).size * 3 < cuts.length, `${format}: the cut moved on most calls`);
+  }
+});
+
 test("unchanged messages come back as the caller's own objects", () => {
   const session = new Session({ max_bytes: 4096 });
   const history = [

@@ -216,3 +216,51 @@ def test_one_thread_at_a_time() -> None:
         t.join()
     # Overlapping calls are refused (never a data race); the others answer.
     assert all("borrow" in str(e) for e in errors)
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "responses"])
+def test_a_cache_stable_session_carries_its_cut(fmt: str) -> None:
+    # Session(trim_to=...) passes each answer's report["cut"] to its next trim: every answer is
+    # the stateless trim given the previous answer's cut, and while the cut stands the previous
+    # answer is the start of the next one.
+    r = random.Random(77)
+    options: dict[str, Any] = {"max_bytes": 8000, "trim_to": 0.75, "format": fmt}
+    if fmt != "openai":
+        options["system"] = "Be terse."
+    session = ankita.Session(**options)
+    held: list[dict[str, Any]] = []
+    cut: int | None = None
+    previous: list[Any] = []
+    previous_repairs: set[tuple[int, str]] = set()
+    previous_truncated = False
+    cuts: list[int] = []
+    for turn in range(120):
+        added = step(fmt, r, turn)
+        session.append(added)
+        held += added
+        got = outcome(session.trim)
+        expected = outcome(ankita.trim, held, cut=cut, **options)
+        assert got == expected, turn
+        if "report" not in got:
+            continue
+        new_cut = got["report"]["cut"]
+        # What follows can change the previous answer's end: a same-role message merges into
+        # its last message, a stray reply makes repair remove an older call. Else, while the
+        # cut stands, the previous answer is the start of this one.
+        repaired = {(e["index"], e["action"]) for e in got["report"]["repaired"]}
+        settled = all(i >= len(held) - len(added) for i, _ in repaired - previous_repairs)
+        # Shedding (the request alone over the budget) cuts texts to what the rest leaves.
+        settled = settled and not got["report"]["truncated"] and not previous_truncated
+        previous_truncated = bool(got["report"]["truncated"])
+        if cut is not None and new_cut == cut and settled:
+            stable = previous[:-1]
+            assert got["messages"][: len(stable)] == stable, turn
+        previous_repairs = repaired
+        if new_cut is not None:
+            assert cut is None or new_cut >= cut, turn
+            cut = new_cut
+            cuts.append(cut)
+        previous = got["messages"]
+    assert cuts, "the budget never filled"
+    # The cut moves rarely: most calls keep the previous answer as their prefix.
+    assert len(set(cuts)) * 3 < len(cuts)
