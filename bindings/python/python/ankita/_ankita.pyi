@@ -322,7 +322,8 @@ def estimate_image_tokens(
     …) and ``model`` picks the rule and parameters of a model ("gpt-4o", …); give one or the
     other. ``detail`` is the part's ``image_url.detail``. A model no family claims is priced by
     the default rule with a ``UserWarning`` (``strict_model=True``: InvalidRequest). Raises
-    InvalidRequest for an unknown profile, AnkitaError (code "invalid_argument") for a side outside 1..2**32-1.
+    InvalidRequest for an unknown profile, AnkitaError (code "invalid_argument") for a side
+    outside 1..2**32-1.
 
     >>> estimate_image_tokens(1700, 2200)
     765
