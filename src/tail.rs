@@ -101,12 +101,20 @@ impl<'a> TailRequest<'a> {
         let budget = self.options.history_budget()?;
         if self.from == 0 {
             let session = split(&self.doc, self.messages, system, &self.options)?;
-            let (plan, _) =
+            let (mut plan, _) =
                 plan_split_reach(&self.doc, session, &self.options, budget, None, false)?;
+            crate::api::place_breakpoint(&self.doc, system, &self.options, &mut plan);
             return Ok(TailPlan::Plan(Box::new(plan)));
         }
         let adapter = self.options.format.adapter();
-        if !adapter.trims_newest_alone() || self.options.clear_tool_results.is_some() {
+        // A cache-stable trim keeps the anchors of its cut, and a breakpoint counts the
+        // caller's own in every message: both read the whole history.
+        let cache = &self.options.cache;
+        if !adapter.trims_newest_alone()
+            || self.options.clear_tool_results.is_some()
+            || cache.stable
+            || cache.cache_breakpoint
+        {
             return Ok(TailPlan::Widen { scale: None });
         }
         // Any error the whole history's trim answers (in its order).

@@ -6,7 +6,7 @@
 #[path = "../examples/agent_loop/mod.rs"]
 mod agent_loop;
 
-use agent_loop::{calls, common_prefix, request, steps, write, Step, FORMATS};
+use agent_loop::{calls, common_prefix, request, steps, system_first, write, Step, FORMATS};
 use ankita::api::trim_json;
 use ankita::session::TrimSession;
 use proptest::prelude::*;
@@ -95,7 +95,7 @@ fn texts(format: &str, steps: &[Step]) -> Vec<String> {
     write(format, steps)
         .0
         .into_iter()
-        .skip(usize::from(format == "openai"))
+        .skip(usize::from(system_first(format)))
         .map(|m| m.to_string())
         .collect()
 }
@@ -114,7 +114,7 @@ fn session_matches_stateless(format: &str, seed: u64, tokens: bool, trim_to: f64
     if let Some(system) = first.first() {
         session.append(&format!("[{system}]")).unwrap();
     }
-    let head = usize::from(format == "openai");
+    let head = usize::from(system_first(format));
     // The history as held: steps, and at each edit a regeneration from an earlier point.
     let mut held: Vec<Step> = Vec::new();
     let mut cut = Value::Null;
@@ -169,7 +169,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
     #[test]
     fn sessions_answer_as_the_stateless_trim_given_the_previous_cut(
-        format in 0..4usize,
+        format in 0..FORMATS.len(),
         seed in 0..1000u64,
         tokens in any::<bool>(),
         trim_to in prop::sample::select(vec![0.5, 0.75, 0.9, 1.0]),

@@ -128,15 +128,20 @@ pub fn calls(steps: &[Step]) -> Vec<usize> {
         .collect()
 }
 
-/// The four wire formats.
-pub const FORMATS: &[&str] = &["openai", "anthropic", "responses", "gemini"];
+/// Every wire format.
+pub const FORMATS: &[&str] = &["openai", "anthropic", "responses", "gemini", "ai-sdk"];
+
+/// Whether the format's system prompt is its first message (else it is outside them).
+pub fn system_first(format: &str) -> bool {
+    matches!(format, "openai" | "ai-sdk")
+}
 
 /// The session's first `len` steps as a request's `messages` (and its `system`, outside the
 /// messages where the format has one).
 pub fn write(format: &str, steps: &[Step]) -> (Vec<Value>, Option<Value>) {
     let mut out = Vec::new();
     let system = match format {
-        "openai" => {
+        "openai" | "ai-sdk" => {
             out.push(json!({"role": "system", "content": SYSTEM}));
             None
         }
@@ -176,6 +181,22 @@ pub fn write(format: &str, steps: &[Step]) -> (Vec<Value>, Option<Value>) {
             ("responses", Step::Result(id, _, output)) => {
                 json!({"type": "function_call_output", "call_id": id, "output": output})
             }
+            ("ai-sdk", Step::Call(words, id, name, args)) => {
+                let mut parts = Vec::new();
+                if let Some(w) = words {
+                    parts.push(json!({"type": "text", "text": w}));
+                }
+                parts.push(
+                    json!({"type": "tool-call", "toolCallId": id, "toolName": name,
+                    "input": args}),
+                );
+                json!({"role": "assistant", "content": parts})
+            }
+            ("ai-sdk", Step::Result(id, name, output)) => json!({
+                "role": "tool",
+                "content": [{"type": "tool-result", "toolCallId": id, "toolName": name,
+                    "output": {"type": "text", "value": output}}]
+            }),
             ("gemini", Step::Call(words, id, name, args)) => {
                 let mut parts = Vec::new();
                 if let Some(w) = words {

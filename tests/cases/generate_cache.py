@@ -15,7 +15,8 @@ import math
 import pathlib
 
 HERE = pathlib.Path(__file__).resolve().parent
-FORMATS = ["openai", "anthropic", "responses", "gemini"]
+FORMATS = ["openai", "anthropic", "responses", "gemini", "ai-sdk"]
+SYSTEM_FIRST = ("openai", "ai-sdk")  # the system prompt is the first message
 SYSTEM = "You are a helpful agent."
 CASES = []
 
@@ -36,6 +37,16 @@ def write(fmt, steps):
             else:
                 out.append({"role": "user", "parts": [{"functionResponse": {"id": s[1], "name": "lookup",
                                                                              "response": {"output": s[2]}}}]})
+        elif fmt == "ai-sdk":
+            if kind in ("user", "assistant"):
+                out.append({"role": kind, "content": s[1]})
+            elif kind == "call":
+                out.append({"role": "assistant", "content": [{"type": "tool-call", "toolCallId": s[1],
+                                                               "toolName": s[2], "input": {}}]})
+            else:
+                out.append({"role": "tool", "content": [{"type": "tool-result", "toolCallId": s[1],
+                                                          "toolName": "lookup",
+                                                          "output": {"type": "text", "value": s[2]}}]})
         elif fmt == "anthropic":
             if kind in ("user", "assistant"):
                 out.append({"role": kind, "content": s[1]})
@@ -58,7 +69,7 @@ def write(fmt, steps):
                             "tool_calls": [{"id": s[1], "type": "function", "function": {"name": s[2], "arguments": "{}"}}]})
             else:
                 out.append({"role": "tool", "tool_call_id": s[1], "content": s[2]})
-    if fmt == "openai":
+    if fmt in SYSTEM_FIRST:
         return [{"role": "system", "content": SYSTEM}] + out, None
     return out, ({"parts": [{"text": SYSTEM}]} if fmt == "gemini" else SYSTEM)
 
@@ -132,7 +143,7 @@ def loop(pairs):
 def case(name, description, steps, options, expect_model=None, expect=None):
     for fmt in FORMATS:
         messages, system = write(fmt, steps)
-        shift = 1 if fmt == "openai" else 0
+        shift = 1 if fmt in SYSTEM_FIRST else 0
         request = {"messages": messages, "format": fmt}
         if system is not None:
             request["system"] = system
@@ -151,7 +162,7 @@ def case(name, description, steps, options, expect_model=None, expect=None):
             # Formats that merge same-role neighbours rebuild them; the others return them.
             if fmt in ("openai", "responses"):
                 out["messages"] = [messages[i] for i in kept_msgs]
-        CASES.append({"name": f"cache_{name}_{fmt}", "description": description, "function": "trim",
+        CASES.append({"name": f"cache_{name}_{fmt.replace('-', '_')}", "description": description, "function": "trim",
                       "request": request, "expect": out})
 
 
