@@ -244,6 +244,7 @@ test("a cache-stable session carries its cut: each answer is the stateless trim 
       }
       previous = got.messages;
     }
+    session.close();
     assert.ok(cuts.length > 0, `${format}: the budget never filled`);
     assert.ok(new Set(cuts).size * 3 < cuts.length, `${format}: the cut moved on most calls`);
   }
