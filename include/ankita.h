@@ -116,6 +116,23 @@ char *ankita_trim_tail_n(const char *request_json, size_t len);
 char *ankita_trim_tail(const char *request_json);
 
 /**
+ * Repairs a history given as its newest messages and the older ones the answer may depend on
+ * (see `ankita_trim_tail`): `request_json` is `{"messages": [...], "format"?, "window"?:
+ * {"from", "earlier"}}`. The answer is `{"ok": true, "plan": [index or changed message, ...],
+ * "report": {"repaired": [...]}}` (every message, the left-out ones as their indices), or
+ * `{"ok": true, "widen": true}` when the messages given may not give the whole history's
+ * answer (formats that merge turns: send the whole history, without `window`), or an error
+ * JSON as for `ankita_trim`.
+ *
+ * Ownership: the returned string is owned by the caller and must be released with
+ * `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+ *
+ * # Safety
+ * `request_json` is NULL or a NUL-terminated string valid for the duration of the call.
+ */
+char *ankita_sanitize_tail(const char *request_json);
+
+/**
  * Counts a chat history the way `ankita_trim` prices it: in the model's tokens when its
  * tokenizer is known (`"model"` or `"tokenizer"`), else in bytes.
  *

@@ -322,6 +322,15 @@ pub(crate) fn write_trim_answer<'a>(
 /// item of `plan` is the input index of a message returned unchanged (a number) or a message
 /// that changed or is new (an object). The format's outside system is not repeated.
 pub(crate) fn write_plan_answer<'a>(doc: &Doc<'a>, plan: Plan<'a>) -> Answer<'a> {
+    write_plan_answer_styled(doc, plan, Style::Plan)
+}
+
+/// [`write_plan_answer`] with the report written in `style` (a sanitize's: its repairs).
+pub(crate) fn write_plan_answer_styled<'a>(
+    doc: &Doc<'a>,
+    plan: Plan<'a>,
+    style: Style,
+) -> Answer<'a> {
     let mut w = Answer::default();
     w.push_str("{\"ok\":true,\"plan\":[");
     for (k, out) in plan.messages.iter().enumerate() {
@@ -335,7 +344,7 @@ pub(crate) fn write_plan_answer<'a>(doc: &Doc<'a>, plan: Plan<'a>) -> Answer<'a>
         }
     }
     w.push_str("],\"report\":");
-    w.push_report(plan.report, Style::Plan);
+    w.push_report(plan.report, style);
     w.push_str("}");
     w
 }

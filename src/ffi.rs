@@ -239,6 +239,28 @@ pub unsafe extern "C" fn ankita_trim_tail(request_json: *const c_char) -> *mut c
     })
 }
 
+/// Repairs a history given as its newest messages and the older ones the answer may depend on
+/// (see `ankita_trim_tail`): `request_json` is `{"messages": [...], "format"?, "window"?:
+/// {"from", "earlier"}}`. The answer is `{"ok": true, "plan": [index or changed message, ...],
+/// "report": {"repaired": [...]}}` (every message, the left-out ones as their indices), or
+/// `{"ok": true, "widen": true}` when the messages given may not give the whole history's
+/// answer (formats that merge turns: send the whole history, without `window`), or an error
+/// JSON as for `ankita_trim`.
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+///
+/// # Safety
+/// `request_json` is NULL or a NUL-terminated string valid for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn ankita_sanitize_tail(request_json: *const c_char) -> *mut c_char {
+    boundary_answer(|| {
+        // SAFETY: forwarded from this function's contract.
+        let request = unsafe { str_arg(request_json, "request_json") }?;
+        crate::tail::sanitize_tail_answer(request).map(Reply::Answer)
+    })
+}
+
 /// Counts a chat history the way `ankita_trim` prices it: in the model's tokens when its
 /// tokenizer is known (`"model"` or `"tokenizer"`), else in bytes.
 ///

@@ -27,12 +27,17 @@
 //! index of their first, in order. Without `window`, `messages` is the whole history and the
 //! answer is its plan.
 
-use crate::api::{options_of, write_plan_answer, Answer};
+use crate::api::{options_of, write_plan_answer, write_plan_answer_styled, Answer};
 use crate::error::{Error, ErrorCode};
+use crate::format::Out;
 use crate::model::{Role, Session, ToolCalls, UnitKind};
 use crate::raw::{get, kind, Doc, Kind, Raw};
+use crate::report::Style;
+use crate::request::format_of;
 use crate::request::TrimOptions;
-use crate::trim::{plan_split_reach, split, split_more, Plan, EARLIER_ANCHORS};
+use crate::trim::{
+    plan_sanitize_split, plan_split_reach, split, split_more, Plan, EARLIER_ANCHORS,
+};
 
 /// A trim request for the tail of a history (see the module documentation).
 pub struct TailRequest<'a> {
@@ -93,6 +98,91 @@ impl<'a> TailRequest<'a> {
             from,
             earlier,
         })
+    }
+
+    /// Reads a sanitize request of a history's messages: `{"messages": [...], "format"?,
+    /// "window"?}` (the messages from `window.from` on; see the module documentation).
+    pub fn parse_sanitize(text: &'a str) -> Result<TailRequest<'a>, Error> {
+        let doc = Doc::parse(text)
+            .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}")))?;
+        let usage = || {
+            Error::invalid_request(
+                "sanitize_tail takes {\"messages\": [...], \"format\"?, \"window\"?}",
+                "messages",
+            )
+        };
+        let fields = doc.fields(doc.root()).ok_or_else(usage)?;
+        if fields
+            .iter()
+            .any(|(k, _)| k != "messages" && k != "format" && k != "window")
+        {
+            return Err(usage());
+        }
+        let messages = get(&fields, "messages")
+            .filter(|m| kind(m) == Kind::Array)
+            .ok_or_else(usage)?;
+        let mut map = serde_json::Map::new();
+        if let Some(f) = get(&fields, "format") {
+            let value = serde_json::from_str(f)
+                .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}")))?;
+            map.insert("format".into(), value);
+        }
+        let options = TrimOptions {
+            max_messages: usize::MAX,
+            format: format_of(&map)?,
+            ..TrimOptions::default()
+        };
+        let (from, earlier) = match get(&fields, "window") {
+            None => (0, Vec::new()),
+            Some(w) => read_window(&doc, w)?,
+        };
+        Ok(TailRequest {
+            doc,
+            messages,
+            system: None,
+            options,
+            from,
+            earlier,
+        })
+    }
+
+    /// Repairs the whole history (a request read by [`TailRequest::parse_sanitize`]): the
+    /// left-out messages come back as given, in their places. Formats that merge turns widen
+    /// (a left-out message could merge with a neighbour repair left beside it).
+    pub fn plan_sanitize(&self) -> Result<TailPlan<'a>, Error> {
+        if self.from == 0 {
+            let session = split(&self.doc, self.messages, None, &self.options)?;
+            let plan = plan_sanitize_split(&self.doc, session, &self.options);
+            return Ok(TailPlan::Plan(Box::new(plan)));
+        }
+        let adapter = self.options.format.adapter();
+        if adapter.merges_turns() || !adapter.trims_newest_alone() {
+            return Ok(TailPlan::Widen { scale: None });
+        }
+        let Ok(session) = self.session(None) else {
+            return Ok(TailPlan::Widen { scale: None });
+        };
+        let Some(gaps) = self.gaps(&session) else {
+            return Ok(TailPlan::Widen { scale: None });
+        };
+        let mut plan = plan_sanitize_split(&self.doc, session, &self.options);
+        let mut left_out = gaps.into_iter().flatten().peekable();
+        let mut messages = Vec::with_capacity(plan.messages.len() + left_out.size_hint().0);
+        for out in std::mem::take(&mut plan.messages) {
+            let index = match &out {
+                Out::Same(i) => *i,
+                Out::Edited(edit) => edit.index,
+                Out::New(_) => return Ok(TailPlan::Widen { scale: None }),
+            };
+            while let Some(i) = left_out.next_if(|&i| i < index) {
+                messages.push(Out::Same(i));
+            }
+            messages.push(out);
+        }
+        messages.extend(left_out.map(Out::Same));
+        plan.report.output_messages = messages.len();
+        plan.messages = messages;
+        Ok(TailPlan::Plan(Box::new(plan)))
     }
 
     /// Plans the trim of the whole history, or says that the messages given are not enough.
@@ -372,6 +462,29 @@ pub fn trim_tail_answer(text: &str) -> Result<Answer<'_>, Error> {
             Some(_) => "{\"ok\":true,\"widen\":true,\"scale\":null}".to_owned(),
             None => "{\"ok\":true,\"widen\":true}".to_owned(),
         })),
+    }
+}
+
+/// Answers a sanitize request of a history's tail (`{"messages", "format"?, "window"?}`, see
+/// [`TailRequest::parse_sanitize`]): `{"ok": true, "plan": [...], "report": {"repaired":
+/// [...]}}`, or `{"ok": true, "widen": true}` (send the whole history, without `window`).
+pub fn sanitize_tail_answer(text: &str) -> Result<Answer<'_>, Error> {
+    let request = TailRequest::parse_sanitize(text)?;
+    match request.plan_sanitize()? {
+        TailPlan::Plan(plan) => Ok(write_plan_answer_styled(
+            &request.doc,
+            *plan,
+            Style::Repairs,
+        )),
+        TailPlan::Widen { .. } => Ok(Answer::text("{\"ok\":true,\"widen\":true}".to_owned())),
+    }
+}
+
+/// [`sanitize_tail_answer`] as text (success or error).
+pub fn sanitize_tail_json(request: &str) -> String {
+    match sanitize_tail_answer(request) {
+        Ok(answer) => answer.into_string(),
+        Err(error) => error.to_response().to_string(),
     }
 }
 

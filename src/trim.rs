@@ -136,9 +136,18 @@ pub fn plan_sanitize<'a>(
         ..TrimOptions::default()
     };
     let session = split(doc, messages, None, &options)?;
-    let mut trimmer = Trimmer::new(doc, session, &options, None);
+    Ok(plan_sanitize_split(doc, session, &options))
+}
+
+/// Repairs messages already split (see [`plan_sanitize`]; `options` as it makes them).
+pub(crate) fn plan_sanitize_split<'a>(
+    doc: &Doc<'a>,
+    session: Session<'a>,
+    options: &TrimOptions,
+) -> Plan<'a> {
+    let mut trimmer = Trimmer::new(doc, session, options, None);
     trimmer.kept.iter_mut().for_each(|k| *k = true);
-    Ok(trimmer.finish(doc))
+    trimmer.finish(doc)
 }
 
 /// What [`plan_count`] counted: the cost of each of the caller's messages as it stands (no

@@ -7,7 +7,16 @@
 import { AnkitaError } from "./lib/error.js";
 import { probeText, probeTextOfString, restoreOriginals, withStandIns } from "./lib/images.js";
 import { native } from "./lib/native.js";
-import { firstTail, planMessages, tailOf, tailRequest, tailStats, windows } from "./lib/tail.js";
+import {
+  firstTail,
+  planMessages,
+  SANITIZE_FORMATS,
+  sanitizeTailRequest,
+  tailOf,
+  tailRequest,
+  tailStats,
+  windows,
+} from "./lib/tail.js";
 
 export { AnkitaError };
 export { trimMany } from "./lib/batch.js";
@@ -86,8 +95,12 @@ export async function trimAsync(messages, options) {
  * sanitize(claudeHistory, { format: "anthropic" });
  */
 export function sanitize(messages, options) {
-  const request = sanitizeRequest(messages, options);
-  return result(answer(native().sanitize(request.text), request), request.originals);
+  const repairing = new TailSanitize(messages, options);
+  for (;;) {
+    const request = repairing.next();
+    const done = repairing.read(native()[request.call](request.text), request);
+    if (done !== null) return done;
+  }
 }
 
 /**
@@ -98,9 +111,12 @@ export function sanitize(messages, options) {
  * @returns {Promise<import("./index.js").SanitizeResult>} rejects with an AnkitaError
  */
 export async function sanitizeAsync(messages, options) {
-  const request = sanitizeRequest(messages, options);
-  const text = await callAsync(native().sanitize, request.text);
-  return result(answer(text, request), request.originals);
+  const repairing = new TailSanitize(messages, options);
+  for (;;) {
+    const request = repairing.next();
+    const done = repairing.read(await callAsync(native()[request.call], request.text), request);
+    if (done !== null) return done;
+  }
 }
 
 /**
@@ -574,6 +590,85 @@ class TailTrim {
     return out;
   }
 }
+
+/**
+ * A sanitize in the making: a long history in a format that merges no turns is sent as its
+ * last message and the older messages the answer may depend on (README, "Long histories");
+ * else, or when the core asks for more, whole. The answer is a plan: messages returned
+ * unchanged are the caller's own objects. Options other than `format` go to ankita_sanitize,
+ * which names them.
+ */
+class TailSanitize {
+  constructor(messages, options) {
+    if (options === null || options === undefined) options = {};
+    if (typeof options !== "object" || Array.isArray(options)) {
+      throw new AnkitaError(
+        "invalid_request",
+        `options must be an object, not ${describe(options)}`,
+      );
+    }
+    this.messages = messages;
+    this.given = options;
+    const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+    const plain = Object.keys(given).every((key) => key === "format");
+    this.call = Array.isArray(messages) && plain ? "sanitizeTail" : "sanitize";
+    this.tail =
+      this.call === "sanitizeTail" &&
+      SANITIZE_FORMATS.has(given.format ?? "openai") &&
+      messages.length > MIN_SANITIZE_TAIL;
+    this.options = given.format === undefined ? {} : { format: given.format };
+  }
+
+  next() {
+    if (this.tail) {
+      try {
+        const request = sanitizeTailRequest(this.messages, this.options, serialise);
+        tailStats.tails++;
+        return { call: "sanitizeTail", whole: false, ...request };
+      } catch {
+        this.tail = false; // the whole request names what cannot be written
+      }
+    }
+    this.tail = false;
+    if (this.call === "sanitize") {
+      return { ...sanitizeRequest(this.messages, this.given), call: "sanitize", whole: true };
+    }
+    tailStats.whole++;
+    const sent = withStandIns(this.messages);
+    return {
+      call: "sanitizeTail",
+      whole: true,
+      value: { ...this.options, messages: this.messages },
+      text: serialise({ ...this.options, messages: sent.messages }, "request"),
+      originals: sent.originals,
+    };
+  }
+
+  read(text, request) {
+    if (request.call === "sanitize") return result(answer(text, request), request.originals);
+    let response;
+    if (request.whole) {
+      response = answer(text, request);
+    } else {
+      try {
+        response = JSON.parse(text);
+      } catch {
+        response = null;
+      }
+      if (response?.ok !== true || response.widen === true) {
+        if (response?.widen === true) tailStats.widened++;
+        return null; // the whole history answers (and names any error)
+      }
+    }
+    return {
+      messages: planMessages(this.messages, response.plan, request.originals),
+      report: response.report,
+    };
+  }
+}
+
+/** Histories of at most this many messages are repaired whole. */
+const MIN_SANITIZE_TAIL = 64;
 
 function trimRequest(messages, options) {
   if (options === null || options === undefined) options = {};

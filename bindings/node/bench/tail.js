@@ -7,14 +7,15 @@
 //                selected message (at most max_messages) to price it;
 //   seed, all    the same keeping everything: every message stringified;
 //   whole        what trim() did before tails: the whole request serialised, the native trim,
-//                the whole answer parsed (JSON.stringify + ankita_trim + JSON.parse).
+//                the whole answer parsed (JSON.stringify + ankita_trim + JSON.parse); for
+//                sanitize(), the same through ankita_sanitize.
 //
 //   node --expose-gc bench/tail.js [--runs N] [--messages N]   (from bindings/node; the
 //   library built; with --expose-gc, a collection before each timed call)
 
 import { performance } from "node:perf_hooks";
 
-import { trim, trimAsync, version } from "../index.js";
+import { sanitize, trim, trimAsync, version } from "../index.js";
 import { native } from "../lib/native.js";
 import { tailStats } from "../lib/tail.js";
 
@@ -145,6 +146,10 @@ const [tailAll, seedAll, wholeAll] = measure([
 ]);
 const [short40, shortWhole] = measure([() => trim(short, forty), () => whole(short, forty)]);
 const async40 = await asyncMedian(() => trimAsync(long, forty));
+const [sanitized, sanitizedWhole] = measure([
+  () => sanitize(long),
+  () => JSON.parse(native().sanitize(JSON.stringify(long))),
+]);
 
 const row = (what, ms, base, baseMs) => ({
   what,
@@ -164,6 +169,7 @@ console.table([
   row("trim, keeping everything", tailAll, "seed, all", seedAll),
   row("trim, keeping everything", tailAll, "whole (before)", wholeAll),
   row("trim, 200 messages, max 40", short40, "whole (before)", shortWhole),
+  row("sanitize", sanitized, "whole (before)", sanitizedWhole),
 ]);
 console.log(
   `tails sent: ${tailStats.tails - before.tails}, widened: ${tailStats.widened - before.widened}, ` +

@@ -163,6 +163,7 @@ export function native() {
     path: found.path,
     trim: declare("ankita_trim", AnkitaString, ["const char *"]),
     trimTail: declare("ankita_trim_tail", AnkitaString, ["const char *"]),
+    sanitizeTail: declare("ankita_sanitize_tail", AnkitaString, ["const char *"]),
     sanitize: declare("ankita_sanitize", AnkitaString, ["const char *"]),
     countTokens: declare("ankita_count_tokens", AnkitaString, ["const char *"]),
     probeImage: declare("ankita_probe_image", AnkitaString, ["const char *"]),

@@ -134,6 +134,20 @@ export function tailOf(messages, format, size) {
   const lowest = Math.max(1, from - size);
   while (from >= lowest && plainRole(messages[from], format) !== "user") from--;
   if (from < lowest) return null;
+  return { from, earlier: olderRuns(messages, format, from), tail: messages.slice(from) };
+}
+
+/**
+ * The messages before `from` to send, as runs `{start, end, messages}`: message 0, every
+ * message that is not plain, and of each run of plain messages its first and last (and the
+ * first one not the model's when neither is: a gap is bounded by one; all of them when none
+ * is).
+ *
+ * @param {unknown[]} messages
+ * @param {string} format
+ * @param {number} from
+ */
+export function olderRuns(messages, format, from) {
   const earlier = [];
   let run = null;
   const give = (i) => {
@@ -175,7 +189,28 @@ export function tailOf(messages, format, size) {
     if (end - i > 1) give(end - 1);
     i = end;
   }
-  return { from, earlier, tail: messages.slice(from) };
+  return earlier;
+}
+
+/** The formats whose sanitize may leave plain messages out (those that merge no turns). */
+export const SANITIZE_FORMATS = new Set(["openai", "responses"]);
+
+/**
+ * The request of a sanitize of a long history: its last message, and of the older ones those
+ * the answer may depend on.
+ *
+ * @param {unknown[]} messages
+ * @param {Record<string, unknown>} options `format` alone, or nothing
+ * @param {(value: unknown, what: string) => string} serialise
+ */
+export function sanitizeTailRequest(messages, options, serialise) {
+  const from = messages.length - 1;
+  const tail = {
+    from,
+    earlier: olderRuns(messages, options.format ?? "openai", from),
+    tail: [messages[from]],
+  };
+  return tailRequest(options, tail, serialise);
 }
 
 /**

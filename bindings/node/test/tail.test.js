@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { trim, trimAsync } from "../index.js";
+import { sanitize, sanitizeAsync, trim, trimAsync } from "../index.js";
 import { native } from "../lib/native.js";
 import { plainRole, tailStats } from "../lib/tail.js";
 
@@ -374,3 +374,24 @@ test("a window key of the caller's is an unknown request key", () => {
     (e) => e.code === "invalid_request" && /window/.test(e.message),
   );
 });
+
+for (const format of Object.keys(EVENTS)) {
+  test(`${format}: sanitize of a long history answers the whole history's sanitize`, async () => {
+    const before = { ...tailStats };
+    for (let seed = 1; seed <= 6; seed++) {
+      const messages = history(format, 200 + seed * 150, seed * 104_729 + format.length);
+      const request = format === "openai" && seed % 2 ? messages : { messages, format };
+      const expected = JSON.parse(native().sanitize(JSON.stringify(request)));
+      delete expected.ok;
+      const options = format === "openai" && seed % 2 ? undefined : { format };
+      const call =
+        seed % 3 === 0 ? await sanitizeAsync(messages, options) : sanitize(messages, options);
+      assert.deepEqual(JSON.parse(JSON.stringify(call)), expected, `seed ${seed}`);
+      const given = new Set(messages);
+      assert.ok(call.messages.filter((m) => given.has(m)).length * 2 >= call.messages.length);
+    }
+    if (format === "openai" || format === "responses") {
+      assert.ok(tailStats.tails - before.tails >= 6, "sanitized from tails");
+    }
+  });
+}
