@@ -59,7 +59,8 @@ pub enum TailPlan<'a> {
     Plan(Box<Plan<'a>>),
     /// The messages given may not give the whole history's answer: send more. `scale`: every
     /// message given fit, using this part of the limits (the next tail may be that many times
-    /// longer; `f64::INFINITY` when nothing limits the trim).
+    /// longer); `f64::INFINITY`: send the whole history (nothing limits the trim, or no tail
+    /// can give its answer).
     Widen { scale: Option<f64> },
 }
 
@@ -205,7 +206,10 @@ impl<'a> TailRequest<'a> {
             || cache.stable
             || cache.cache_breakpoint
         {
-            return Ok(TailPlan::Widen { scale: None });
+            // No tail will do: the whole history at once.
+            return Ok(TailPlan::Widen {
+                scale: Some(f64::INFINITY),
+            });
         }
         // Any error the whole history's trim answers (in its order).
         let Ok(session) = self.session(system) else {
@@ -448,8 +452,8 @@ fn merge_sorted(list: &mut Vec<usize>, more: Vec<usize>) {
 
 /// Answers a tail trim request: the plan answer of the whole history's trim (`{"ok": true,
 /// "plan": [...], "report": {...}}`, as a session's), or `{"ok": true, "widen": true}` (with
-/// `"scale"` when every message given fit: how many times more the limits hold, `null` for no
-/// limit).
+/// `"scale"` when every message given fit: how many times more the limits hold; `null`: send
+/// the whole history, when nothing limits the trim or no tail can give its answer).
 pub fn trim_tail_answer(text: &str) -> Result<Answer<'_>, Error> {
     let request = TailRequest::parse(text)?;
     match request.plan()? {
