@@ -8,7 +8,7 @@
 //! history's trim raises it, in its order).
 
 use ankita::tail::{TailPlan, TailRequest};
-use pyo3::intern;
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::{Map, Value};
@@ -50,87 +50,162 @@ enum Plain {
 /// Histories with fewer messages than this before their first tail are sent whole.
 const MIN_BEFORE: usize = 64;
 
-/// Reads messages: `plain` tells a plain message's role (see the module documentation).
+/// Reads messages: `plain` tells a plain message's role (see the module documentation). The
+/// pass runs once over every older message, so it reads the dicts through the C API: borrowed
+/// lookups, no reference counted, nothing allocated for ASCII text.
 struct Reader<'py> {
     format: Format,
-    /// `str.isascii`, called on a text (a flag read, no copy).
-    isascii: Bound<'py, PyAny>,
+    /// Interned keys and the name of `str.isascii`.
+    role: Bound<'py, PyString>,
+    content: Bound<'py, PyString>,
+    parts: Bound<'py, PyString>,
+    text: Bound<'py, PyString>,
+    name: Bound<'py, PyString>,
+    kind: Bound<'py, PyString>,
+    isascii: Bound<'py, PyString>,
 }
 
-/// Whether the string `text` equals `ascii` (no copy, no allocation).
-fn is(text: &Bound<'_, PyString>, ascii: &std::ffi::CStr) -> bool {
-    // SAFETY: `text` is a live str for the call; `ascii` is NUL-terminated ASCII.
-    unsafe { pyo3::ffi::PyUnicode_CompareWithASCIIString(text.as_ptr(), ascii.as_ptr()) == 0 }
+/// Whether the str `text` equals `ascii` (no copy, no allocation).
+///
+/// # Safety
+/// `text` is a live str.
+unsafe fn is(text: *mut ffi::PyObject, ascii: &std::ffi::CStr) -> bool {
+    // SAFETY: forwarded; `ascii` is NUL-terminated ASCII.
+    unsafe { ffi::PyUnicode_CompareWithASCIIString(text, ascii.as_ptr()) == 0 }
 }
 
 impl<'py> Reader<'py> {
-    fn new(py: Python<'py>, format: Format) -> PyResult<Reader<'py>> {
-        let isascii = py.get_type::<PyString>().getattr(intern!(py, "isascii"))?;
-        Ok(Reader { format, isascii })
+    fn new(py: Python<'py>, format: Format) -> Reader<'py> {
+        let key = |k: &str| PyString::intern(py, k);
+        Reader {
+            format,
+            role: key("role"),
+            content: key("content"),
+            parts: key("parts"),
+            text: key("text"),
+            name: key("name"),
+            kind: key("type"),
+            isascii: key("isascii"),
+        }
     }
 
-    /// A non-empty string that is Unicode (no lone surrogate): ASCII text is; other text is
-    /// encoded once to tell.
-    fn text(&self, value: &Bound<'py, PyAny>) -> Option<()> {
-        let text = value.cast::<PyString>().ok()?;
-        // SAFETY: `text` is a live str.
-        if unsafe { pyo3::ffi::PyUnicode_GetLength(text.as_ptr()) } <= 0 {
-            return None;
+    /// The value of `key` in `dict` (borrowed), or null.
+    ///
+    /// # Safety
+    /// `dict` is a live dict.
+    unsafe fn get(dict: *mut ffi::PyObject, key: &Bound<'py, PyString>) -> *mut ffi::PyObject {
+        // SAFETY: forwarded; the key is a str (its hash cached: no error to swallow).
+        unsafe { ffi::PyDict_GetItem(dict, key.as_ptr()) }
+    }
+
+    /// Whether `value` (borrowed, maybe null) is a non-empty str (not a subclass) that is
+    /// Unicode (no lone surrogate): ASCII text is (`str.isascii` reads a flag); other text is
+    /// encoded to tell.
+    ///
+    /// # Safety
+    /// `value` is null or a live object, the GIL held.
+    unsafe fn is_text(&self, value: *mut ffi::PyObject) -> bool {
+        // SAFETY: forwarded.
+        unsafe {
+            if value.is_null() || ffi::PyUnicode_CheckExact(value) == 0 {
+                return false;
+            }
+            if ffi::PyUnicode_GetLength(value) <= 0 {
+                return false;
+            }
+            let ascii = ffi::PyObject_CallMethodObjArgs(
+                value,
+                self.isascii.as_ptr(),
+                std::ptr::null_mut::<ffi::PyObject>(),
+            );
+            if ascii.is_null() {
+                ffi::PyErr_Clear();
+                return false;
+            }
+            let yes = ascii == ffi::Py_True();
+            ffi::Py_DecRef(ascii);
+            if yes {
+                return true;
+            }
+            let bytes = ffi::PyUnicode_AsUTF8String(value);
+            if bytes.is_null() {
+                ffi::PyErr_Clear();
+                return false;
+            }
+            ffi::Py_DecRef(bytes);
+            true
         }
-        if self.isascii.call1((text,)).ok()?.is_truthy().ok()? {
-            return Some(());
-        }
-        text.to_cow().ok().map(|_| ())
     }
 
     /// The role of a plain message, or `None`.
     fn plain(&self, message: &Bound<'py, PyAny>) -> Option<Plain> {
-        let py = message.py();
         let format = self.format;
-        let dict = message.cast::<PyDict>().ok()?;
-        let n = dict.len();
-        let role = dict.get_item(intern!(py, "role")).ok()??;
-        let role = role.cast::<PyString>().ok()?;
-        let role = if is(role, c"user") {
-            Plain::User
-        } else if format == Format::Gemini {
-            is(role, c"model").then_some(Plain::Model)?
-        } else if is(role, c"assistant") {
-            Plain::Model
-        } else if format == Format::Anthropic {
-            return None;
-        } else if is(role, c"system") || (format != Format::AiSdk && is(role, c"developer")) {
-            Plain::Other
-        } else {
-            return None;
-        };
-        if format == Format::Gemini {
-            let parts = dict.get_item(intern!(py, "parts")).ok()??;
-            let parts = parts.cast::<PyList>().ok()?;
-            if n != 2 || parts.is_empty() {
+        let m = message.as_ptr();
+        // SAFETY: `message` is alive for the call and the GIL is held; every object read is
+        // borrowed from `message`, which is not changed meanwhile: only exact dicts, lists and
+        // strs are read, and no Python code runs but `str.isascii` of an exact str.
+        unsafe {
+            if ffi::PyDict_CheckExact(m) == 0 {
                 return None;
             }
-            for part in parts.iter() {
-                let part = part.cast::<PyDict>().ok()?;
-                if part.len() != 1 {
+            let n = ffi::PyDict_Size(m);
+            let role = Self::get(m, &self.role);
+            if role.is_null() || ffi::PyUnicode_CheckExact(role) == 0 {
+                return None;
+            }
+            let role = if is(role, c"user") {
+                Plain::User
+            } else if format == Format::Gemini {
+                is(role, c"model").then_some(Plain::Model)?
+            } else if is(role, c"assistant") {
+                Plain::Model
+            } else if format == Format::Anthropic {
+                return None;
+            } else if is(role, c"system") || (format != Format::AiSdk && is(role, c"developer")) {
+                Plain::Other
+            } else {
+                return None;
+            };
+            if format == Format::Gemini {
+                let parts = Self::get(m, &self.parts);
+                if n != 2 || parts.is_null() || ffi::PyList_CheckExact(parts) == 0 {
                     return None;
                 }
-                self.text(&part.get_item(intern!(py, "text")).ok()??)?;
+                let len = ffi::PyList_Size(parts);
+                if len <= 0 {
+                    return None;
+                }
+                for k in 0..len {
+                    let part = ffi::PyList_GetItem(parts, k);
+                    if part.is_null()
+                        || ffi::PyDict_CheckExact(part) == 0
+                        || ffi::PyDict_Size(part) != 1
+                    {
+                        return None;
+                    }
+                    if !self.is_text(Self::get(part, &self.text)) {
+                        return None;
+                    }
+                }
+                return Some(role);
             }
-            return Some(role);
-        }
-        self.text(&dict.get_item(intern!(py, "content")).ok()??)?;
-        match n {
-            2 => Some(role),
-            3 if format == Format::OpenAi => {
-                self.text(&dict.get_item(intern!(py, "name")).ok()??)?;
-                Some(role)
+            if !self.is_text(Self::get(m, &self.content)) {
+                return None;
             }
-            3 if format == Format::Responses => {
-                let kind = dict.get_item(intern!(py, "type")).ok()??;
-                is(kind.cast::<PyString>().ok()?, c"message").then_some(role)
+            match n {
+                2 => Some(role),
+                3 if format == Format::OpenAi => {
+                    self.is_text(Self::get(m, &self.name)).then_some(role)
+                }
+                3 if format == Format::Responses => {
+                    let kind = Self::get(m, &self.kind);
+                    (!kind.is_null()
+                        && ffi::PyUnicode_CheckExact(kind) != 0
+                        && is(kind, c"message"))
+                    .then_some(role)
+                }
+                _ => None,
             }
-            _ => None,
         }
     }
 }
@@ -249,7 +324,7 @@ pub(crate) fn trim_from_tail<'py>(
     else {
         return Ok(None);
     };
-    let reader = Reader::new(py, format)?;
+    let reader = Reader::new(py, format);
     let root = Path::Root("messages");
     let value = |i: usize| message_to_value(&messages[i], Path::Index(&root, i), stand_ins).ok();
     while messages.len() >= size.saturating_add(MIN_BEFORE) {

@@ -279,3 +279,23 @@ def test_a_lone_surrogate_in_an_old_plain_message_is_named_as_in_the_whole_histo
     with pytest.raises(ankita.AnkitaError) as raised:
         ankita.trim(messages, max_messages=40)
     assert raised.value.path is not None and "messages[10]" in raised.value.path
+
+
+class Text(str):
+    """A str subclass: read as any str, never taken for a plain message's text."""
+
+    def isascii(self) -> bool:
+        raise AssertionError("a str subclass's methods are not called")
+
+
+def test_subclasses_of_dict_and_str_among_the_older_messages_answer_as_the_whole() -> None:
+    from collections import OrderedDict
+
+    messages = history("openai", 1000, 7)
+    messages[20] = OrderedDict(role="user", content="ordered")
+    messages[21] = {"role": "assistant", "content": Text("a subclass")}
+    messages[22] = {"role": Text("user"), "content": "role subclass"}
+    expected = whole(messages, {"max_messages": 40})
+    result = ankita.trim(messages, max_messages=40)
+    assert json.loads(json.dumps(result.messages)) == expected["messages"]
+    assert json.loads(json.dumps(result.report)) == expected["report"]
