@@ -525,7 +525,8 @@ class TailTrim {
       );
     }
     rejectNonFinite(options);
-    this.messages = messages;
+    // The caller's array as it is now (trimAsync answers after the caller may have changed it).
+    this.messages = Array.isArray(messages) ? messages.slice() : messages;
     this.options = options;
     this.format = options.format ?? "openai";
     // A `window` of the caller's is not the core's: the whole request answers it.
@@ -535,15 +536,15 @@ class TailTrim {
   /** The next request: a tail, or the whole history. */
   next() {
     while (this.size !== Infinity && windows(this.messages, this.options, this.size)) {
-      const tail = tailOf(this.messages, this.format, this.size);
-      if (tail !== null) {
-        try {
+      try {
+        const tail = tailOf(this.messages, this.format, this.size);
+        if (tail !== null) {
           const request = tailRequest(this.options, tail, serialise);
           tailStats.tails++;
           return { call: "trimTail", whole: false, ...request };
-        } catch {
-          break; // the whole request names what cannot be written
         }
+      } catch {
+        break; // the whole request names what cannot be read or written
       }
       this.size *= 4;
     }
@@ -607,7 +608,7 @@ class TailSanitize {
         `options must be an object, not ${describe(options)}`,
       );
     }
-    this.messages = messages;
+    this.messages = Array.isArray(messages) ? messages.slice() : messages;
     this.given = options;
     const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
     const plain = Object.keys(given).every((key) => key === "format");
@@ -626,7 +627,7 @@ class TailSanitize {
         tailStats.tails++;
         return { call: "sanitizeTail", whole: false, ...request };
       } catch {
-        this.tail = false; // the whole request names what cannot be written
+        this.tail = false; // the whole request names what cannot be read or written
       }
     }
     this.tail = false;

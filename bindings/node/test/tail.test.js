@@ -395,3 +395,24 @@ for (const format of Object.keys(EVENTS)) {
     }
   });
 }
+
+test("a getter that throws among the older messages fails as the whole history's trim", () => {
+  const messages = history("openai", 1000, 9);
+  Object.defineProperty(messages[5], "content", {
+    enumerable: true,
+    get() {
+      throw new Error("no content");
+    },
+  });
+  // What reading the whole history throws (the getter's own error).
+  assert.throws(() => trim(messages), /no content/);
+  assert.throws(() => trim(messages, { max_messages: null }), /no content/);
+});
+
+test("trimAsync answers for the history as it was called with", async () => {
+  const messages = history("openai", 2000, 13);
+  const expected = JSON.parse(JSON.stringify(trim(messages)));
+  const pending = trimAsync(messages);
+  messages.length = 10;
+  assert.deepEqual(JSON.parse(JSON.stringify(await pending)), expected);
+});
