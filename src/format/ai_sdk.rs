@@ -31,12 +31,12 @@
 //! output, counted as their text and priced by their pixels (pages, seconds) instead. Reasoning
 //! parts are never edited and stay with their message.
 
-use super::openai::{string_unit, text_unit};
+use super::units::{opaque, priced, string_unit, text_unit};
 use super::{message_path, role_token, Adapter, Pricing, Rebuilt, Words};
 use crate::error::Error;
 use crate::model::{
-    Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
-    UnitKind, ATTACHMENT_PREFIX,
+    ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit, UnitKind,
+    ATTACHMENT_PREFIX,
 };
 use crate::raw::{
     self, canonical_len, get, kind, object_len_without, str_len, Doc, Fields, Kind, Raw,
@@ -156,13 +156,7 @@ impl Adapter for AiSdk {
     }
 
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
-        Rebuilt {
-            messages: super::physical_runs(session)
-                .filter(|(_, run)| run.clone().any(|k| kept[k]))
-                .map(|(p, run)| rebuild::rebuilt(doc, session.inputs[p], session, kept, run))
-                .collect(),
-            merged: Vec::new(),
-        }
+        rebuild::rebuild(doc, session, kept)
     }
 }
 
@@ -522,21 +516,11 @@ fn split_approval_response<'a>(
 ) -> Result<(), Error> {
     let id = string_field(fields, "approvalId", "a tool-approval-response", i, b)?;
     let start = s.units.len() as u32;
-    s.units.push(opaque(b, None, canonical_len(part)));
+    s.units
+        .push(opaque(Some(b as u32), None, canonical_len(part)));
     s.messages
         .push(reply(i, b, role_raw, (start, start + 1), base_meta, id));
     Ok(())
-}
-
-fn opaque<'a>(b: usize, sub: Option<u32>, bytes: u64) -> Unit<'a> {
-    Unit {
-        part: Some(b as u32),
-        sub,
-        kind: UnitKind::Other,
-        text: TextSource::None,
-        bytes,
-        change: Change::Keep,
-    }
 }
 
 /// One `tool-result` part as a tool reply: its JSON is one opaque unit, the text of a `text`
@@ -556,7 +540,7 @@ fn split_tool_result<'a>(
 ) -> Result<(), Error> {
     let id = string_field(fields, "toolCallId", "a tool-result", i, b)?;
     let start = s.units.len() as u32;
-    s.units.push(opaque(b, None, 0));
+    s.units.push(opaque(Some(b as u32), None, 0));
     // The JSON of what has a unit of its own, and what those units cost instead.
     let mut taken = 0u64;
     let output = get(fields, "output")
@@ -583,14 +567,9 @@ fn split_tool_result<'a>(
                             u.sub = sub;
                             u
                         }),
-                    Some(ty) => media_of(ty, &f, pricing).map(|kind| {
-                        let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-                        Unit {
-                            kind,
-                            bytes,
-                            ..opaque(b, sub, 0)
-                        }
-                    }),
+                    Some(ty) => {
+                        media_of(ty, &f, pricing).map(|kind| priced(Some(b as u32), sub, kind))
+                    }
                     None => None,
                 };
                 if let Some(unit) = unit {
@@ -669,14 +648,7 @@ fn part_unit<'a>(
     ty: &str,
     pricing: &Pricing<'_>,
 ) -> Result<Unit<'a>, Error> {
-    let priced = |kind: UnitKind| {
-        let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-        Unit {
-            kind,
-            bytes,
-            ..opaque(b, None, 0)
-        }
-    };
+    let priced = |kind| priced(Some(b as u32), None, kind);
     let string = |key: &str| get(fields, key).and_then(raw::string);
     Ok(match ty {
         "text" => {
@@ -697,10 +669,10 @@ fn part_unit<'a>(
                 pricing,
             )),
             // A provider reference, or bytes the caller's binding did not turn into base64.
-            None => opaque(b, None, canonical_len(part)),
+            None => opaque(Some(b as u32), None, canonical_len(part)),
         },
         "file" => file_unit(doc, b, part, fields, pricing),
-        _ => opaque(b, None, canonical_len(part)),
+        _ => opaque(Some(b as u32), None, canonical_len(part)),
     })
 }
 
@@ -728,14 +700,7 @@ fn file_unit<'a>(
         None => data_raw,
     };
     let data = data_raw.and_then(raw::string);
-    let priced = |kind: UnitKind| {
-        let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-        Unit {
-            kind,
-            bytes,
-            ..opaque(b, None, 0)
-        }
-    };
+    let priced = |kind| priced(Some(b as u32), None, kind);
     let is_image = media
         .as_deref()
         .is_some_and(|m| m.get(..5).is_some_and(|t| t.eq_ignore_ascii_case("image")));
@@ -767,6 +732,6 @@ fn file_unit<'a>(
         kind: UnitKind::Attachment,
         text: TextSource::Document { title, body },
         bytes,
-        ..opaque(b, None, 0)
+        ..opaque(Some(b as u32), None, 0)
     }
 }

@@ -19,13 +19,14 @@
 //! edited (they are signed). A `document` block is an attachment: when the budget forces it, its
 //! body goes last, leaving a text block that names it.
 
-use super::openai::{string_unit, text_unit};
+use super::parts::PartWriter;
+use super::units::{string_unit, text_unit};
+use super::write::{array, json_string, object_with, typed_text};
 use super::{
-    fields_cost, message_path, reply_fields, role_token, Adapter, Merge, Out, Pricing, Rebuilt,
-    Words,
+    fields_cost, message_path, reply_fields, role_token, Adapter, Pricing, Rebuilt, Words,
 };
 use crate::error::Error;
-use crate::json::{compact_len, write_str};
+use crate::json::compact_len;
 use crate::model::{
     Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
     UnitKind,
@@ -169,33 +170,9 @@ impl Adapter for Anthropic {
         })
     }
 
+    /// Adjacent messages of the same role merge, so roles alternate.
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
-        let pieces: Vec<Piece> = super::physical_runs(session)
-            .filter(|(_, run)| run.clone().any(|k| kept[k]))
-            .map(|(p, run)| piece(doc, session.inputs[p], session, kept, run))
-            .collect();
-        // Adjacent messages of the same role merge, so roles alternate.
-        let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
-        let mut merged = Vec::new();
-        for piece in pieces {
-            match out.last_mut() {
-                Some(previous) if previous.role == piece.role => {
-                    merged.push(Merge {
-                        index: piece.index,
-                        into: previous.index,
-                    });
-                    let mut piece = piece;
-                    let mut blocks = previous.take_content(doc).into_blocks(doc);
-                    blocks.extend(piece.take_content(doc).into_blocks(doc));
-                    previous.content = Some(Content::Blocks(blocks));
-                }
-                _ => out.push(piece),
-            }
-        }
-        Rebuilt {
-            messages: out.into_iter().map(|p| p.finish(doc)).collect(),
-            merged,
-        }
+        super::merge::rebuild_merged(doc, session, kept, &Blocks, false)
     }
 }
 
@@ -792,280 +769,40 @@ fn document_file<'a>(
 /// The body of a document without a source.
 const EMPTY_STRING: Raw<'static> = "\"\"";
 
-/// A returned message being built.
-struct Piece<'r> {
-    index: usize,
-    role: Role,
-    /// The caller's message, as written.
-    message: Raw<'r>,
-    /// `None` while the message is the caller's, unchanged and unread.
-    content: Option<Content<'r>>,
-}
+/// Anthropic's blocks, for the shared mapping of the answer ([`super::parts`]).
+struct Blocks;
 
-/// The content of a returned message.
-enum Content<'r> {
-    /// As the caller wrote it (absent, null, a string or blocks).
-    Caller(Option<Raw<'r>>),
-    /// A new string.
-    Text(String),
-    /// Blocks, each as JSON text.
-    Blocks(Vec<String>),
-}
-
-impl<'r> Content<'r> {
-    fn into_blocks(self, doc: &Doc<'r>) -> Vec<String> {
-        match self {
-            Content::Caller(None) => Vec::new(),
-            Content::Caller(Some(v)) => match kind(v) {
-                Kind::Array => doc
-                    .items(v)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|b| b.to_owned())
-                    .collect(),
-                Kind::String => text_blocks(&raw::decode(v)),
-                _ => Vec::new(),
-            },
-            Content::Text(s) => text_blocks(&s),
-            Content::Blocks(blocks) => blocks,
-        }
+impl PartWriter for Blocks {
+    fn text(&self, s: &str) -> String {
+        typed_text("text", s)
     }
-}
 
-fn text_blocks(s: &str) -> Vec<String> {
-    if s.is_empty() {
-        Vec::new()
-    } else {
-        vec![text_block(s)]
+    fn text_key(&self, fields: &Fields<'_>) -> Option<&'static str> {
+        (get(fields, "type").and_then(raw::string).as_deref() == Some("text")).then_some("text")
     }
-}
 
-fn text_block(s: &str) -> String {
-    let mut out = Vec::with_capacity(s.len() + 24);
-    out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
-    write_str(s, &mut out);
-    out.push(b'}');
-    String::from_utf8(out).expect("JSON text of a str is UTF-8")
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = Vec::with_capacity(s.len() + 2);
-    write_str(s, &mut out);
-    String::from_utf8(out).expect("JSON text of a str is UTF-8")
-}
-
-/// Writes an object made of `fields` with its `content` replaced by `content` (appended when
-/// the object had none; left out when `content` is `None`).
-fn with_content(fields: &Fields<'_>, content: Option<String>) -> String {
-    let mut out = Vec::new();
-    out.push(b'{');
-    let mut first = true;
-    let mut field = |out: &mut Vec<u8>, key: &str, value: &str| {
-        if !first {
-            out.push(b',');
+    /// A kept `tool_result` block, its content rebuilt when something in it changed.
+    fn reply(&self, doc: &Doc<'_>, block: Raw<'_>, session: &Session<'_>, m: usize) -> String {
+        let units = session.units_of(m);
+        if units.iter().all(|u| u.change == Change::Keep) {
+            return block.to_owned();
         }
-        first = false;
-        write_str(key, out);
-        out.push(b':');
-        out.extend_from_slice(value.as_bytes());
-    };
-    let mut content = content;
-    for (key, value) in fields {
-        if key == "content" {
-            if let Some(new) = content.take() {
-                field(&mut out, key, &new);
-            }
+        let fields = doc.fields(block).unwrap_or_default();
+        let content = if session.messages[m].shape == ContentShape::Parts {
+            let inner = get(&fields, "content")
+                .and_then(|c| doc.items(c))
+                .unwrap_or_default();
+            let blocks: Vec<String> = units
+                .iter()
+                .filter_map(|u| self.changed(doc, inner[u.sub? as usize], u))
+                .collect();
+            array(&blocks)
         } else {
-            field(&mut out, key, value);
-        }
-    }
-    if let Some(new) = content {
-        field(&mut out, "content", &new);
-    }
-    out.push(b'}');
-    String::from_utf8(out).expect("JSON text")
-}
-
-/// A text block with its `text` replaced.
-fn with_text(fields: &Fields<'_>, text: &str) -> String {
-    let mut out = Vec::new();
-    out.push(b'{');
-    for (k, (key, value)) in fields.iter().enumerate() {
-        if k > 0 {
-            out.push(b',');
-        }
-        write_str(key, &mut out);
-        out.push(b':');
-        if key == "text" {
-            write_str(text, &mut out);
-        } else {
-            out.extend_from_slice(value.as_bytes());
-        }
-    }
-    out.push(b'}');
-    String::from_utf8(out).expect("JSON text")
-}
-
-/// The returned form of physical message `message` from its logical messages `range`.
-fn piece<'r>(
-    doc: &Doc<'r>,
-    message: Raw<'r>,
-    session: &Session<'_>,
-    kept: &[bool],
-    range: std::ops::Range<usize>,
-) -> Piece<'r> {
-    let first = &session.messages[range.start];
-    // Tool results live in user messages.
-    let role = match first.role {
-        Some(Role::Assistant) => Role::Assistant,
-        _ => Role::User,
-    };
-    let index = first.physical.unwrap_or(0) as usize;
-    let unchanged = range.clone().all(|m| {
-        kept[m]
-            && session.messages[m].note.is_none()
-            && !session.messages[m].remove_tool_calls
-            && session.units_of(m).iter().all(|u| u.change == Change::Keep)
-    });
-    let mut piece = Piece {
-        index,
-        role,
-        message,
-        content: None,
-    };
-    if unchanged {
-        return piece;
-    }
-    let fields = doc.fields(message).unwrap_or_default();
-    let caller = get(&fields, "content");
-    if first.origin == Origin::Whole {
-        piece.content = Some(match (session.units_of(range.start).first(), &first.note) {
-            (
-                Some(Unit {
-                    change: Change::Text(s),
-                    ..
-                }),
-                _,
-            ) => Content::Text(s.clone()),
-            (_, Some(note)) => Content::Text(note.clone()),
-            _ => Content::Caller(caller),
-        });
-        return piece;
-    }
-    let blocks = caller.and_then(|c| doc.items(c)).unwrap_or_default();
-    // Block → the logical tool reply it is, and the unit it is of the message's other blocks.
-    let mut result_of = vec![None; blocks.len()];
-    let mut unit_of = vec![None; blocks.len()];
-    let mut blocks_msg = None;
-    for m in range {
-        match session.messages[m].origin {
-            Origin::ToolResult { block } => result_of[block as usize] = Some(m),
-            Origin::Blocks => {
-                blocks_msg = Some(m);
-                for u in session.messages[m].unit_range() {
-                    if let Some(part) = session.units[u].part {
-                        unit_of[part as usize] = Some(u);
-                    }
-                }
+            match &units[0].change {
+                Change::Text(s) => json_string(s),
+                _ => "\"\"".to_owned(),
             }
-            _ => {}
-        }
-    }
-    let mut out = Vec::with_capacity(blocks.len());
-    for (b, block) in blocks.iter().enumerate() {
-        if let Some(m) = result_of[b] {
-            if kept[m] {
-                out.push(tool_result_block(doc, block, session, m));
-            }
-            continue;
-        }
-        let Some(bm) = blocks_msg.filter(|&bm| kept[bm]) else {
-            continue;
         };
-        match unit_of[b] {
-            // A tool_use block: it goes with the message's tool calls.
-            None => {
-                if !session.messages[bm].remove_tool_calls {
-                    out.push((*block).to_owned());
-                }
-            }
-            Some(u) => out.extend(changed_block(doc, block, &session.units[u])),
-        }
-    }
-    if let Some(note) = blocks_msg.and_then(|bm| session.messages[bm].note.as_ref()) {
-        out.push(text_block(note));
-    }
-    piece.content = Some(Content::Blocks(out));
-    piece
-}
-
-/// A block after its unit's change: the caller's block, its text replaced, a text block in its
-/// place, or nothing.
-fn changed_block<'r>(doc: &Doc<'r>, block: Raw<'r>, unit: &Unit<'_>) -> Option<String> {
-    match &unit.change {
-        Change::Keep => Some(block.to_owned()),
-        Change::Text(s) => {
-            let fields = doc.fields(block).unwrap_or_default();
-            let is_text = get(&fields, "type").and_then(raw::string).as_deref() == Some("text");
-            Some(if is_text {
-                with_text(&fields, s)
-            } else {
-                text_block(s)
-            })
-        }
-        Change::Placeholder(s) => Some(text_block(s)),
-        Change::Removed => None,
-    }
-}
-
-/// A kept `tool_result` block, its content rebuilt when something in it changed.
-fn tool_result_block<'r>(doc: &Doc<'r>, block: Raw<'r>, session: &Session<'_>, m: usize) -> String {
-    let units = session.units_of(m);
-    if units.iter().all(|u| u.change == Change::Keep) {
-        return block.to_owned();
-    }
-    let fields = doc.fields(block).unwrap_or_default();
-    let content = if session.messages[m].shape == ContentShape::Parts {
-        let inner = get(&fields, "content")
-            .and_then(|c| doc.items(c))
-            .unwrap_or_default();
-        let blocks: Vec<String> = units
-            .iter()
-            .filter_map(|u| changed_block(doc, inner[u.sub? as usize], u))
-            .collect();
-        format!("[{}]", blocks.join(","))
-    } else {
-        match &units[0].change {
-            Change::Text(s) => json_string(s),
-            _ => "\"\"".to_owned(),
-        }
-    };
-    with_content(&fields, Some(content))
-}
-
-impl<'r> Piece<'r> {
-    /// The content, read from the caller's message when it is still unread.
-    fn take_content(&mut self, doc: &Doc<'r>) -> Content<'r> {
-        match self.content.take() {
-            Some(content) => content,
-            None => {
-                let fields = doc.fields(self.message).unwrap_or_default();
-                Content::Caller(get(&fields, "content"))
-            }
-        }
-    }
-
-    fn finish(self, doc: &Doc<'r>) -> Out {
-        let Some(content) = self.content else {
-            return Out::Same(self.index);
-        };
-        let fields = doc.fields(self.message).unwrap_or_default();
-        let content = match content {
-            Content::Caller(None) => None,
-            Content::Caller(Some(v)) => Some(v.to_owned()),
-            Content::Text(s) => Some(json_string(&s)),
-            Content::Blocks(blocks) => Some(format!("[{}]", blocks.join(","))),
-        };
-        Out::New(with_content(&fields, content))
+        object_with(&fields, "content", Some(&content))
     }
 }

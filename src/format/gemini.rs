@@ -35,10 +35,11 @@
 //! kept with their content byte for byte, never edited. New parts (a placeholder, the repair
 //! note) are `{"text": ...}`, the same in both spellings.
 
-use super::openai::{string_unit, text_unit};
-use super::{message_path, Adapter, Merge, Out, Pricing, Rebuilt, Words};
+use super::parts::PartWriter;
+use super::units::{string_unit, text_unit};
+use super::write::{array, bare_text, json_string, object_with, object_with_all};
+use super::{message_path, Adapter, Pricing, Rebuilt, Words};
 use crate::error::Error;
-use crate::json::write_str;
 use crate::model::{
     Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
     UnitKind,
@@ -165,36 +166,10 @@ impl Adapter for Gemini {
         super::drop_before_first_user(session, kept)
     }
 
+    /// Contents of the same role that a drop left side by side merge, so roles alternate;
+    /// those the caller wrote side by side stay as they are (Gemini takes them).
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
-        let pieces: Vec<Piece> = super::physical_runs(session)
-            .filter(|(_, run)| run.clone().any(|k| kept[k]))
-            .map(|(p, run)| piece(doc, session.inputs[p], session, kept, run))
-            .collect();
-        // Contents of the same role that a drop left side by side merge, so roles alternate;
-        // those the caller wrote side by side stay as they are (Gemini takes them).
-        let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
-        let mut merged = Vec::new();
-        let mut last_index = None;
-        for mut piece in pieces {
-            let gap = last_index.is_some_and(|last| piece.index > last + 1);
-            last_index = Some(piece.index);
-            match out.last_mut() {
-                Some(previous) if previous.role == piece.role && gap => {
-                    merged.push(Merge {
-                        index: piece.index,
-                        into: previous.index,
-                    });
-                    let mut parts = previous.take_parts(doc);
-                    parts.extend(piece.take_parts(doc));
-                    previous.parts = Some(parts);
-                }
-                _ => out.push(piece),
-            }
-        }
-        Rebuilt {
-            messages: out.into_iter().map(|p| p.finish(doc)).collect(),
-            merged,
-        }
+        super::merge::rebuild_merged(doc, session, kept, &Parts, true)
     }
 }
 
@@ -919,156 +894,34 @@ fn part_unit<'a>(
     }
 }
 
-/// A returned content being built.
-struct Piece<'r> {
-    index: usize,
-    role: Role,
-    /// The caller's content, as written.
-    content: Raw<'r>,
-    /// `None` while the content is the caller's, unchanged and unread; else its parts as JSON.
-    parts: Option<Vec<String>>,
-}
+/// Gemini's parts, for the shared mapping of the answer ([`super::parts`]).
+struct Parts;
 
-impl<'r> Piece<'r> {
-    /// The parts, read from the caller's content when they are still unread.
-    fn take_parts(&mut self, doc: &Doc<'r>) -> Vec<String> {
-        match self.parts.take() {
-            Some(parts) => parts,
-            None => {
-                let fields = doc.fields(self.content).unwrap_or_default();
-                get(&fields, "parts")
-                    .and_then(|p| doc.items(p))
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect()
-            }
-        }
+impl PartWriter for Parts {
+    fn key(&self) -> &'static str {
+        "parts"
     }
 
-    fn finish(self, doc: &Doc<'r>) -> Out {
-        let Some(parts) = self.parts else {
-            return Out::Same(self.index);
-        };
-        let fields = doc.fields(self.content).unwrap_or_default();
-        Out::New(object_with(
-            &fields,
-            "parts",
-            Some(format!("[{}]", parts.join(","))),
-        ))
+    fn text(&self, s: &str) -> String {
+        bare_text(s)
     }
-}
 
-/// The returned form of content `content` from its logical messages `range`.
-fn piece<'r>(
-    doc: &Doc<'r>,
-    content: Raw<'r>,
-    session: &Session<'_>,
-    kept: &[bool],
-    range: std::ops::Range<usize>,
-) -> Piece<'r> {
-    let first = &session.messages[range.start];
-    let role = match first.role {
-        Some(Role::Assistant) => Role::Assistant,
-        _ => Role::User,
-    };
-    let mut piece = Piece {
-        index: first.physical.unwrap_or(0) as usize,
-        role,
-        content,
-        parts: None,
-    };
-    let unchanged = range.clone().all(|m| {
-        kept[m]
-            && session.messages[m].note.is_none()
-            && !session.messages[m].remove_tool_calls
-            && session.units_of(m).iter().all(|u| u.change == Change::Keep)
-    });
-    if unchanged {
-        return piece;
+    fn text_key(&self, fields: &Fields<'_>) -> Option<&'static str> {
+        get(fields, "text").is_some().then_some("text")
     }
-    let fields = doc.fields(content).unwrap_or_default();
-    let parts = get(&fields, "parts")
-        .and_then(|p| doc.items(p))
-        .unwrap_or_default();
-    // Part → the logical reply it is, and the unit it is of the content's other parts.
-    let mut reply_of = vec![None; parts.len()];
-    let mut unit_of = vec![None; parts.len()];
-    let mut own = None;
-    for m in range {
-        match session.messages[m].origin {
-            Origin::ToolResult { block } => reply_of[block as usize] = Some(m),
-            Origin::Blocks => {
-                own = Some(m);
-                for u in session.messages[m].unit_range() {
-                    if let Some(part) = session.units[u].part {
-                        unit_of[part as usize] = Some(u);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::with_capacity(parts.len());
-    for (p, part) in parts.iter().enumerate() {
-        if let Some(m) = reply_of[p] {
-            if kept[m] {
-                response_part(doc, part, session, m, &mut out);
-            }
-            continue;
-        }
-        let Some(own) = own.filter(|&own| kept[own]) else {
-            continue;
-        };
-        match unit_of[p] {
-            // A function call: it goes with the content's tool calls.
-            None => {
-                if !session.messages[own].remove_tool_calls {
-                    out.push((*part).to_owned());
-                }
-            }
-            Some(u) => out.extend(changed_part(doc, part, &session.units[u])),
-        }
-    }
-    if let Some(note) = own.and_then(|own| session.messages[own].note.as_ref()) {
-        out.push(text_part(note));
-    }
-    piece.parts = Some(out);
-    piece
-}
 
-/// A part after its unit's change: the caller's part, its text replaced, a text part in its
-/// place, or nothing.
-fn changed_part(doc: &Doc<'_>, part: Raw<'_>, unit: &Unit<'_>) -> Option<String> {
-    match &unit.change {
-        Change::Keep => Some(part.to_owned()),
-        Change::Text(s) => {
-            let fields = doc.fields(part).unwrap_or_default();
-            Some(if get(&fields, "text").is_some() {
-                object_with(&fields, "text", Some(json_string(s)))
-            } else {
-                text_part(s)
-            })
-        }
-        Change::Placeholder(s) => Some(text_part(s)),
-        Change::Removed => None,
+    fn reply(&self, doc: &Doc<'_>, part: Raw<'_>, session: &Session<'_>, m: usize) -> String {
+        response_part(doc, part, session, m)
     }
 }
 
 /// A kept `functionResponse` part: as written, or with its shrunk strings, and without the
 /// images that did not fit (a response's parts hold only media, so a placeholder is a
 /// `text/plain` blob in its place).
-fn response_part(
-    doc: &Doc<'_>,
-    part: Raw<'_>,
-    session: &Session<'_>,
-    m: usize,
-    out: &mut Vec<String>,
-) {
+fn response_part(doc: &Doc<'_>, part: Raw<'_>, session: &Session<'_>, m: usize) -> String {
     let units = session.units_of(m);
     if units.iter().all(|u| u.change == Change::Keep) {
-        out.push(part.to_owned());
-        return;
+        return part.to_owned();
     }
     let fields = doc.fields(part).unwrap_or_default();
     let key = if get(&fields, "functionResponse").is_some() {
@@ -1114,75 +967,8 @@ fn response_part(
                 Some(_) => {}
             }
         }
-        replaced.push(("parts", format!("[{}]", kept_inner.join(","))));
+        replaced.push(("parts", array(&kept_inner)));
     }
     let function = object_with_all(&function, &replaced);
-    out.push(object_with(&fields, key, Some(function)));
-}
-
-/// Writes an object made of `fields` with the values of the keys in `replaced` replaced, every
-/// other field as written.
-fn object_with_all(fields: &[(Cow<'_, str>, Raw<'_>)], replaced: &[(&str, String)]) -> String {
-    let mut out = Vec::new();
-    out.push(b'{');
-    for (n, (k, v)) in fields.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        write_str(k, &mut out);
-        out.push(b':');
-        let value = replaced
-            .iter()
-            .find(|(key, _)| key == k)
-            .map_or(*v, |(_, new)| new.as_str());
-        out.extend_from_slice(value.as_bytes());
-    }
-    out.push(b'}');
-    String::from_utf8(out).expect("JSON text")
-}
-
-fn text_part(s: &str) -> String {
-    let mut out = Vec::with_capacity(s.len() + 12);
-    out.extend_from_slice(b"{\"text\":");
-    write_str(s, &mut out);
-    out.push(b'}');
-    String::from_utf8(out).expect("JSON text of a str is UTF-8")
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = Vec::with_capacity(s.len() + 2);
-    write_str(s, &mut out);
-    String::from_utf8(out).expect("JSON text of a str is UTF-8")
-}
-
-/// Writes an object made of `fields` with the value of `key` replaced by `value` (appended when
-/// the object had none; left out when `value` is `None`), every other field as written.
-fn object_with(fields: &[(Cow<'_, str>, Raw<'_>)], key: &str, value: Option<String>) -> String {
-    let mut out = Vec::new();
-    out.push(b'{');
-    let mut first = true;
-    let mut field = |out: &mut Vec<u8>, k: &str, v: &str| {
-        if !first {
-            out.push(b',');
-        }
-        first = false;
-        write_str(k, out);
-        out.push(b':');
-        out.extend_from_slice(v.as_bytes());
-    };
-    let mut value = value;
-    for (k, v) in fields {
-        if k == key {
-            if let Some(new) = value.take() {
-                field(&mut out, k, &new);
-            }
-        } else {
-            field(&mut out, k, v);
-        }
-    }
-    if let Some(new) = value {
-        field(&mut out, key, &new);
-    }
-    out.push(b'}');
-    String::from_utf8(out).expect("JSON text")
+    object_with(&fields, key, Some(&function))
 }

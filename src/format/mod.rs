@@ -10,8 +10,12 @@ pub mod ai_sdk;
 pub mod anthropic;
 pub(crate) mod anthropic_cache;
 pub mod gemini;
+pub(crate) mod merge;
 pub mod openai;
+pub(crate) mod parts;
 pub mod responses;
+pub(crate) mod units;
+pub(crate) mod write;
 
 use crate::error::Error;
 use crate::model::{Session, UnitKind};

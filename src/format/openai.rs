@@ -1,5 +1,6 @@
 //! OpenAI Chat Completions messages (DESIGN §4): one logical message per message.
 
+use super::units::{string_unit, text_unit};
 use super::{
     fields_cost, message_path, reply_fields, role_token, Adapter, Edit, NewContent, NewPart, Out,
     Pricing, Rebuilt, Words,
@@ -7,9 +8,9 @@ use super::{
 use crate::error::Error;
 use crate::model::{
     Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
-    UnitKind, ATTACHMENT_PREFIX,
+    UnitKind,
 };
-use crate::raw::{self, canonical_len, get, kind, str_len, Doc, Fields, Kind, MetaLen, Raw};
+use crate::raw::{self, canonical_len, get, kind, Doc, Fields, Kind, MetaLen, Raw};
 use crate::tokens::Measure;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -203,55 +204,6 @@ fn meta_lens<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> (u64, u64) {
         }
     }
     (all.total(), without_calls.total())
-}
-
-/// The unit of a string content (DESIGN §4: only a text *part* can be an attachment body).
-pub(crate) fn string_unit(part: Option<u32>, token: &str) -> Unit<'_> {
-    Unit {
-        part,
-        sub: None,
-        kind: UnitKind::Text,
-        text: TextSource::Raw(token),
-        bytes: str_len(token),
-        change: Change::Keep,
-    }
-}
-
-/// A text unit for the JSON string token `token` (an attachment when it starts so).
-pub(crate) fn text_unit(part: Option<u32>, token: &str) -> Unit<'_> {
-    let kind = if is_attachment(token) {
-        UnitKind::Attachment
-    } else {
-        UnitKind::Text
-    };
-    Unit {
-        part,
-        sub: None,
-        kind,
-        text: TextSource::Raw(token),
-        bytes: str_len(token),
-        change: Change::Keep,
-    }
-}
-
-/// Whether the string token's text starts with [`ATTACHMENT_PREFIX`].
-fn is_attachment(token: &str) -> bool {
-    let inner = &token[1..];
-    if inner.starts_with(ATTACHMENT_PREFIX) {
-        return true;
-    }
-    // The prefix may hide behind escapes (`\u0041ttached`): decode only then. Its first
-    // character is written as itself or as an escape, or the text cannot start with it.
-    let first = ATTACHMENT_PREFIX.as_bytes()[0];
-    if !inner
-        .as_bytes()
-        .first()
-        .is_some_and(|&b| b == first || b == b'\\')
-    {
-        return false;
-    }
-    let head = &inner.as_bytes()[..inner.len().min(ATTACHMENT_PREFIX.len() * 6)];
-    head.contains(&b'\\') && raw::decode(token).starts_with(ATTACHMENT_PREFIX)
 }
 
 /// Keys of a Gemini part: a chat part holding one without a `type` was meant for that format.

@@ -27,10 +27,10 @@
 //! computer screenshot's price); every other item its compact JSON. `instructions` (request key
 //! `system`) costs `{"role":"system"}` plus its text.
 
-use super::openai::{string_unit, text_unit};
+use super::units::{string_unit, text_unit};
+use super::write::{array, json_string, object_with, typed_text};
 use super::{fields_cost, message_path, role_token, Adapter, Out, Pricing, Rebuilt, Words};
 use crate::error::Error;
-use crate::json::write_str;
 use crate::model::{
     Change, ContentShape, ItemKind, Malformed, Message, Origin, Role, Session, TextSource,
     ToolCalls, Unit, UnitKind,
@@ -952,7 +952,7 @@ fn rebuild_item(doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Option<Out> {
             match &u.change {
                 Change::Keep => parts.push(part.to_owned()),
                 Change::Removed => {}
-                Change::Placeholder(s) => parts.push(text_part(text_type, s)),
+                Change::Placeholder(s) => parts.push(typed_text(text_type, s)),
                 Change::Text(s) => {
                     let part_fields = doc.fields(part).unwrap_or_default();
                     let field = match get(&part_fields, "type").and_then(raw::string).as_deref() {
@@ -961,45 +961,19 @@ fn rebuild_item(doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Option<Out> {
                         _ => None,
                     };
                     parts.push(match field {
-                        Some(field) => with_field(&part_fields, field, &json_string(s)),
+                        Some(field) => object_with(&part_fields, field, Some(&json_string(s))),
                         // An attachment: a text part names the file in its place.
-                        None => text_part(text_type, s),
+                        None => typed_text(text_type, s),
                     });
                 }
             }
         }
-        format!("[{}]", parts.join(","))
+        array(&parts)
     } else {
         match &units[0].change {
             Change::Text(s) | Change::Placeholder(s) => json_string(s),
             _ => "\"\"".to_owned(),
         }
     };
-    Some(Out::New(with_field(&fields, key, &content)))
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = Vec::with_capacity(s.len() + 2);
-    write_str(s, &mut out);
-    String::from_utf8(out).expect("JSON text of a str is UTF-8")
-}
-
-fn text_part(text_type: &str, s: &str) -> String {
-    format!("{{\"type\":\"{text_type}\",\"text\":{}}}", json_string(s))
-}
-
-/// Writes an object made of `fields` with the value of `key` replaced by `value` (JSON text).
-fn with_field(fields: &Fields<'_>, key: &str, value: &str) -> String {
-    let mut out = Vec::new();
-    out.push(b'{');
-    for (k, (name, old)) in fields.iter().enumerate() {
-        if k > 0 {
-            out.push(b',');
-        }
-        write_str(name, &mut out);
-        out.push(b':');
-        out.extend_from_slice(if name == key { value } else { old }.as_bytes());
-    }
-    out.push(b'}');
-    String::from_utf8(out).expect("JSON text")
+    Some(Out::New(object_with(&fields, key, Some(&content))))
 }

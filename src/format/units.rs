@@ -1,0 +1,76 @@
+//! The units adapters split content into: a string's text, a text part (an attachment when it
+//! starts with `Attached file:`), a part priced as JSON, a priced image or file.
+
+use crate::model::{Change, TextSource, Unit, UnitKind, ATTACHMENT_PREFIX};
+use crate::raw::{self, str_len};
+
+/// The unit of a string content (DESIGN §4: only a text *part* can be an attachment body).
+pub(crate) fn string_unit(part: Option<u32>, token: &str) -> Unit<'_> {
+    Unit {
+        part,
+        sub: None,
+        kind: UnitKind::Text,
+        text: TextSource::Raw(token),
+        bytes: str_len(token),
+        change: Change::Keep,
+    }
+}
+
+/// A text unit for the JSON string token `token` (an attachment when it starts so).
+pub(crate) fn text_unit(part: Option<u32>, token: &str) -> Unit<'_> {
+    let kind = if is_attachment(token) {
+        UnitKind::Attachment
+    } else {
+        UnitKind::Text
+    };
+    Unit {
+        part,
+        sub: None,
+        kind,
+        text: TextSource::Raw(token),
+        bytes: str_len(token),
+        change: Change::Keep,
+    }
+}
+
+/// Whether the string token's text starts with [`ATTACHMENT_PREFIX`].
+pub(crate) fn is_attachment(token: &str) -> bool {
+    let inner = &token[1..];
+    if inner.starts_with(ATTACHMENT_PREFIX) {
+        return true;
+    }
+    // The prefix may hide behind escapes (`\u0041ttached`): decode only then. Its first
+    // character is written as itself or as an escape, or the text cannot start with it.
+    let first = ATTACHMENT_PREFIX.as_bytes()[0];
+    if !inner
+        .as_bytes()
+        .first()
+        .is_some_and(|&b| b == first || b == b'\\')
+    {
+        return false;
+    }
+    let head = &inner.as_bytes()[..inner.len().min(ATTACHMENT_PREFIX.len() * 6)];
+    head.contains(&b'\\') && raw::decode(token).starts_with(ATTACHMENT_PREFIX)
+}
+
+/// A part kept as written and priced as `bytes` (its compact JSON, as a rule).
+pub(crate) fn opaque<'a>(part: Option<u32>, sub: Option<u32>, bytes: u64) -> Unit<'a> {
+    Unit {
+        part,
+        sub,
+        kind: UnitKind::Other,
+        text: TextSource::None,
+        bytes,
+        change: Change::Keep,
+    }
+}
+
+/// A part priced as an image (or a document or audio file): its budget bytes.
+pub(crate) fn priced<'a>(part: Option<u32>, sub: Option<u32>, kind: UnitKind) -> Unit<'a> {
+    let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
+    Unit {
+        kind,
+        bytes,
+        ..opaque(part, sub, 0)
+    }
+}
