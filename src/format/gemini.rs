@@ -35,9 +35,7 @@
 //! kept with their content byte for byte, never edited. New parts (a placeholder, the repair
 //! note) are `{"text": ...}`, the same in both spellings.
 
-use super::parts::PartWriter;
-use super::units::{string_unit, text_unit};
-use super::write::{array, bare_text, json_string, object_with, object_with_all};
+use super::units::string_unit;
 use super::{message_path, Adapter, Pricing, Rebuilt, Words};
 use crate::error::Error;
 use crate::model::{
@@ -48,6 +46,11 @@ use crate::pricing::ImageProfile;
 use crate::raw::{self, canonical_len, get, kind, object_len_without, Doc, Fields, Kind, Raw};
 use std::borrow::Cow;
 use std::collections::HashSet;
+
+mod media;
+mod rebuild;
+
+use media::{file_of, image_of, part_unit, plain_text_len};
 
 pub struct Gemini;
 
@@ -169,7 +172,7 @@ impl Adapter for Gemini {
     /// Contents of the same role that a drop left side by side merge, so roles alternate;
     /// those the caller wrote side by side stay as they are (Gemini takes them).
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
-        super::merge::rebuild_merged(doc, session, kept, &Parts, true)
+        super::merge::rebuild_merged(doc, session, kept, &rebuild::Parts, true)
     }
 }
 
@@ -716,259 +719,4 @@ fn split_response<'a>(
         remove_tool_calls: false,
     });
     Ok((id, name))
-}
-
-/// The price of an image part (`inlineData` with an image type, `fileData` with an image type
-/// or none); `None` when the part is not an image; an error (message, path rest) when an image
-/// part lacks its data or URI.
-fn image_of<'a>(
-    doc: &Doc<'a>,
-    fields: &Fields<'a>,
-    pricing: &Pricing<'_>,
-    detail: Option<&str>,
-) -> Option<Result<UnitKind, (&'static str, &'static str)>> {
-    let is_image = |mime: Option<Cow<'_, str>>| {
-        mime.is_none_or(|m| m.get(..6).is_some_and(|t| t.eq_ignore_ascii_case("image/")))
-    };
-    if let Some(blob) = pick(fields, "inlineData", "inline_data") {
-        let blob = doc.fields(blob).unwrap_or_default();
-        let mime = pick(&blob, "mimeType", "mime_type").and_then(raw::string);
-        // An inline blob says what it is; without a type it is opaque.
-        if mime.is_none() || !is_image(mime.clone()) {
-            return None;
-        }
-        let Some(data) = get(&blob, "data").and_then(raw::string) else {
-            return Some(Err((
-                "inline image data must be a string",
-                ".inlineData.data",
-            )));
-        };
-        let mime = mime.unwrap_or_default();
-        // What the data URL it stands for would cost when unreadable.
-        let url_len = "data:".len() + mime.len() + ";base64,".len() + data.len();
-        return Some(Ok(pricing.base64_with(&data, url_len, detail)));
-    }
-    if let Some(file) = pick(fields, "fileData", "file_data") {
-        let file = doc.fields(file).unwrap_or_default();
-        let mime = pick(&file, "mimeType", "mime_type").and_then(raw::string);
-        if !is_image(mime) {
-            return None;
-        }
-        let Some(uri) = pick(&file, "fileUri", "file_uri").and_then(raw::string) else {
-            return Some(Err((
-                "an image file needs a string file URI",
-                ".fileData.fileUri",
-            )));
-        };
-        return Some(Ok(pricing.remote(&uri, detail)));
-    }
-    None
-}
-
-/// A PDF or audio blob (`inlineData` with `application/pdf` or `audio/*` data, or
-/// `fileData` with such a type and a file URI), priced by its pages or seconds.
-fn file_of<'a>(
-    doc: &Doc<'a>,
-    fields: &Fields<'a>,
-    pricing: &Pricing<'_>,
-    detail: Option<&str>,
-) -> Option<UnitKind> {
-    let (blob, data_key) = match pick(fields, "inlineData", "inline_data") {
-        Some(b) => (b, "data"),
-        None => (pick(fields, "fileData", "file_data")?, ""),
-    };
-    let blob = doc.fields(blob)?;
-    let mime = pick(&blob, "mimeType", "mime_type").and_then(raw::string)?;
-    super::file_kind_of_media_type(&mime)?;
-    let data = if data_key.is_empty() {
-        None
-    } else {
-        Some(get(&blob, data_key).and_then(raw::string)?)
-    };
-    let uri = pick(&blob, "fileUri", "file_uri").and_then(raw::string);
-    let file = super::FilePart {
-        data: data.as_deref(),
-        name: uri.as_deref(),
-        media_type: Some(&mime),
-        detail,
-        ..Default::default()
-    };
-    file.price(pricing)
-}
-
-/// The decoded length of a `text/plain` inline blob, counted from its base64 (not decoded).
-fn plain_text_len<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> Option<u64> {
-    let blob = doc.fields(pick(fields, "inlineData", "inline_data")?)?;
-    let mime = pick(&blob, "mimeType", "mime_type").and_then(raw::string)?;
-    if !mime.eq_ignore_ascii_case("text/plain") {
-        return None;
-    }
-    let data = get(&blob, "data").and_then(raw::string)?;
-    let digits = data
-        .bytes()
-        .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'))
-        .count() as u64;
-    Some(digits * 3 / 4)
-}
-
-/// The placeholder of an image among a function response's parts, which hold only media: a
-/// `text/plain` blob, in the spelling of the image part it replaces.
-fn text_blob(doc: &Doc<'_>, image: Raw<'_>, text: &str) -> String {
-    let fields = doc.fields(image).unwrap_or_default();
-    let camel = get(&fields, "inlineData").is_some() || get(&fields, "fileData").is_some();
-    let (inline, mime) = if camel {
-        ("inlineData", "mimeType")
-    } else {
-        ("inline_data", "mime_type")
-    };
-    format!(
-        "{{\"{inline}\":{{\"{mime}\":\"text/plain\",\"data\":\"{}\"}}}}",
-        crate::json::base64(text.as_bytes())
-    )
-}
-
-/// A part's `media_resolution` (Gemini 3), read as the profile's `detail`.
-fn media_resolution<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> Option<Cow<'a, str>> {
-    let value = pick(fields, "mediaResolution", "media_resolution")?;
-    match kind(value) {
-        Kind::String => raw::string(value),
-        Kind::Object => get(&doc.fields(value)?, "level").and_then(raw::string),
-        _ => None,
-    }
-}
-
-/// One part (not a call or a response) as a unit: text is text, an image is priced, anything
-/// else (thoughts, signed parts, other blobs, code) an opaque part priced as JSON.
-fn part_unit<'a>(
-    doc: &Doc<'a>,
-    part: Raw<'a>,
-    fields: &Fields<'a>,
-    loc: Loc,
-    p: u32,
-    pricing: &Pricing<'_>,
-) -> Result<Unit<'a>, Error> {
-    let opaque = Unit {
-        part: Some(p),
-        sub: None,
-        kind: UnitKind::Other,
-        text: TextSource::None,
-        bytes: canonical_len(part),
-        change: Change::Keep,
-    };
-    let thought = get(fields, "thought").is_some_and(|t| t == "true");
-    if thought || is_signed(fields) {
-        return Ok(opaque);
-    }
-    if let Some(text) = get(fields, "text") {
-        if kind(text) != Kind::String {
-            return Err(Error::invalid_request(
-                "text must be a string",
-                loc.at(".text"),
-            ));
-        }
-        return Ok(text_unit(Some(p), text));
-    }
-    if let Some(bytes) = plain_text_len(doc, fields) {
-        return Ok(Unit { bytes, ..opaque });
-    }
-    let detail = media_resolution(doc, fields);
-    if let Some(kind) = file_of(doc, fields, pricing, detail.as_deref()) {
-        let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-        return Ok(Unit {
-            kind,
-            bytes,
-            ..opaque
-        });
-    }
-    match image_of(doc, fields, pricing, detail.as_deref()) {
-        None => Ok(opaque),
-        Some(Err((what, rest))) => Err(Error::invalid_request(what, loc.at(rest))),
-        Some(Ok(kind)) => {
-            let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-            Ok(Unit {
-                kind,
-                bytes,
-                ..opaque
-            })
-        }
-    }
-}
-
-/// Gemini's parts, for the shared mapping of the answer ([`super::parts`]).
-struct Parts;
-
-impl PartWriter for Parts {
-    fn key(&self) -> &'static str {
-        "parts"
-    }
-
-    fn text(&self, s: &str) -> String {
-        bare_text(s)
-    }
-
-    fn text_key(&self, fields: &Fields<'_>) -> Option<&'static str> {
-        get(fields, "text").is_some().then_some("text")
-    }
-
-    fn reply(&self, doc: &Doc<'_>, part: Raw<'_>, session: &Session<'_>, m: usize) -> String {
-        response_part(doc, part, session, m)
-    }
-}
-
-/// A kept `functionResponse` part: as written, or with its shrunk strings, and without the
-/// images that did not fit (a response's parts hold only media, so a placeholder is a
-/// `text/plain` blob in its place).
-fn response_part(doc: &Doc<'_>, part: Raw<'_>, session: &Session<'_>, m: usize) -> String {
-    let units = session.units_of(m);
-    if units.iter().all(|u| u.change == Change::Keep) {
-        return part.to_owned();
-    }
-    let fields = doc.fields(part).unwrap_or_default();
-    let key = if get(&fields, "functionResponse").is_some() {
-        "functionResponse"
-    } else {
-        "function_response"
-    };
-    let function = get(&fields, key)
-        .and_then(|r| doc.fields(r))
-        .unwrap_or_default();
-    let mut replaced: Vec<(&str, String)> = Vec::new();
-    // The response's strings, found by where their token lies in the request.
-    let changed_text = |value: Raw<'_>| {
-        units.iter().find_map(|u| match (&u.text, &u.change) {
-            (TextSource::Raw(token), Change::Text(new)) if std::ptr::eq(*token, value) => {
-                Some(json_string(new))
-            }
-            _ => None,
-        })
-    };
-    if let Some(response) = get(&function, "response").and_then(|r| doc.fields(r)) {
-        let strings: Vec<(&str, String)> = response
-            .iter()
-            .filter_map(|(k, v)| changed_text(v).map(|new| (k.as_ref(), new)))
-            .collect();
-        if !strings.is_empty() {
-            replaced.push(("response", object_with_all(&response, &strings)));
-        }
-    }
-    if units
-        .iter()
-        .any(|u| u.sub.is_some() && u.change != Change::Keep)
-    {
-        let inner = get(&function, "parts")
-            .and_then(|p| doc.items(p))
-            .unwrap_or_default();
-        let mut kept_inner = Vec::with_capacity(inner.len());
-        for (k, item) in inner.iter().enumerate() {
-            let unit = units.iter().find(|u| u.sub == Some(k as u32));
-            match unit.map(|u| &u.change) {
-                None | Some(Change::Keep) => kept_inner.push((*item).to_owned()),
-                Some(Change::Placeholder(s)) => kept_inner.push(text_blob(doc, item, s)),
-                Some(_) => {}
-            }
-        }
-        replaced.push(("parts", array(&kept_inner)));
-    }
-    let function = object_with_all(&function, &replaced);
-    object_with(&fields, key, Some(&function))
 }
