@@ -32,7 +32,7 @@
 //! parts are never edited and stay with their message.
 
 use super::units::{opaque, priced, string_unit, text_unit};
-use super::{message_path, role_token, Adapter, Pricing, Rebuilt, Words};
+use super::{message_path, role_token, Adapter, Pricing, Rebuilt, Traits, Words};
 use crate::error::Error;
 use crate::model::{
     ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit, UnitKind,
@@ -51,38 +51,34 @@ use std::collections::HashSet;
 
 pub struct AiSdk;
 
-static WORDS: Words = Words {
-    call: "tool-call",
-    reply: "tool-result",
-    orphan_removed: "orphan_tool_result_removed",
-    incomplete_calls_removed: "incomplete_tool_calls_removed",
-    incomplete_reply_removed: "incomplete_tool_result_removed",
-    reply_of_incomplete: "result of the incomplete tool calls of",
+static TRAITS: Traits = Traits {
+    name: "ai-sdk",
+    takes_system: false,
+    merges_turns: true,
+    user_turn_first: true,
+    trims_newest_alone: true,
+    content_key: "content",
+    words: Words {
+        call: "tool-call",
+        reply: "tool-result",
+        orphan_removed: "orphan_tool_result_removed",
+        incomplete_calls_removed: "incomplete_tool_calls_removed",
+        incomplete_reply_removed: "incomplete_tool_result_removed",
+        reply_of_incomplete: "result of the incomplete tool calls of",
+    },
+    part_types: &[
+        "tool-call",
+        "tool-result",
+        "tool-approval-request",
+        "tool-approval-response",
+        "reasoning",
+    ],
+    part_keys: &[],
 };
 
 impl Adapter for AiSdk {
-    fn name(&self) -> &'static str {
-        "ai-sdk"
-    }
-
-    /// `merged` (always empty: the SDK's providers group same-role messages themselves),
-    /// `dropped_blocks` and `turn_start` belong to this format's report.
-    fn merges_turns(&self) -> bool {
-        true
-    }
-
-    /// The providers behind the SDK include those that want a history to start with the user's
-    /// turn (Anthropic, Gemini): a history that does suits them all.
-    fn user_turn_first(&self) -> bool {
-        true
-    }
-
-    fn trims_newest_alone(&self) -> bool {
-        true
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
+    fn traits(&self) -> &'static Traits {
+        &TRAITS
     }
 
     fn split<'a>(
@@ -188,14 +184,14 @@ fn provider_executed(fields: &[(Cow<'_, str>, Raw<'_>)]) -> bool {
     get(fields, "providerExecuted").is_some_and(|v| v == "true")
 }
 
-/// Part types of the other formats: a message holding one was meant for that format.
-fn other_format(part_type: &str) -> Option<&'static str> {
-    Some(match part_type {
-        "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document" => "anthropic",
-        "image_url" | "input_audio" => "openai",
-        "input_text" | "input_image" | "input_file" | "output_text" => "responses",
-        _ => return None,
-    })
+/// The format a part type that is not the SDK's was meant for.
+fn meant_for_another(part_type: &str) -> Option<&'static str> {
+    // The SDK's parts: its own, and those it shares with other formats.
+    const SDK: &[&str] = &["text", "image", "file", "custom", "reasoning-file"];
+    if SDK.contains(&part_type) || TRAITS.part_types.contains(&part_type) {
+        return None;
+    }
+    super::meant_for(part_type, TRAITS.name)
 }
 
 fn split_message<'a>(
@@ -321,7 +317,7 @@ fn split_message<'a>(
                 }
                 None => return Err(Error::invalid_request("type is missing", here(".type"))),
             };
-            if let Some(format) = other_format(&ty) {
+            if let Some(format) = meant_for_another(&ty) {
                 return Err(Error::invalid_request(
                     format!(
                         "a {ty:?} part belongs to the {format:?} format, not to AI SDK model \

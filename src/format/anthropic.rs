@@ -23,7 +23,7 @@ use super::parts::PartWriter;
 use super::units::{string_unit, text_unit};
 use super::write::{array, json_string, object_with, typed_text};
 use super::{
-    fields_cost, message_path, reply_fields, role_token, Adapter, Pricing, Rebuilt, Words,
+    fields_cost, message_path, reply_fields, role_token, Adapter, Pricing, Rebuilt, Traits, Words,
 };
 use crate::error::Error;
 use crate::json::compact_len;
@@ -43,21 +43,38 @@ use std::collections::HashSet;
 
 pub struct Anthropic;
 
-static WORDS: Words = Words {
-    call: "tool_use",
-    reply: "tool_result",
-    orphan_removed: "orphan_tool_result_removed",
-    incomplete_calls_removed: "incomplete_tool_use_removed",
-    incomplete_reply_removed: "incomplete_tool_result_removed",
-    reply_of_incomplete: "result of the incomplete tool_use blocks of",
+static TRAITS: Traits = Traits {
+    name: "anthropic",
+    takes_system: true,
+    merges_turns: true,
+    user_turn_first: true,
+    trims_newest_alone: true,
+    content_key: "content",
+    words: Words {
+        call: "tool_use",
+        reply: "tool_result",
+        orphan_removed: "orphan_tool_result_removed",
+        incomplete_calls_removed: "incomplete_tool_use_removed",
+        incomplete_reply_removed: "incomplete_tool_result_removed",
+        reply_of_incomplete: "result of the incomplete tool_use blocks of",
+    },
+    part_types: &[
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+        "document",
+        "image",
+    ],
+    part_keys: &[],
 };
 
 /// `{"role":"system"}`: the fields of the pinned system message besides its content.
 const SYSTEM_META: u64 = 17;
 
 impl Adapter for Anthropic {
-    fn name(&self) -> &'static str {
-        "anthropic"
+    fn traits(&self) -> &'static Traits {
+        &TRAITS
     }
 
     fn cache_breakpoints(&self) -> bool {
@@ -70,18 +87,6 @@ impl Adapter for Anthropic {
         messages: &[Cow<'_, str>],
     ) -> Option<super::Placed> {
         super::anthropic_cache::place(system, messages)
-    }
-
-    fn takes_system(&self) -> bool {
-        true
-    }
-
-    fn merges_turns(&self) -> bool {
-        true
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
     }
 
     /// Claude's rule (standard tier): a screenshot costs what Anthropic bills for it.
@@ -110,16 +115,6 @@ impl Adapter for Anthropic {
             }
         }
         Ok(s)
-    }
-
-    /// The Messages API wants a user message first: every kept logical message before the
-    /// first user one goes (an assistant turn, or an exchange with its tool replies).
-    fn trims_newest_alone(&self) -> bool {
-        true
-    }
-
-    fn user_turn_first(&self) -> bool {
-        true
     }
 
     fn settle(&self, session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {

@@ -36,7 +36,7 @@
 //! note) are `{"text": ...}`, the same in both spellings.
 
 use super::units::string_unit;
-use super::{message_path, Adapter, Pricing, Rebuilt, Words};
+use super::{message_path, Adapter, Pricing, Rebuilt, Traits, Words};
 use crate::error::Error;
 use crate::model::{
     Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
@@ -54,22 +54,37 @@ use media::{file_of, image_of, part_unit, plain_text_len};
 
 pub struct Gemini;
 
-static WORDS: Words = Words {
-    call: "function_call",
-    reply: "function_response",
-    orphan_removed: "orphan_function_response_removed",
-    incomplete_calls_removed: "incomplete_function_calls_removed",
-    incomplete_reply_removed: "incomplete_function_response_removed",
-    reply_of_incomplete: "response to the incomplete function calls of",
+static TRAITS: Traits = Traits {
+    name: "gemini",
+    takes_system: true,
+    merges_turns: true,
+    user_turn_first: true,
+    trims_newest_alone: true,
+    content_key: "parts",
+    words: Words {
+        call: "function_call",
+        reply: "function_response",
+        orphan_removed: "orphan_function_response_removed",
+        incomplete_calls_removed: "incomplete_function_calls_removed",
+        incomplete_reply_removed: "incomplete_function_response_removed",
+        reply_of_incomplete: "response to the incomplete function calls of",
+    },
+    part_types: &[],
+    part_keys: &[
+        "inline_data",
+        "inlineData",
+        "file_data",
+        "fileData",
+        "function_call",
+        "functionCall",
+        "function_response",
+        "functionResponse",
+    ],
 };
 
 impl Adapter for Gemini {
-    fn name(&self) -> &'static str {
-        "gemini"
-    }
-
-    fn trims_newest_alone(&self) -> bool {
-        true
+    fn traits(&self) -> &'static Traits {
+        &TRAITS
     }
 
     /// Responses without ids are matched to the calls of the content before them: those are
@@ -122,22 +137,6 @@ impl Adapter for Gemini {
         super::blocks_meta_cost(doc, message, "parts", |f| call_of(f).is_some(), measure)
     }
 
-    fn takes_system(&self) -> bool {
-        true
-    }
-
-    fn merges_turns(&self) -> bool {
-        true
-    }
-
-    fn content_key(&self) -> &'static str {
-        "parts"
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
-    }
-
     /// Gemini 2.0 / 2.5 crop-unit tiles; `model` selects 1.5 or 3's `media_resolution`.
     fn default_profile(&self) -> ImageProfile {
         ImageProfile::Gemini
@@ -157,12 +156,6 @@ impl Adapter for Gemini {
         }
         split_contents(doc, messages, 0, Vec::new(), pricing, &mut scratch, &mut s)?;
         Ok(s)
-    }
-
-    /// Gemini wants a user content first, and a history never starts with a function call:
-    /// every kept logical message before the first user one goes.
-    fn user_turn_first(&self) -> bool {
-        true
     }
 
     fn settle(&self, session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {

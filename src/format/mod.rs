@@ -122,29 +122,82 @@ pub struct Words {
     pub reply_of_incomplete: &'static str,
 }
 
+/// What a format is, as data: its name, its report's words, the rules its provider sets, and
+/// the part types only it uses.
+#[derive(Debug)]
+pub struct Traits {
+    pub name: &'static str,
+    /// The system prompt comes outside the messages (request key `system`).
+    pub takes_system: bool,
+    /// Report lists of formats that merge adjacent turns (`merged`, `dropped_blocks`,
+    /// `turn_start`) belong to this format's report.
+    pub merges_turns: bool,
+    /// The provider wants the history to start with the user's turn: the trim then brings back
+    /// the user message that began the kept run's turn ([`crate::turn`]).
+    pub user_turn_first: bool,
+    /// See [`Adapter::trims_newest_alone`].
+    pub trims_newest_alone: bool,
+    /// The key of a message's content array, for the paths of reports (`parts` in Gemini).
+    pub content_key: &'static str,
+    pub words: Words,
+    /// Part types (a content part's `type`) no other format uses: a message of another format
+    /// holding one was meant for this one ([`meant_for`]).
+    pub part_types: &'static [&'static str],
+    /// Keys of a part without a `type` that no other format uses (Gemini's `inlineData`, …).
+    pub part_keys: &'static [&'static str],
+}
+
+/// The format a part of type `part_type` was meant for, when it is not the format `here`'s:
+/// the first of [`FORMATS`] that declares the type.
+pub(crate) fn meant_for(part_type: &str, here: &str) -> Option<&'static str> {
+    FORMATS
+        .iter()
+        .map(|f| f.traits())
+        .find(|t| t.name != here && t.part_types.contains(&part_type))
+        .map(|t| t.name)
+}
+
+/// The format a part without a `type` holding `fields` was meant for (by its keys).
+pub(crate) fn meant_for_keys(
+    fields: &[(Cow<'_, str>, Raw<'_>)],
+    here: &str,
+) -> Option<&'static str> {
+    FORMATS
+        .iter()
+        .map(|f| f.traits())
+        .find(|t| t.name != here && t.part_keys.iter().any(|k| get(fields, k).is_some()))
+        .map(|t| t.name)
+}
+
 /// One format's adapter.
 pub trait Adapter: Sync {
-    fn name(&self) -> &'static str;
+    fn traits(&self) -> &'static Traits;
+
+    fn name(&self) -> &'static str {
+        self.traits().name
+    }
 
     fn takes_system(&self) -> bool {
-        false
+        self.traits().takes_system
     }
 
     fn merges_turns(&self) -> bool {
-        false
+        self.traits().merges_turns
     }
 
     /// Whether the provider wants the history to start with the user's turn: the trim then
     /// brings back the user message that began the kept run's turn ([`crate::turn`]).
     fn user_turn_first(&self) -> bool {
-        false
+        self.traits().user_turn_first
     }
 
-    fn words(&self) -> &'static Words;
+    fn words(&self) -> &'static Words {
+        &self.traits().words
+    }
 
     /// The key of a message's content array, for the paths of reports (`parts` in Gemini).
     fn content_key(&self) -> &'static str {
-        "content"
+        self.traits().content_key
     }
 
     /// How images are priced when the request names neither `image_profile` nor `model`: the
@@ -224,7 +277,7 @@ pub trait Adapter: Sync {
     /// system prompt first), the generic repair repairs them (it never looks before a
     /// message), and what `settle` and `rebuild` do depends on the kept messages only.
     fn trims_newest_alone(&self) -> bool {
-        false
+        self.traits().trims_newest_alone
     }
 
     /// For [`Adapter::trims_newest_alone`]: whether a caller's message, split into `logicals`,

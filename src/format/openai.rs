@@ -3,7 +3,7 @@
 use super::units::{string_unit, text_unit};
 use super::{
     fields_cost, message_path, reply_fields, role_token, Adapter, Edit, NewContent, NewPart, Out,
-    Pricing, Rebuilt, Words,
+    Pricing, Rebuilt, Traits, Words,
 };
 use crate::error::Error;
 use crate::model::{
@@ -17,22 +17,28 @@ use std::collections::HashSet;
 
 pub struct OpenAi;
 
-static WORDS: Words = Words {
-    call: "tool call",
-    reply: "tool message",
-    orphan_removed: "orphan_tool_removed",
-    incomplete_calls_removed: "incomplete_tool_calls_removed",
-    incomplete_reply_removed: "incomplete_tool_reply_removed",
-    reply_of_incomplete: "reply to the incomplete tool calls of",
+static TRAITS: Traits = Traits {
+    name: "openai",
+    takes_system: false,
+    merges_turns: false,
+    user_turn_first: false,
+    trims_newest_alone: true,
+    content_key: "content",
+    words: Words {
+        call: "tool call",
+        reply: "tool message",
+        orphan_removed: "orphan_tool_removed",
+        incomplete_calls_removed: "incomplete_tool_calls_removed",
+        incomplete_reply_removed: "incomplete_tool_reply_removed",
+        reply_of_incomplete: "reply to the incomplete tool calls of",
+    },
+    part_types: &["image_url", "input_audio"],
+    part_keys: &[],
 };
 
 impl Adapter for OpenAi {
-    fn name(&self) -> &'static str {
-        "openai"
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
+    fn traits(&self) -> &'static Traits {
+        &TRAITS
     }
 
     fn split<'a>(
@@ -83,10 +89,6 @@ impl Adapter for OpenAi {
         super::names_in(doc, get(&fields, "tool_calls"), "name", |_, call| {
             get(call, "function")
         })
-    }
-
-    fn trims_newest_alone(&self) -> bool {
-        true
     }
 
     fn rebuild<'a>(&self, _doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
@@ -206,29 +208,6 @@ fn meta_lens<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> (u64, u64) {
     (all.total(), without_calls.total())
 }
 
-/// Keys of a Gemini part: a chat part holding one without a `type` was meant for that format.
-const GEMINI_PART_KEYS: &[&str] = &[
-    "inline_data",
-    "inlineData",
-    "file_data",
-    "fileData",
-    "function_call",
-    "functionCall",
-    "function_response",
-    "functionResponse",
-];
-
-/// Part types of the other formats: a chat message holding one was meant for that format.
-fn other_format(part_type: &str) -> Option<&'static str> {
-    Some(match part_type {
-        "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document" | "image" => {
-            "anthropic"
-        }
-        "input_text" | "input_image" | "input_file" | "output_text" => "responses",
-        _ => return None,
-    })
-}
-
 fn split_part<'a>(
     doc: &Doc<'a>,
     i: usize,
@@ -249,7 +228,7 @@ fn split_part<'a>(
             ))
         }
         None => {
-            let gemini = GEMINI_PART_KEYS.iter().any(|k| get(fields, k).is_some());
+            let gemini = super::meant_for_keys(fields, "openai") == Some("gemini");
             let message = if gemini {
                 "type is missing (this part is shaped like Gemini contents: pass \
                  format=\"gemini\")"
@@ -331,7 +310,7 @@ fn split_part<'a>(
             })
         }
         other => {
-            if let Some(format) = other_format(other) {
+            if let Some(format) = super::meant_for(other, "openai") {
                 return Err(Error::invalid_request(
                     format!(
                         "a {other:?} part belongs to the {format:?} format, not to OpenAI chat \

@@ -29,7 +29,7 @@
 
 use super::units::{string_unit, text_unit};
 use super::write::{array, json_string, object_with, typed_text};
-use super::{fields_cost, message_path, role_token, Adapter, Out, Pricing, Rebuilt, Words};
+use super::{fields_cost, message_path, role_token, Adapter, Out, Pricing, Rebuilt, Traits, Words};
 use crate::error::Error;
 use crate::model::{
     Change, ContentShape, ItemKind, Malformed, Message, Origin, Role, Session, TextSource,
@@ -47,13 +47,23 @@ use repair::{class, Class};
 
 pub struct Responses;
 
-static WORDS: Words = Words {
-    call: "call",
-    reply: "call output",
-    orphan_removed: "orphan_call_output_removed",
-    incomplete_calls_removed: "incomplete_call_removed",
-    incomplete_reply_removed: "incomplete_call_output_removed",
-    reply_of_incomplete: "output of the incomplete call",
+static TRAITS: Traits = Traits {
+    name: "responses",
+    takes_system: true,
+    merges_turns: false,
+    user_turn_first: false,
+    trims_newest_alone: true,
+    content_key: "content",
+    words: Words {
+        call: "call",
+        reply: "call output",
+        orphan_removed: "orphan_call_output_removed",
+        incomplete_calls_removed: "incomplete_call_removed",
+        incomplete_reply_removed: "incomplete_call_output_removed",
+        reply_of_incomplete: "output of the incomplete call",
+    },
+    part_types: &["input_text", "input_image", "input_file", "output_text"],
+    part_keys: &[],
 };
 
 /// `{"role":"system"}`: the fields of the pinned instructions besides their text.
@@ -84,8 +94,8 @@ const OUTPUTS: &[&str] = &[
 const COMPUTER: u8 = 2;
 
 impl Adapter for Responses {
-    fn name(&self) -> &'static str {
-        "responses"
+    fn traits(&self) -> &'static Traits {
+        &TRAITS
     }
 
     fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
@@ -123,14 +133,6 @@ impl Adapter for Responses {
         (all, all)
     }
 
-    fn takes_system(&self) -> bool {
-        true
-    }
-
-    fn words(&self) -> &'static Words {
-        &WORDS
-    }
-
     fn split<'a>(
         &self,
         doc: &Doc<'a>,
@@ -156,10 +158,6 @@ impl Adapter for Responses {
 
     fn repair<'a>(&self, session: &mut Session<'a>) -> Repaired<'a> {
         repair::repair(session)
-    }
-
-    fn trims_newest_alone(&self) -> bool {
-        true
     }
 
     /// A step runs until the next message that is not the model's: only such a message
@@ -462,17 +460,6 @@ fn image_of(fields: &Fields<'_>, pricing: &Pricing<'_>) -> Option<UnitKind> {
     Some(pricing.remote(&file_id, detail.as_deref()))
 }
 
-/// Part types of the other formats: a Responses item holding one was meant for that format.
-fn other_format(part_type: &str) -> Option<&'static str> {
-    Some(match part_type {
-        "image_url" => "openai",
-        "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document" | "image" => {
-            "anthropic"
-        }
-        _ => return None,
-    })
-}
-
 /// The parts of `content` (a message) or `output` (an output item) as units. `strict`: a part
 /// must say its type (message content); in an output a part without one is opaque.
 #[allow(clippy::too_many_arguments)]
@@ -589,7 +576,7 @@ fn split_parts<'a>(
                 None => opaque(part),
             },
             other => {
-                if let Some(format) = other_format(other) {
+                if let Some(format) = super::meant_for(other, "responses") {
                     return Err(Error::invalid_request(
                         format!(
                             "a {other:?} part belongs to the {format:?} format, not to Responses \
