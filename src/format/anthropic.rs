@@ -69,9 +69,6 @@ static TRAITS: Traits = Traits {
     part_keys: &[],
 };
 
-/// `{"role":"system"}`: the fields of the pinned system message besides its content.
-const SYSTEM_META: u64 = 17;
-
 impl Adapter for Anthropic {
     fn traits(&self) -> &'static Traits {
         &TRAITS
@@ -253,8 +250,8 @@ fn split_system<'a>(
         role_raw: "\"system\"",
         shape,
         units: (start, s.units.len() as u32),
-        meta_bytes: SYSTEM_META,
-        meta_without_calls: SYSTEM_META,
+        meta_bytes: super::SYSTEM_META,
+        meta_without_calls: super::SYSTEM_META,
         tool_calls: ToolCalls::None,
         tool_call_id: None,
         has_refusal: false,

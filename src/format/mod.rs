@@ -31,6 +31,10 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
+/// `{"role":"system"}`: the fields of a system prompt given outside the messages besides its
+/// text, as the chat message it stands for.
+pub(crate) const SYSTEM_META: u64 = 17;
+
 /// Every format the library speaks; the first is the default.
 pub static FORMATS: &[&dyn Adapter] = &[
     &openai::OpenAi,

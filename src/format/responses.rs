@@ -66,9 +66,6 @@ static TRAITS: Traits = Traits {
     part_keys: &[],
 };
 
-/// `{"role":"system"}`: the fields of the pinned instructions besides their text.
-const SYSTEM_META: u64 = 17;
-
 /// Call item types, each answered by the output type of the same index in [`OUTPUTS`].
 const CALLS: &[&str] = &[
     "function_call",
@@ -204,8 +201,8 @@ fn split_instructions<'a>(system: Raw<'a>, s: &mut Session<'a>) -> Result<(), Er
         role_raw: "\"system\"",
         shape: ContentShape::Text,
         units: (start, s.units.len() as u32),
-        meta_bytes: SYSTEM_META,
-        meta_without_calls: SYSTEM_META,
+        meta_bytes: super::SYSTEM_META,
+        meta_without_calls: super::SYSTEM_META,
         tool_calls: ToolCalls::None,
         tool_call_id: None,
         has_refusal: false,
