@@ -203,7 +203,8 @@ pub unsafe extern "C" fn ankita_trim_n(request_json: *const c_char, len: usize) 
 /// `{"ok": true, "widen": true}` when the messages given may not give that answer (send a
 /// longer tail, or the whole history; with `"scale"` when every message given fit: how many
 /// times more the limits hold; `"scale": null`: send the whole history, when nothing limits the
-/// trim or no tail can give its answer), or an error JSON as for `ankita_trim`.
+/// trim, when the messages given fail (the whole history answers the error) or when no tail can
+/// give its answer), or an error JSON as for `ankita_trim` (for a malformed request or window).
 ///
 /// Ownership: the returned string is owned by the caller and must be released with
 /// `ankita_string_free`. Thread safety: may be called from any thread concurrently.

@@ -211,9 +211,12 @@ impl<'a> TailRequest<'a> {
                 scale: Some(f64::INFINITY),
             });
         }
-        // Any error the whole history's trim answers (in its order).
+        // Any error: the whole history's trim answers it (in its order), at once.
+        let whole = TailPlan::Widen {
+            scale: Some(f64::INFINITY),
+        };
         let Ok(session) = self.session(system) else {
-            return Ok(TailPlan::Widen { scale: None });
+            return Ok(whole);
         };
         let Some(gaps) = self.gaps(&session) else {
             return Ok(TailPlan::Widen { scale: None });
@@ -235,7 +238,7 @@ impl<'a> TailRequest<'a> {
         let Ok((mut plan, reach)) =
             plan_split_reach(&self.doc, session, &self.options, budget, None, true)
         else {
-            return Ok(TailPlan::Widen { scale: None });
+            return Ok(whole);
         };
         // Selection stopped inside the tail: what lies before was not reached.
         match reach.stopped_at {
