@@ -10,6 +10,7 @@ pub mod api;
 pub mod batch;
 pub mod cache_keys;
 pub mod chat_template;
+pub mod count_cache;
 pub mod error;
 pub mod ffi;
 pub mod fill;

@@ -83,7 +83,7 @@ pub(crate) fn plan_split_reach<'a>(
     session: Session<'a>,
     options: &TrimOptions,
     budget: Option<u64>,
-    cache: Option<&mut crate::session::CountCache>,
+    cache: Option<&mut crate::count_cache::CountCache>,
     removed: bool,
 ) -> Result<(Plan<'a>, Reach), Error> {
     let mut trimmer = Trimmer::new(doc, session, options, budget);

@@ -52,7 +52,7 @@ pub(crate) struct Trimmer<'a, 'o> {
     pub count: usize,
     /// Token counts kept from earlier trims of the same messages (an incremental session,
     /// [`crate::session`]): a message found there is not counted again.
-    pub cache: Option<&'o mut crate::session::CountCache>,
+    pub cache: Option<&'o mut crate::count_cache::CountCache>,
     /// The optional group that ended the last run of selection (it did not fit); `None` when
     /// the run took every group (see [`crate::trim::Reach`]).
     pub stopped: Option<usize>,

@@ -2,7 +2,8 @@
 //! `data` size over its byte rate, FLAC's STREAMINFO sample count, or the MP3, Ogg and MP4
 //! readers ([`super::mp3`], [`super::ogg`], [`super::mp4`]).
 
-use super::file::{le32, le64, millis, AudioFormat, AudioInfo, FileError};
+use super::file_info::{le32, le64, millis, AudioFormat, AudioInfo, FileError};
+use super::mp3::id3v2_len;
 
 /// Reads an audio file's duration.
 pub(crate) fn read(data: &[u8]) -> Result<AudioInfo, FileError> {
@@ -26,23 +27,6 @@ pub(crate) fn read(data: &[u8]) -> Result<AudioInfo, FileError> {
         }
     };
     Ok(AudioInfo { format, millis })
-}
-
-/// The length of the ID3v2 tags at the start of `data` (0 when there is none).
-pub(crate) fn id3v2_len(data: &[u8]) -> usize {
-    let mut at = 0;
-    // Several tags may follow each other.
-    while let Some(h) = data.get(at..at + 10) {
-        if &h[..3] != b"ID3" || h[6..10].iter().any(|&b| b & 0x80 != 0) {
-            break;
-        }
-        let size = h[6..10]
-            .iter()
-            .fold(0usize, |n, &b| (n << 7) | usize::from(b));
-        let footer = if h[5] & 0x10 != 0 { 10 } else { 0 };
-        at += 10 + size + footer;
-    }
-    at
 }
 
 /// WAV (RIFF or RF64): the `data` chunk's size over the `fmt ` chunk's byte rate. A size that

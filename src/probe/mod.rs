@@ -16,6 +16,7 @@
 
 mod audio;
 pub mod file;
+pub(crate) mod file_info;
 mod gif;
 mod jpeg;
 mod mp3;

@@ -3,8 +3,24 @@
 //! audio, nothing decoded). Frames lost in damage are resynchronised on, and the bytes
 //! between counted at the first frame's bitrate.
 
-use super::audio::id3v2_len;
-use super::file::{be32, millis, FileError};
+use super::file_info::{be32, millis, FileError};
+
+/// The length of the ID3v2 tags at the start of `data` (0 when there is none).
+pub(crate) fn id3v2_len(data: &[u8]) -> usize {
+    let mut at = 0;
+    // Several tags may follow each other.
+    while let Some(h) = data.get(at..at + 10) {
+        if &h[..3] != b"ID3" || h[6..10].iter().any(|&b| b & 0x80 != 0) {
+            break;
+        }
+        let size = h[6..10]
+            .iter()
+            .fold(0usize, |n, &b| (n << 7) | usize::from(b));
+        let footer = if h[5] & 0x10 != 0 { 10 } else { 0 };
+        at += 10 + size + footer;
+    }
+    at
+}
 
 /// A frame header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

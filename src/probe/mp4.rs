@@ -2,7 +2,7 @@
 //! (`moov` → `mvhd`, ISO 14496-12 §8.2.2), or, when that is zero (a fragmented file), the
 //! longest track's media header (`trak` → `mdia` → `mdhd`).
 
-use super::file::{be32, be64, millis, FileError, MAX_DEPTH};
+use super::file_info::{be32, be64, millis, FileError, MAX_DEPTH};
 
 /// The boxes of `data[start..end]`: (type, body start, body end).
 fn boxes(

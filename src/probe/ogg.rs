@@ -1,7 +1,7 @@
 //! Ogg Vorbis and Ogg Opus: the granule position of the stream's last page over the sample
 //! rate of its identification header (Opus: 48 kHz, less the pre-skip; RFC 7845 §4).
 
-use super::file::{le16, le32, le64, millis, AudioFormat, FileError};
+use super::file_info::{le16, le32, le64, millis, AudioFormat, FileError};
 
 /// A page header: `OggS`, version, flags, granule (8), serial (4), sequence (4), CRC (4),
 /// segment count, segment table.

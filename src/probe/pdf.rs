@@ -10,7 +10,7 @@
 //! positive, the leaves of `/Kids` are counted. Every object is read at most once per lookup
 //! chain, so a cyclic page tree or `/Prev` chain ends.
 
-use super::file::{DocumentInfo, FileError, MAX_DEPTH};
+use super::file_info::{DocumentInfo, FileError, MAX_DEPTH};
 use super::pdf_syntax::{decode_stream, get, indirect_at, Dict, Lexer, Obj};
 use std::collections::{HashMap, HashSet};
 

@@ -2,7 +2,7 @@
 //! objects, indirect objects with their streams, and the Flate filter with PNG predictors.
 //! Strings are skipped, not decoded; names are kept with their `#xx` escapes as written.
 
-use super::file::{FileError, MAX_DEPTH, MAX_INFLATED};
+use super::file_info::{FileError, MAX_DEPTH, MAX_INFLATED};
 
 /// A direct object.
 #[derive(Debug, Clone, PartialEq)]
