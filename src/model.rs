@@ -163,23 +163,24 @@ pub struct Message<'a> {
     pub remove_tool_calls: bool,
 }
 
-/// Where a logical message came from in its physical message.
+/// Where a logical message came from in its physical message (the caller's message it was
+/// split from). A format whose messages hold several logical ones (a message's tool calls among
+/// its parts, each tool reply a part of its own) splits them into `Parts` and `Reply`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Origin {
-    /// The whole physical message (OpenAI messages; Anthropic messages with string content).
+    /// The whole physical message.
     Whole,
-    /// The pinned system given outside the messages (Anthropic `system`).
+    /// The pinned system prompt given outside the messages (request key `system`).
     System,
-    /// The content blocks of a physical message other than its tool results (Anthropic).
-    Blocks,
-    /// One `tool_result` block (Anthropic).
-    ToolResult { block: u32 },
-    /// A whole item of a list that mixes messages with other items (Responses input items):
-    /// what it is to its step.
+    /// The parts of a physical message other than its tool replies.
+    Parts,
+    /// One tool reply, part `part` of its physical message.
+    Reply { part: u32 },
+    /// A whole item of a list that mixes messages with other items: what it is to its step.
     Item(ItemKind),
 }
 
-/// What a non-message item is to the step it belongs to (Responses input items).
+/// What an item that is not a message is to the step it belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ItemKind {
     /// Travels with the item(s) after it in its step; never kept without them (a reasoning

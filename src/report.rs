@@ -382,7 +382,7 @@ impl<'a> Report<'a> {
             let Some(p) = msg.physical else { continue };
             let p = p as usize;
             if kept_physical[p] {
-                if let Origin::ToolResult { block } = msg.origin {
+                if let Origin::Reply { part: block } = msg.origin {
                     self.dropped_blocks.push(DroppedBlock {
                         index: p,
                         part: block as usize,
@@ -749,7 +749,7 @@ fn default_path(
     index: usize,
     content_key: &str,
 ) -> Option<String> {
-    if let Origin::ToolResult { block } = origin {
+    if let Origin::Reply { part: block } = origin {
         return Some(format!("messages[{index}].{content_key}[{block}]"));
     }
     if origin != Origin::Whole {

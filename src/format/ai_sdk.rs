@@ -124,7 +124,7 @@ impl Adapter for AiSdk {
             return (msg.meta_bytes, msg.meta_without_calls);
         };
         match msg.origin {
-            Origin::Blocks => super::blocks_meta_cost(
+            Origin::Parts => super::blocks_meta_cost(
                 doc,
                 session.inputs[p as usize],
                 "content",
@@ -142,7 +142,7 @@ impl Adapter for AiSdk {
 
     fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
         let msg = &session.messages[m];
-        let (Origin::Blocks, Some(p)) = (msg.origin, msg.physical) else {
+        let (Origin::Parts, Some(p)) = (msg.origin, msg.physical) else {
             return Vec::new();
         };
         let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
@@ -387,7 +387,7 @@ fn split_message<'a>(
     let (tool_calls, meta) = tool_calls_of(i, &calls, base_meta);
     let units = (start, s.units.len() as u32);
     s.messages.push(logical(
-        Origin::Blocks,
+        Origin::Parts,
         ContentShape::Parts,
         units,
         meta,
@@ -455,7 +455,7 @@ fn tool_calls_of<'a>(
     (tool_calls, meta)
 }
 
-/// A reply of a tool message: logical message `Origin::ToolResult { block: b }`.
+/// A reply of a tool message: logical message `Origin::Reply { part: b }`.
 fn reply<'a>(
     i: usize,
     b: usize,
@@ -466,7 +466,7 @@ fn reply<'a>(
 ) -> Message<'a> {
     Message {
         physical: Some(i as u32),
-        origin: Origin::ToolResult { block: b as u32 },
+        origin: Origin::Reply { part: b as u32 },
         role: Some(Role::Tool),
         role_raw,
         shape: ContentShape::Parts,

@@ -134,8 +134,8 @@ impl Adapter for Anthropic {
         match msg.origin {
             // A few short fields (the id): their bytes, an upper bound, without reading the
             // message's blocks again for each of its tool results.
-            Origin::ToolResult { .. } => (msg.meta_bytes, msg.meta_without_calls),
-            Origin::Blocks => super::blocks_meta_cost(
+            Origin::Reply { .. } => (msg.meta_bytes, msg.meta_without_calls),
+            Origin::Parts => super::blocks_meta_cost(
                 doc,
                 session.inputs[p as usize],
                 "content",
@@ -152,7 +152,7 @@ impl Adapter for Anthropic {
 
     fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
         let msg = &session.messages[m];
-        let (Origin::Blocks, Some(p)) = (msg.origin, msg.physical) else {
+        let (Origin::Parts, Some(p)) = (msg.origin, msg.physical) else {
             return Vec::new();
         };
         let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
@@ -411,7 +411,7 @@ fn split_message<'a>(
             meta,
             tool_calls,
         );
-        msg.origin = Origin::Blocks;
+        msg.origin = Origin::Parts;
         s.messages.push(msg);
     }
     Ok(())
@@ -505,7 +505,7 @@ fn split_tool_result<'a>(
     let meta = meta.total();
     s.messages.push(Message {
         physical: Some(i as u32),
-        origin: Origin::ToolResult { block: b as u32 },
+        origin: Origin::Reply { part: b as u32 },
         role: Some(Role::Tool),
         role_raw: "\"tool\"",
         shape,

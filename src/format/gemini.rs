@@ -112,7 +112,7 @@ impl Adapter for Gemini {
 
     fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
         let msg = &session.messages[m];
-        let (Origin::Blocks, Some(p)) = (msg.origin, msg.physical) else {
+        let (Origin::Parts, Some(p)) = (msg.origin, msg.physical) else {
             return Vec::new();
         };
         let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
@@ -130,7 +130,7 @@ impl Adapter for Gemini {
         measure: &crate::tokens::Measure,
     ) -> (u64, u64) {
         let msg = &session.messages[m];
-        let (Origin::Blocks, Some(p)) = (msg.origin, msg.physical) else {
+        let (Origin::Parts, Some(p)) = (msg.origin, msg.physical) else {
             return (msg.meta_bytes, msg.meta_without_calls);
         };
         let message = session.inputs[p as usize];
@@ -420,7 +420,7 @@ fn split_content<'a>(
     };
     let logical = |units, meta_bytes, tool_calls| Message {
         physical: Some(i as u32),
-        origin: Origin::Blocks,
+        origin: Origin::Parts,
         role: Some(role),
         role_raw,
         shape: ContentShape::Parts,
@@ -698,7 +698,7 @@ fn split_response<'a>(
         canonical_len(part).saturating_sub(images_json) + text_bytes_total;
     s.messages.push(Message {
         physical: Some(i as u32),
-        origin: Origin::ToolResult { block: p as u32 },
+        origin: Origin::Reply { part: p as u32 },
         role: Some(Role::Tool),
         role_raw,
         shape: ContentShape::Parts,

@@ -204,6 +204,12 @@ pub trait Adapter: Sync {
         self.traits().content_key
     }
 
+    /// The caller's key of logical message `msg`'s parts, for the paths of reports: the
+    /// format's content key by default (a Responses output item's is `output`).
+    fn parts_key(&self, _msg: &crate::model::Message<'_>) -> &'static str {
+        self.content_key()
+    }
+
     /// How images are priced when the request names neither `image_profile` nor `model`: the
     /// format's provider's rule.
     fn default_profile(&self) -> ImageProfile {
@@ -505,13 +511,9 @@ pub(crate) fn names_in<'a>(
         .collect()
 }
 
-/// The caller's key of a logical message's parts: `content`, Gemini's `parts`, a Responses
-/// output item's `output`.
+/// The caller's key of a logical message's parts ([`Adapter::parts_key`]).
 pub(crate) fn parts_key(format: Format, msg: &crate::model::Message<'_>) -> &'static str {
-    match msg.origin {
-        crate::model::Origin::Item(crate::model::ItemKind::Output { .. }) => "output",
-        _ => format.adapter().content_key(),
-    }
+    format.adapter().parts_key(msg)
 }
 
 /// The JSON path `messages[i]` followed by `rest`.

@@ -124,8 +124,8 @@ pub(crate) fn piece<'r>(
     let mut own = None;
     for m in range {
         match session.messages[m].origin {
-            Origin::ToolResult { block } => reply_of[block as usize] = Some(m),
-            Origin::Blocks => {
+            Origin::Reply { part: block } => reply_of[block as usize] = Some(m),
+            Origin::Parts => {
                 own = Some(m);
                 for u in session.messages[m].unit_range() {
                     if let Some(part) = session.units[u].part {

@@ -95,6 +95,14 @@ impl Adapter for Responses {
         &TRAITS
     }
 
+    /// An output item's parts are its `output`.
+    fn parts_key(&self, msg: &Message<'_>) -> &'static str {
+        match msg.origin {
+            Origin::Item(ItemKind::Output { .. }) => "output",
+            _ => "content",
+        }
+    }
+
     fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
         let msg = &session.messages[m];
         let (Origin::Item(ItemKind::Call { .. }), Some(p)) = (msg.origin, msg.physical) else {
