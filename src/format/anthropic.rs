@@ -103,14 +103,9 @@ impl Adapter for Anthropic {
             split_system(doc, system, pricing, &mut s)?;
         }
         let mut scratch = Scratch::default();
-        if let Some(mut items) = doc.object_items(messages) {
-            let mut i = 0;
-            while let Some((message, object)) = items.next_into(&mut scratch.message) {
-                s.inputs.push(message);
-                split_message(doc, i, object, pricing, &mut scratch, &mut s)?;
-                i += 1;
-            }
-        }
+        super::split_each(doc, messages, 0, &mut s, |i, _, fields, s| {
+            split_message(doc, i, fields, pricing, &mut scratch, s)
+        })?;
         Ok(s)
     }
 
@@ -265,7 +260,6 @@ fn split_system<'a>(
 /// message.
 #[derive(Default)]
 struct Scratch<'a> {
-    message: Fields<'a>,
     block: Fields<'a>,
     inner: Fields<'a>,
     /// The fields of the message's tool_use blocks, one after the other.
@@ -279,18 +273,12 @@ struct Scratch<'a> {
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    object: bool,
+    fields: Option<&Fields<'a>>,
     pricing: &Pricing<'_>,
     scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    if !object {
-        return Err(Error::invalid_request(
-            "each message must be a JSON object",
-            message_path(i, ""),
-        ));
-    }
-    let fields = &scratch.message;
+    let fields = super::message_fields(fields, i)?;
     let role_raw = role_token(fields, i)?;
     let role = match raw::decode(role_raw).as_ref() {
         "user" => Role::User,
@@ -404,7 +392,7 @@ fn split_message<'a>(
             .call_at
             .iter()
             .map(|(b, at)| (*b, &scratch.calls[at.clone()]));
-        let (tool_calls, meta) = tool_calls_of(doc, i, calls, base_meta, &scratch.message);
+        let (tool_calls, meta) = tool_calls_of(doc, i, calls, base_meta, fields);
         let mut msg = logical(
             ContentShape::Parts,
             (start, s.units.len() as u32),
