@@ -274,8 +274,7 @@ impl<'a> TailRequest<'a> {
         if kept_before {
             return Ok(TailPlan::Widen { scale: None });
         }
-        let left_out: Vec<usize> = gaps.into_iter().flatten().collect();
-        merge_sorted(&mut plan.report.dropped_messages, left_out);
+        merge_runs(&mut plan.report.dropped_messages, &gaps);
         Ok(TailPlan::Plan(Box::new(plan)))
     }
 
@@ -434,23 +433,23 @@ fn read_window<'a>(
     Ok((from, earlier))
 }
 
-/// Merges `more` (ascending, none in `list`) into `list` (ascending).
-fn merge_sorted(list: &mut Vec<usize>, more: Vec<usize>) {
-    if more.is_empty() {
+/// Merges the runs `gaps` (ascending, none of their indices in `list`) into `list`
+/// (ascending), a run at a time.
+fn merge_runs(list: &mut Vec<usize>, gaps: &[std::ops::Range<usize>]) {
+    if gaps.is_empty() {
         return;
     }
     let old = std::mem::take(list);
-    list.reserve(old.len() + more.len());
-    let (mut a, mut b) = (old.into_iter().peekable(), more.into_iter().peekable());
-    loop {
-        let next = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) if x <= y => a.next(),
-            (Some(_), Some(_)) | (None, Some(_)) => b.next(),
-            (Some(_), None) => a.next(),
-            (None, None) => break,
-        };
-        list.extend(next);
+    let mut out = Vec::with_capacity(old.len() + gaps.iter().map(|g| g.len()).sum::<usize>());
+    let mut k = 0;
+    for gap in gaps {
+        let cut = k + old[k..].partition_point(|&i| i < gap.start);
+        out.extend_from_slice(&old[k..cut]);
+        out.extend(gap.clone());
+        k = cut;
     }
+    out.extend_from_slice(&old[k..]);
+    *list = out;
 }
 
 /// Answers a tail trim request: the plan answer of the whole history's trim (`{"ok": true,

@@ -13,38 +13,81 @@
 
 import { restoreOriginals, withStandIns } from "./images.js";
 
-/** Whether `role` is one a plain message may have, by format (others are sent whole). */
-const ROLES = {
-  openai: (role) =>
-    role === "user" || role === "assistant" || role === "system" || role === "developer",
-  responses: (role) =>
-    role === "user" || role === "assistant" || role === "system" || role === "developer",
-  anthropic: (role) => role === "user" || role === "assistant",
-  gemini: (role) => role === "user" || role === "model",
-  "ai-sdk": (role) => role === "user" || role === "assistant" || role === "system",
-};
-
 /** What stateless trims sent (for the tests): tails, tails widened, whole histories. */
 export const tailStats = { tails: 0, widened: 0, whole: 0 };
 
 /** Histories with fewer messages than this before their first tail are sent whole. */
 const MIN_BEFORE = 64;
 
-const wellFormed =
-  typeof String.prototype.isWellFormed === "function"
-    ? (text) => text.isWellFormed()
-    : (text) =>
-        !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
-
-function isObject(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function keyCount(object) {
+/**
+ * The number of enumerable keys of `object` (own and inherited), counted to `most + 1`.
+ *
+ * @param {object} object
+ * @param {number} most
+ */
+function keysUpTo(object, most) {
   let n = 0;
-  for (const key in object) n++;
+  for (const key in object) if (++n > most) break;
   return n;
 }
+
+/** Whether `text` is a non-empty string of well-formed Unicode (no lone surrogate). */
+const isText =
+  typeof String.prototype.isWellFormed === "function"
+    ? (text) => typeof text === "string" && text.length > 0 && text.isWellFormed()
+    : (text) =>
+        typeof text === "string" &&
+        text.length > 0 &&
+        !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+
+/**
+ * A plain message's role, in a format whose messages are `{role, content}`: `roles` tells
+ * the roles, `third` whether a third key is allowed.
+ *
+ * @param {(role: unknown) => boolean} roles
+ * @param {(message: any) => boolean} third
+ */
+function contentPlain(roles, third) {
+  return (message) => {
+    if (message === null || typeof message !== "object") return null;
+    const role = message.role;
+    if (!roles(role) || !isText(message.content)) return null;
+    const n = keysUpTo(message, 3);
+    if (Array.isArray(message) || message.toJSON !== undefined) return null;
+    return n === 2 || (n === 3 && third(message)) ? role : null;
+  };
+}
+
+const none = () => false;
+
+/** Each format's plain-message reader (formats not listed are sent whole). */
+const PLAIN = {
+  openai: contentPlain(
+    (r) => r === "user" || r === "assistant" || r === "system" || r === "developer",
+    (m) => isText(m.name),
+  ),
+  responses: contentPlain(
+    (r) => r === "user" || r === "assistant" || r === "system" || r === "developer",
+    (m) => m.type === "message",
+  ),
+  anthropic: contentPlain((r) => r === "user" || r === "assistant", none),
+  "ai-sdk": contentPlain((r) => r === "user" || r === "assistant" || r === "system", none),
+  gemini: (message) => {
+    if (message === null || typeof message !== "object") return null;
+    const role = message.role;
+    if (role !== "user" && role !== "model") return null;
+    const parts = message.parts;
+    if (!Array.isArray(parts) || parts.length === 0 || keysUpTo(message, 2) !== 2) return null;
+    if (Array.isArray(message) || message.toJSON !== undefined) return null;
+    for (const part of parts) {
+      if (part === null || typeof part !== "object" || Array.isArray(part)) return null;
+      if (!isText(part.text) || keysUpTo(part, 1) !== 1 || part.toJSON !== undefined) {
+        return null;
+      }
+    }
+    return role;
+  },
+};
 
 /**
  * The role of a plain message (a role and a non-empty string content, or in Gemini parts that
@@ -56,30 +99,7 @@ function keyCount(object) {
  * @returns {string | null}
  */
 export function plainRole(message, format) {
-  if (message === null || typeof message !== "object") return null;
-  const role = message.role;
-  if (typeof role !== "string" || !ROLES[format](role)) return null;
-  if (Array.isArray(message) || message.toJSON !== undefined) return null;
-  const n = keyCount(message);
-  if (format === "gemini") {
-    const parts = message.parts;
-    if (n !== 2 || !Array.isArray(parts) || parts.length === 0) return null;
-    for (const part of parts) {
-      if (!isObject(part) || part.toJSON !== undefined || keyCount(part) !== 1) return null;
-      const text = part.text;
-      if (typeof text !== "string" || text.length === 0 || !wellFormed(text)) return null;
-    }
-    return role;
-  }
-  const content = message.content;
-  if (typeof content !== "string" || content.length === 0 || !wellFormed(content)) return null;
-  if (n === 2) return role;
-  if (n !== 3) return null;
-  if (format === "openai" && typeof message.name === "string" && wellFormed(message.name)) {
-    return role;
-  }
-  if (format === "responses" && message.type === "message") return role;
-  return null;
+  return PLAIN[format](message);
 }
 
 const isTurn = (role) => role !== "assistant" && role !== "model";
@@ -113,7 +133,7 @@ export function windows(messages, options, size) {
   return (
     Array.isArray(messages) &&
     typeof format === "string" &&
-    Object.hasOwn(ROLES, format) &&
+    Object.hasOwn(PLAIN, format) &&
     (options.clear_tool_results === undefined || options.clear_tool_results === null) &&
     messages.length >= size + MIN_BEFORE
   );
@@ -129,10 +149,11 @@ export function windows(messages, options, size) {
  */
 export function tailOf(messages, format, size) {
   const n = messages.length;
+  const plain = PLAIN[format];
   // The tail starts on a plain user message.
   let from = n - size;
   const lowest = Math.max(1, from - size);
-  while (from >= lowest && plainRole(messages[from], format) !== "user") from--;
+  while (from >= lowest && plain(messages[from]) !== "user") from--;
   if (from < lowest) return null;
   return { from, earlier: olderRuns(messages, format, from), tail: messages.slice(from) };
 }
@@ -148,6 +169,7 @@ export function tailOf(messages, format, size) {
  * @param {number} from
  */
 export function olderRuns(messages, format, from) {
+  const plain = PLAIN[format];
   const earlier = [];
   let run = null;
   const give = (i) => {
@@ -162,7 +184,7 @@ export function olderRuns(messages, format, from) {
   give(0);
   let i = 1;
   while (i < from) {
-    const role = plainRole(messages[i], format);
+    const role = plain(messages[i]);
     if (role === null) {
       give(i++);
       continue;
@@ -173,7 +195,7 @@ export function olderRuns(messages, format, from) {
     let lastRole = role;
     let turn = isTurn(role) ? i : -1;
     while (end < from) {
-      const next = plainRole(messages[end], format);
+      const next = plain(messages[end]);
       if (next === null) break;
       if (turn < 0 && isTurn(next)) turn = end;
       lastRole = next;
