@@ -68,7 +68,7 @@ export function trim(messages, options) {
  * @returns {Promise<import("./index.js").TrimResult>} rejects with an AnkitaError
  */
 export async function trimAsync(messages, options) {
-  const trimming = new TailTrim(messages, options);
+  const trimming = new TailTrim(messages, options, true);
   for (;;) {
     const request = trimming.next();
     const done = trimming.read(await callAsync(native()[request.call], request.text), request);
@@ -111,7 +111,7 @@ export function sanitize(messages, options) {
  * @returns {Promise<import("./index.js").SanitizeResult>} rejects with an AnkitaError
  */
 export async function sanitizeAsync(messages, options) {
-  const repairing = new TailSanitize(messages, options);
+  const repairing = new TailSanitize(messages, options, true);
   for (;;) {
     const request = repairing.next();
     const done = repairing.read(await callAsync(native()[request.call], request.text), request);
@@ -516,7 +516,9 @@ export class Session {
  * whole. The core answers a plan: messages returned unchanged are the caller's own objects.
  */
 class TailTrim {
-  constructor(messages, options) {
+  /** `copy`: read the caller's array as it is now (an async call answers after the caller
+   * may have changed it). */
+  constructor(messages, options, copy = false) {
     if (options === null || options === undefined) options = {};
     if (typeof options !== "object" || Array.isArray(options)) {
       throw new AnkitaError(
@@ -525,8 +527,7 @@ class TailTrim {
       );
     }
     rejectNonFinite(options);
-    // The caller's array as it is now (trimAsync answers after the caller may have changed it).
-    this.messages = Array.isArray(messages) ? messages.slice() : messages;
+    this.messages = copy && Array.isArray(messages) ? messages.slice() : messages;
     this.options = options;
     this.format = options.format ?? "openai";
     // A `window` of the caller's is not the core's: the whole request answers it.
@@ -600,7 +601,8 @@ class TailTrim {
  * which names them.
  */
 class TailSanitize {
-  constructor(messages, options) {
+  /** `copy`: as for TailTrim. */
+  constructor(messages, options, copy = false) {
     if (options === null || options === undefined) options = {};
     if (typeof options !== "object" || Array.isArray(options)) {
       throw new AnkitaError(
@@ -608,7 +610,7 @@ class TailSanitize {
         `options must be an object, not ${describe(options)}`,
       );
     }
-    this.messages = Array.isArray(messages) ? messages.slice() : messages;
+    this.messages = copy && Array.isArray(messages) ? messages.slice() : messages;
     this.given = options;
     const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
     const plain = Object.keys(given).every((key) => key === "format");
