@@ -99,6 +99,13 @@ def timed(f: Any) -> float:
     return time.perf_counter() - started
 
 
+def timed_cpu(f: Any) -> tuple[float, float]:
+    """Wall time and the CPU time of every thread of this process."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    f()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--requests", type=int, default=3000)
@@ -118,15 +125,19 @@ def main() -> None:
     oks = sum(json.loads(a)["ok"] for a in ankita.trim_many(lines, **OPTIONS))
     print(f"  {oks} of them trimmed (the rest answered with an error)")
 
-    one: list[float] = []
-    two: list[float] = []
+    one: list[tuple[float, float]] = []
+    two: list[tuple[float, float]] = []
     for _ in range(args.runs):
-        one.append(timed(lambda: ankita.trim_many(lines, threads=1, **OPTIONS)))
-        two.append(timed(lambda: ankita.trim_many(lines, threads=2, **OPTIONS)))
-    t1, t2 = statistics.median(one), statistics.median(two)
-    print(f"trim_many, 1 thread:  {t1 * 1e3:7.0f} ms  {len(lines) / t1:8.0f} rows/s")
-    print(f"trim_many, 2 threads: {t2 * 1e3:7.0f} ms  {len(lines) / t2:8.0f} rows/s")
+        one.append(timed_cpu(lambda: ankita.trim_many(lines, threads=1, **OPTIONS)))
+        two.append(timed_cpu(lambda: ankita.trim_many(lines, threads=2, **OPTIONS)))
+    t1, t2 = (statistics.median(w for w, _ in runs) for runs in (one, two))
+    c1, c2 = (statistics.median(c for _, c in runs) for runs in (one, two))
+    for label, t, c in (("1 thread: ", t1, c1), ("2 threads:", t2, c2)):
+        print(
+            f"trim_many, {label} {t * 1e3:7.0f} ms  {len(lines) / t:8.0f} rows/s  ({c:.2f} s CPU)"
+        )
     print(f"  2 threads / 1 thread: {t1 / t2:.2f}x (median of {args.runs} runs each)")
+    print(f"  CPU time of 1 thread / of 2: {c1 / c2:.2f} (1.00: threads add no work)")
 
     with tempfile.TemporaryDirectory() as scratch:
         source = Path(scratch) / "requests.jsonl"
