@@ -1,4 +1,4 @@
-//! The library's module graph has no cycle: each file's references to other modules
+//! The library's module graph has no cycle, and no source file is long: each file's references
 //! (`crate::a::b`, `super::c`, outside comments and its tests) are edges, and a cycle among
 //! them fails with the modules and the names that tie them.
 
@@ -257,4 +257,25 @@ fn a_cycle_is_found() {
     assert!(refs.contains(&("crate", vec!["a".into(), "b".into(), "C".into()])));
     assert!(refs.contains(&("crate", vec!["a".into(), "d".into()])));
     assert!(refs.contains(&("super", vec!["e".into(), "f".into()])));
+}
+
+#[test]
+fn no_source_file_is_over_800_lines_before_its_tests() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    files(&src, &mut paths);
+    let long: Vec<String> = paths
+        .iter()
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            let lines = text
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap_or("")
+                .lines()
+                .count();
+            (lines > 800).then(|| format!("{} ({lines} lines)", p.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "files over 800 lines: {long:?}");
 }
