@@ -8,6 +8,7 @@ LIB := $(RELEASE)/libankita.so
 CLI := $(RELEASE)/ankita
 C_TEST := target/c/test_ankita
 C_DRIVER := target/c/case_driver
+CPP_TEST := target/c/test_ankita_cpp
 CFLAGS_TEST := -std=c99 -Wall -Wextra -Werror -Iinclude
 VALGRIND := valgrind -q --suppressions=tests/c/valgrind.supp --leak-check=full \
 	--show-leak-kinds=definite,indirect,possible \
@@ -76,8 +77,13 @@ $(C_DRIVER): tests/c/case_driver.c include/ankita.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_TEST) $< -L$(RELEASE) -lankita -Wl,-rpath,$(abspath $(RELEASE)) -o $@
 
-test-c: build tools $(C_TEST) $(C_DRIVER)
+$(CPP_TEST): tests/c/test_ankita_cpp.cpp include/ankita.hpp include/ankita.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -Iinclude $< -L$(RELEASE) -lankita -Wl,-rpath,$(abspath $(RELEASE)) -o $@
+
+test-c: build tools $(C_TEST) $(C_DRIVER) $(CPP_TEST)
 	$(VALGRIND) $(C_TEST)
+	$(VALGRIND) $(CPP_TEST)
 	python3 tests/c/run_cases.py $(C_DRIVER) $(VALGRIND)
 
 # Each binding owns its test script; it installs what it needs (venv, npm packages) itself.

@@ -329,6 +329,11 @@ inline result try_sanitize(std::string_view messages_json) {
     return detail::take(ankita_sanitize(arg.c_str()));
 }
 
+/** `ankita_count_tokens`: each message's cost as `trim` prices it, and their total. */
+inline result try_count_tokens(std::string_view request_json) {
+    return detail::take(ankita_count_tokens_n(request_json.data(), request_json.size()));
+}
+
 /** `ankita_probe_image`: format, size and price of a data URL or bare base64. */
 inline result try_probe_image(std::string_view image) {
     std::string arg;
@@ -360,6 +365,11 @@ inline result try_estimate_image_tokens(std::uint32_t width, std::uint32_t heigh
 /** Trims a request; returns the success's JSON text, throws ankita::error otherwise. */
 inline std::string trim(std::string_view request_json) {
     return try_trim(request_json).value();
+}
+
+/** Counts a request's messages; returns the success's JSON text, throws ankita::error otherwise. */
+inline std::string count_tokens(std::string_view request_json) {
+    return try_count_tokens(request_json).value();
 }
 
 /** Repairs a messages array; throws ankita::error on an error answer. */
@@ -397,8 +407,8 @@ inline std::string_view version() noexcept { return ankita_version(); }
  * handle is released by the destructor. Used by one thread at a time.
  *
  *   ankita::session s(R"({"context_tokens": 128000, "model": "gpt-4o"})");
- *   s.append(R"([{"role": "user", "content": "Hi"}])").value();
- *   std::string answer = s.trim().value();
+ *   s.append(R"([{"role": "user", "content": "Hi"}])");
+ *   std::string answer = s.trim();  // s.try_trim() answers an ankita::result
  */
 class session {
 public:
@@ -421,21 +431,33 @@ public:
     }
     ~session() { ankita_session_free(handle_); }
 
+    /*
+     * As the free functions: `try_*` answers a `result`, the plain name the success's JSON text
+     * (throwing ankita::error otherwise).
+     */
+
     /** Appends a JSON array of messages: `{"ok": true, "messages": N}`. */
-    result append(std::string_view messages_json) {
+    result try_append(std::string_view messages_json) {
         return detail::take(
             ankita_session_append_n(handle_, messages_json.data(), messages_json.size()));
     }
+    std::string append(std::string_view messages_json) {
+        return try_append(messages_json).value();
+    }
     /** Keeps the first `length` messages: `{"ok": true, "messages": N}`. */
-    result truncate(std::size_t length) {
+    result try_truncate(std::size_t length) {
         return detail::take(ankita_session_truncate(handle_, length));
     }
+    std::string truncate(std::size_t length) { return try_truncate(length).value(); }
     /** The answer of `trim` for the history held. */
-    result trim() { return detail::take(ankita_session_trim(handle_)); }
+    result try_trim() { return detail::take(ankita_session_trim(handle_)); }
+    std::string trim() { return try_trim().value(); }
     /** The same as a plan: indices of the messages held, and the changed messages. */
-    result plan() { return detail::take(ankita_session_plan(handle_)); }
+    result try_plan() { return detail::take(ankita_session_plan(handle_)); }
+    std::string plan() { return try_plan().value(); }
     /** `{"ok": true, "messages": [...]}`: the messages held, to save and append again. */
-    result snapshot() { return detail::take(ankita_session_snapshot(handle_)); }
+    result try_snapshot() { return detail::take(ankita_session_snapshot(handle_)); }
+    std::string snapshot() { return try_snapshot().value(); }
 
 private:
     AnkitaSession *handle_ = nullptr;
