@@ -791,7 +791,12 @@ export function libraryPath(): string;
  * FinalizationRegistry frees it if the session is garbage-collected first). Throws
  * {@link AnkitaError}s.
  */
-export class Session<M extends object = Message, S extends System = System> {
+/**
+ * The message type follows the input: a session given `messages` takes theirs; one created
+ * empty holds whatever messages are appended (the SDKs' own types included) and returns them
+ * as given, so name it (`new Session<ChatCompletionMessageParam>(...)`) to have it checked.
+ */
+export class Session<M extends object = any, S extends System = System> {
   /** `options`: the request keys of {@link trim}; `messages`, when given, are appended. */
   constructor(options?: TrimOptions & { system?: S; messages?: readonly M[] });
   /** Appends messages; returns how many the session holds. */
@@ -803,7 +808,7 @@ export class Session<M extends object = Message, S extends System = System> {
   /** The messages held (a new array of the objects given), to save. */
   snapshot(): M[];
   /** A session holding `messages` (a snapshot, or what an app saved). */
-  static restore<M extends object = Message, S extends System = System>(
+  static restore<M extends object = any, S extends System = System>(
     messages: readonly M[],
     options?: TrimOptions & { system?: S },
   ): Session<M, S>;

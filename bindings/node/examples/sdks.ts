@@ -12,7 +12,7 @@ import type {
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
 
-import { sanitize, sanitizeAsync, trim, trimAsync, type TrimReport } from "ankita";
+import { sanitize, sanitizeAsync, Session, trim, trimAsync, type TrimReport } from "ankita";
 
 export async function openaiLoop(client: OpenAI, tools: ChatCompletionTool[]): Promise<void> {
   const history: ChatCompletionMessageParam[] = [
@@ -147,4 +147,17 @@ export async function aiSdkLoop(model: LanguageModel, history: ModelMessage[]): 
   history.push(...result.response.messages);
   const dropped: number[] = report.dropped_messages;
   void dropped;
+}
+
+// A session created empty takes the SDK's messages as they are appended (no type argument),
+// and what it returns goes back to the SDK.
+export async function openaiSession(client: OpenAI): Promise<void> {
+  const session = new Session({ context_tokens: 128_000, model: "gpt-4o", trim_to: 0.75 });
+  const history: ChatCompletionMessageParam[] = [{ role: "user", content: "Hello" }];
+  session.append(history);
+  const { messages, report } = session.trim();
+  const kept: ChatCompletionMessageParam[] = messages;
+  await client.chat.completions.create({ model: "gpt-4o", messages: kept });
+  console.log(report.cut, report.limited_by);
+  session.close();
 }
