@@ -452,21 +452,19 @@ fn reply<'a>(
     base_meta: u64,
     id: Cow<'a, str>,
 ) -> Message<'a> {
-    Message {
-        physical: Some(i as u32),
-        origin: Origin::Reply { part: b as u32 },
-        role: Some(Role::Tool),
+    let origin = Origin::Reply { part: b as u32 };
+    let shape = ContentShape::Parts;
+    let mut msg = super::units::logical(
+        Some(i as u32),
+        origin,
+        Some(Role::Tool),
         role_raw,
-        shape: ContentShape::Parts,
+        shape,
         units,
-        meta_bytes: base_meta,
-        meta_without_calls: base_meta,
-        tool_calls: ToolCalls::None,
-        tool_call_id: Some(id),
-        has_refusal: false,
-        note: None,
-        remove_tool_calls: false,
-    }
+        base_meta,
+    );
+    msg.tool_call_id = Some(id);
+    msg
 }
 
 /// A part's string field `key`, or an error naming it.

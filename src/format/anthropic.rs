@@ -238,21 +238,11 @@ fn split_system<'a>(
             ))
         }
     };
-    s.messages.push(Message {
-        physical: None,
-        origin: Origin::System,
-        role: Some(Role::System),
-        role_raw: "\"system\"",
+    s.messages.push(super::units::system_message(
         shape,
-        units: (start, s.units.len() as u32),
-        meta_bytes: super::SYSTEM_META,
-        meta_without_calls: super::SYSTEM_META,
-        tool_calls: ToolCalls::None,
-        tool_call_id: None,
-        has_refusal: false,
-        note: None,
-        remove_tool_calls: false,
-    });
+        (start, s.units.len() as u32),
+        super::SYSTEM_META,
+    ));
     Ok(())
 }
 
@@ -491,21 +481,19 @@ fn split_tool_result<'a>(
         }
     }
     let meta = meta.total();
-    s.messages.push(Message {
-        physical: Some(i as u32),
-        origin: Origin::Reply { part: b as u32 },
-        role: Some(Role::Tool),
-        role_raw: "\"tool\"",
+    let origin = Origin::Reply { part: b as u32 };
+    let units = (start, s.units.len() as u32);
+    let mut msg = super::units::logical(
+        Some(i as u32),
+        origin,
+        Some(Role::Tool),
+        "\"tool\"",
         shape,
-        units: (start, s.units.len() as u32),
-        meta_bytes: meta,
-        meta_without_calls: meta,
-        tool_calls: ToolCalls::None,
-        tool_call_id: Some(id),
-        has_refusal: false,
-        note: None,
-        remove_tool_calls: false,
-    });
+        units,
+        meta,
+    );
+    msg.tool_call_id = Some(id);
+    s.messages.push(msg);
     Ok(())
 }
 

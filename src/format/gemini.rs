@@ -306,21 +306,11 @@ fn split_system<'a>(
             "system",
         )),
     };
-    s.messages.push(Message {
-        physical: None,
-        origin: Origin::System,
-        role: Some(Role::System),
-        role_raw: "\"system\"",
+    s.messages.push(super::units::system_message(
         shape,
-        units: (start, s.units.len() as u32),
-        meta_bytes: meta,
-        meta_without_calls: meta,
-        tool_calls: ToolCalls::None,
-        tool_call_id: None,
-        has_refusal: false,
-        note: None,
-        remove_tool_calls: false,
-    });
+        (start, s.units.len() as u32),
+        meta,
+    ));
     Ok(())
 }
 
@@ -696,20 +686,14 @@ fn split_response<'a>(
     }
     s.units[start as usize].bytes =
         canonical_len(part).saturating_sub(images_json) + text_bytes_total;
-    s.messages.push(Message {
-        physical: Some(i as u32),
-        origin: Origin::Reply { part: p as u32 },
-        role: Some(Role::Tool),
+    s.messages.push(super::units::logical(
+        Some(i as u32),
+        Origin::Reply { part: p as u32 },
+        Some(Role::Tool),
         role_raw,
-        shape: ContentShape::Parts,
-        units: (start, s.units.len() as u32),
-        meta_bytes: base_meta,
-        meta_without_calls: base_meta,
-        tool_calls: ToolCalls::None,
-        tool_call_id: None,
-        has_refusal: false,
-        note: None,
-        remove_tool_calls: false,
-    });
+        ContentShape::Parts,
+        (start, s.units.len() as u32),
+        base_meta,
+    ));
     Ok((id, name))
 }

@@ -196,21 +196,11 @@ fn split_instructions<'a>(system: Raw<'a>, s: &mut Session<'a>) -> Result<(), Er
             ))
         }
     }
-    s.messages.push(Message {
-        physical: None,
-        origin: Origin::System,
-        role: Some(Role::System),
-        role_raw: "\"system\"",
-        shape: ContentShape::Text,
-        units: (start, s.units.len() as u32),
-        meta_bytes: super::SYSTEM_META,
-        meta_without_calls: super::SYSTEM_META,
-        tool_calls: ToolCalls::None,
-        tool_call_id: None,
-        has_refusal: false,
-        note: None,
-        remove_tool_calls: false,
-    });
+    s.messages.push(super::units::system_message(
+        ContentShape::Text,
+        (start, s.units.len() as u32),
+        super::SYSTEM_META,
+    ));
     Ok(())
 }
 

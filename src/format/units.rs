@@ -1,7 +1,10 @@
 //! The units adapters split content into: a string's text, a text part (an attachment when it
 //! starts with `Attached file:`), a part priced as JSON, a priced image or file.
 
-use crate::model::{Change, TextSource, Unit, UnitKind, ATTACHMENT_PREFIX};
+use crate::model::{
+    Change, ContentShape, Message, Origin, Role, TextSource, ToolCalls, Unit, UnitKind,
+    ATTACHMENT_PREFIX,
+};
 use crate::raw::{self, str_len};
 
 /// The unit of a string content (DESIGN §4: only a text *part* can be an attachment body).
@@ -73,4 +76,46 @@ pub(crate) fn priced<'a>(part: Option<u32>, sub: Option<u32>, kind: UnitKind) ->
         bytes,
         ..opaque(part, sub, 0)
     }
+}
+
+/// A logical message without tool calls or a reply id: from the caller's message `physical`
+/// (`None`: the system prompt given outside the messages), its units `units`, its other fields
+/// costing `meta` bytes.
+pub(crate) fn logical<'a>(
+    physical: Option<u32>,
+    origin: Origin,
+    role: Option<Role>,
+    role_raw: &'a str,
+    shape: ContentShape,
+    units: (u32, u32),
+    meta: u64,
+) -> Message<'a> {
+    Message {
+        physical,
+        origin,
+        role,
+        role_raw,
+        shape,
+        units,
+        meta_bytes: meta,
+        meta_without_calls: meta,
+        tool_calls: ToolCalls::None,
+        tool_call_id: None,
+        has_refusal: false,
+        note: None,
+        remove_tool_calls: false,
+    }
+}
+
+/// The system prompt given outside the messages (request key `system`), pinned.
+pub(crate) fn system_message<'a>(shape: ContentShape, units: (u32, u32), meta: u64) -> Message<'a> {
+    logical(
+        None,
+        Origin::System,
+        Some(Role::System),
+        "\"system\"",
+        shape,
+        units,
+        meta,
+    )
 }
