@@ -90,9 +90,14 @@ impl Adapter for AiSdk {
     ) -> Result<Session<'a>, Error> {
         let mut s = Session::with_capacity(doc.len_hint(messages));
         let mut scratch = Scratch::default();
-        super::split_each(doc, messages, 0, &mut s, |i, _, fields, s| {
-            split_message(doc, i, fields, pricing, &mut scratch, s)
-        })?;
+        if let Some(mut items) = doc.object_items(messages) {
+            let mut i = 0;
+            while let Some((message, object)) = items.next_into(&mut scratch.message) {
+                s.inputs.push(message);
+                split_message(doc, i, object, pricing, &mut scratch, &mut s)?;
+                i += 1;
+            }
+        }
         Ok(s)
     }
 
@@ -155,6 +160,7 @@ impl Adapter for AiSdk {
 /// message.
 #[derive(Default)]
 struct Scratch<'a> {
+    message: Fields<'a>,
     part: Fields<'a>,
     /// The units of the message's parts other than calls and replies.
     units: Vec<Unit<'a>>,
@@ -191,12 +197,18 @@ fn meant_for_another(part_type: &str) -> Option<&'static str> {
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    fields: Option<&Fields<'a>>,
+    object: bool,
     pricing: &Pricing<'_>,
     scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = super::message_fields(fields, i)?;
+    if !object {
+        return Err(Error::invalid_request(
+            "each message must be a JSON object",
+            message_path(i, ""),
+        ));
+    }
+    let fields = &scratch.message;
     let role_raw = role_token(fields, i)?;
     let role = match raw::decode(role_raw).as_ref() {
         "system" => Some(Role::System),

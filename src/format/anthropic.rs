@@ -103,9 +103,14 @@ impl Adapter for Anthropic {
             split_system(doc, system, pricing, &mut s)?;
         }
         let mut scratch = Scratch::default();
-        super::split_each(doc, messages, 0, &mut s, |i, _, fields, s| {
-            split_message(doc, i, fields, pricing, &mut scratch, s)
-        })?;
+        if let Some(mut items) = doc.object_items(messages) {
+            let mut i = 0;
+            while let Some((message, object)) = items.next_into(&mut scratch.message) {
+                s.inputs.push(message);
+                split_message(doc, i, object, pricing, &mut scratch, &mut s)?;
+                i += 1;
+            }
+        }
         Ok(s)
     }
 
@@ -250,6 +255,7 @@ fn split_system<'a>(
 /// message.
 #[derive(Default)]
 struct Scratch<'a> {
+    message: Fields<'a>,
     block: Fields<'a>,
     inner: Fields<'a>,
     /// The fields of the message's tool_use blocks, one after the other.
@@ -263,12 +269,18 @@ struct Scratch<'a> {
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    fields: Option<&Fields<'a>>,
+    object: bool,
     pricing: &Pricing<'_>,
     scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = super::message_fields(fields, i)?;
+    if !object {
+        return Err(Error::invalid_request(
+            "each message must be a JSON object",
+            message_path(i, ""),
+        ));
+    }
+    let fields = &scratch.message;
     let role_raw = role_token(fields, i)?;
     let role = match raw::decode(role_raw).as_ref() {
         "user" => Role::User,
@@ -382,7 +394,7 @@ fn split_message<'a>(
             .call_at
             .iter()
             .map(|(b, at)| (*b, &scratch.calls[at.clone()]));
-        let (tool_calls, meta) = tool_calls_of(doc, i, calls, base_meta, fields);
+        let (tool_calls, meta) = tool_calls_of(doc, i, calls, base_meta, &scratch.message);
         let mut msg = logical(
             ContentShape::Parts,
             (start, s.units.len() as u32),

@@ -516,43 +516,6 @@ pub(crate) fn parts_key(format: Format, msg: &crate::model::Message<'_>) -> &'st
     format.adapter().parts_key(msg)
 }
 
-/// Splits the caller's messages one by one, numbered from `first`: `each(i, message, fields,
-/// session)` gets each message and its fields (`None` when it is not an object), after the
-/// session took the message as written.
-pub(crate) fn split_each<'a>(
-    doc: &Doc<'a>,
-    messages: Raw<'a>,
-    first: usize,
-    s: &mut Session<'a>,
-    mut each: impl FnMut(
-        usize,
-        Raw<'a>,
-        Option<&raw::Fields<'a>>,
-        &mut Session<'a>,
-    ) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let mut fields = raw::Fields::new();
-    if let Some(mut items) = doc.object_items(messages) {
-        let mut i = first;
-        while let Some((message, object)) = items.next_into(&mut fields) {
-            s.inputs.push(message);
-            each(i, message, object.then_some(&fields), s)?;
-            i += 1;
-        }
-    }
-    Ok(())
-}
-
-/// A message's fields, or the error of a message that is not an object.
-pub(crate) fn message_fields<'f, 'a>(
-    fields: Option<&'f raw::Fields<'a>>,
-    i: usize,
-) -> Result<&'f raw::Fields<'a>, Error> {
-    fields.ok_or_else(|| {
-        Error::invalid_request("each message must be a JSON object", message_path(i, ""))
-    })
-}
-
 /// The JSON path `messages[i]` followed by `rest`.
 pub(crate) fn message_path(i: usize, rest: &str) -> String {
     format!("messages[{i}]{rest}")

@@ -50,9 +50,16 @@ impl Adapter for OpenAi {
     ) -> Result<Session<'a>, Error> {
         let mut session = Session::with_capacity(doc.len_hint(messages));
         let mut scratch = Scratch::default();
-        super::split_each(doc, messages, 0, &mut session, |i, _, fields, s| {
-            split_message(doc, i, fields, pricing, &mut scratch, s)
-        })?;
+        let mut fields = Fields::new();
+        if let Some(mut items) = doc.object_items(messages) {
+            let mut i = 0;
+            while let Some((message, object)) = items.next_into(&mut fields) {
+                session.inputs.push(message);
+                let fields = object.then_some(&fields);
+                split_message(doc, i, fields, pricing, &mut scratch, &mut session)?;
+                i += 1;
+            }
+        }
         Ok(session)
     }
 
@@ -111,7 +118,9 @@ fn split_message<'a>(
     scratch: &mut Scratch<'a>,
     session: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = super::message_fields(fields, i)?;
+    let fields = fields.ok_or_else(|| {
+        Error::invalid_request("each message must be a JSON object", message_path(i, ""))
+    })?;
     let role_raw = role_token(fields, i)?;
     let role = Role::parse(&raw::decode(role_raw));
     let start = session.units.len() as u32;

@@ -150,9 +150,14 @@ impl Adapter for Responses {
             split_instructions(system, &mut s)?;
         }
         let mut scratch = Scratch::default();
-        super::split_each(doc, messages, 0, &mut s, |i, item, fields, s| {
-            split_item(doc, i, item, fields, pricing, &mut scratch, s)
-        })?;
+        if let Some(mut items) = doc.object_items(messages) {
+            let mut i = 0;
+            while let Some((item, object)) = items.next_into(&mut scratch.item) {
+                s.inputs.push(item);
+                split_item(doc, i, item, object, pricing, &mut scratch, &mut s)?;
+                i += 1;
+            }
+        }
         Ok(s)
     }
 
@@ -181,6 +186,7 @@ impl Adapter for Responses {
 /// Buffers for the fields of an item and of the parts inside it, reused from item to item.
 #[derive(Default)]
 struct Scratch<'a> {
+    item: Fields<'a>,
     part: Fields<'a>,
 }
 
@@ -232,14 +238,18 @@ fn split_item<'a>(
     doc: &Doc<'a>,
     i: usize,
     item: Raw<'a>,
-    fields: Option<&Fields<'a>>,
+    object: bool,
     pricing: &Pricing<'_>,
     scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = fields.ok_or_else(|| {
-        Error::invalid_request("each input item must be a JSON object", message_path(i, ""))
-    })?;
+    if !object {
+        return Err(Error::invalid_request(
+            "each input item must be a JSON object",
+            message_path(i, ""),
+        ));
+    }
+    let fields = &scratch.item;
     let item_type = match get(fields, "type") {
         None => None,
         Some(t) if kind(t) == Kind::String => Some(raw::decode(t)),
@@ -262,7 +272,7 @@ fn split_item<'a>(
         Some(t) => t,
     };
     if item_type == "message" {
-        return split_message(doc, i, fields, pricing, scratch, s);
+        return split_message(doc, i, pricing, scratch, s);
     }
     let (kind_, id_key) = if let Some(f) = CALLS.iter().position(|&c| c == item_type) {
         let id_key = if item_type == "mcp_approval_request" {
@@ -272,7 +282,7 @@ fn split_item<'a>(
         };
         (ItemKind::Call { family: f as u8 }, id_key)
     } else if let Some(f) = OUTPUTS.iter().position(|&c| c == item_type) {
-        return split_output(doc, i, f as u8, fields, pricing, scratch, s);
+        return split_output(doc, i, f as u8, pricing, scratch, s);
     } else if item_type == "reasoning" {
         (ItemKind::Reasoning, "")
     } else if item_type == "item_reference" {
@@ -307,11 +317,11 @@ fn split_item<'a>(
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    fields: &Fields<'a>,
     pricing: &Pricing<'_>,
     scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
+    let fields = &scratch.item;
     let role_raw = role_token(fields, i)?;
     let role = match raw::decode(role_raw).as_ref() {
         "user" => Some(Role::User),
@@ -366,11 +376,11 @@ fn split_output<'a>(
     doc: &Doc<'a>,
     i: usize,
     family: u8,
-    fields: &Fields<'a>,
     pricing: &Pricing<'_>,
     scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
+    let fields = &scratch.item;
     let id_key = match OUTPUTS[family as usize] {
         "mcp_approval_response" => "approval_request_id",
         // The SDK types name the call's id `id` here; the API's examples `call_id`.
