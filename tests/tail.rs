@@ -163,3 +163,38 @@ fn sanitize_of_a_tail_returns_every_message_in_place() {
     let got: Value = serde_json::from_str(&sanitize_tail_json(&request.to_string())).unwrap();
     assert_eq!(got, json!({"ok": true, "widen": true}));
 }
+
+#[test]
+fn a_malformed_call_in_a_later_run_is_named_by_its_index_in_the_history() {
+    // Messages split from an index past 0 (a run of the tail's older messages, a session's
+    // append) name a malformed call by the caller's index, as the whole history does.
+    let mut messages = history(400);
+    messages[120] = json!({"role": "assistant", "content": "calling", "tool_calls": [
+        {"id": "", "type": "function", "function": {"name": "f", "arguments": "{}"}}]});
+    let options = json!({"max_messages": 40});
+    let expected = whole(&messages, options.clone());
+    let got = answer(tail_request(
+        &messages,
+        300,
+        &[0, 1, 119, 120, 121, 299],
+        options,
+    ));
+    assert_eq!(got, expected);
+    let repair = &got["report"]["repaired"][0];
+    assert_eq!(repair["path"], "messages[120].tool_calls[0].id", "{repair}");
+
+    let mut session = ankita::TrimSession::new(r#"{"max_messages": 40}"#).unwrap();
+    session
+        .append(&Value::Array(messages[..100].to_vec()).to_string())
+        .unwrap();
+    session
+        .append(&Value::Array(messages[100..].to_vec()).to_string())
+        .unwrap();
+    let from_session: Value =
+        serde_json::from_str(&session.trim_answer().unwrap().into_string()).unwrap();
+    let stateless: Value = serde_json::from_str(&ankita::api::trim_json(
+        &json!({"messages": messages, "max_messages": 40}).to_string(),
+    ))
+    .unwrap();
+    assert_eq!(from_session, stateless);
+}
