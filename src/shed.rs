@@ -309,6 +309,14 @@ pub(crate) fn clear_tool_results(
         }
         for m in msgs {
             if t.session.messages[m].role != Some(crate::model::Role::Tool) {
+                if clear.inputs {
+                    let freed = clear_inputs(t, m);
+                    freed_all += u128::from(freed);
+                    demand -= u128::from(freed);
+                    if t.kept[g] {
+                        t.total -= u128::from(freed);
+                    }
+                }
                 continue;
             }
             let range = t.session.messages[m].unit_range();
@@ -354,6 +362,43 @@ pub(crate) fn clear_tool_results(
             t.cleared.push((m, entry));
         }
     }
+}
+
+/// `clear_tool_inputs`: the arguments of logical message `m`'s calls become the format's
+/// placeholder (`format::inputs`), its cost goes down by what that frees, and the report lists
+/// the message with what was freed. Returns that.
+fn clear_inputs(t: &mut Trimmer<'_, '_>, m: usize) -> u64 {
+    let msg = &t.session.messages[m];
+    let (Some(p), crate::model::ToolCalls::Valid(_), false) =
+        (msg.physical, &msg.tool_calls, msg.remove_tool_calls)
+    else {
+        return 0;
+    };
+    let adapter = t.options.format.adapter();
+    let message = t.session.inputs[p as usize];
+    let calls = crate::format::inputs::call_inputs(adapter.name(), t.doc, message);
+    if calls.is_empty() {
+        return 0;
+    }
+    let pricing = crate::format::Pricing {
+        profile: t.options.image_profile,
+        bytes_per_token: t.options.bytes_per_token,
+        image_sizes: &t.options.image_sizes,
+        file_sizes: &t.options.file_sizes,
+    };
+    let freed = crate::format::inputs::freed(adapter, t.doc, message, &calls, &t.measure, &pricing);
+    if freed == 0 {
+        return 0;
+    }
+    let msg = &mut t.session.messages[m];
+    msg.meta_bytes -= freed;
+    t.inputs_cleared.push(m);
+    let entry = crate::report::ClearedToolResult {
+        index: physical(t, m),
+        cost: freed,
+    };
+    t.cleared.push((m, entry));
+    freed
 }
 
 /// No text is shrunk below this many bytes.

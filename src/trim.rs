@@ -42,6 +42,10 @@ pub struct Plan<'a> {
     pub report: Report<'a>,
     /// The caller's messages as written (what [`Out::Same`] and [`Out::Edited`] index).
     pub inputs: Vec<Raw<'a>>,
+    /// The caller's messages (indices of `inputs`) whose tool calls' arguments
+    /// `clear_tool_inputs` cleared: the answer's messages are written so last
+    /// ([`crate::api::place_breakpoint`]).
+    pub cleared_inputs: Vec<usize>,
 }
 
 /// Trims the caller's `messages` (and the format's outside `system`) to `options`.
@@ -464,10 +468,15 @@ impl<'a> Trimmer<'a, '_> {
         let rebuilt = adapter.rebuild(doc, &self.session, &kept);
         self.report.merged = rebuilt.merged;
         self.report.output_messages = rebuilt.messages.len();
+        let cleared_inputs = (self.inputs_cleared.iter())
+            .filter(|&&m| kept[m])
+            .filter_map(|&m| self.session.messages[m].physical.map(|p| p as usize))
+            .collect();
         Plan {
             messages: rebuilt.messages,
             report: self.report,
             inputs: self.session.inputs,
+            cleared_inputs,
         }
     }
 }

@@ -45,6 +45,8 @@ pub(crate) struct Trimmer<'a, 'o> {
     /// Tool results cleared by `clear_tool_results` (logical message, entry); reported when
     /// their message is kept.
     pub cleared: Vec<(usize, crate::report::ClearedToolResult)>,
+    /// Logical messages whose calls' arguments `clear_tool_inputs` cleared.
+    pub inputs_cleared: Vec<usize>,
     /// Selection takes optional groups newest first: the groups before `frontier` are not
     /// considered yet (refill goes on from here after shedding).
     pub frontier: usize,
@@ -103,6 +105,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             measure: options.measure,
             counted,
             cleared: Vec::new(),
+            inputs_cleared: Vec::new(),
             frontier: groups,
             count: 0,
             cache: None,

@@ -166,14 +166,28 @@ impl<'a> Request<'a> {
     }
 }
 
-/// `cache_breakpoint`: the format's prompt-cache breakpoint placed in the answer's messages,
-/// and the report says where (`format::anthropic_cache`).
+/// The answer's last touches: the calls whose arguments `clear_tool_inputs` cleared are
+/// written so (`format::inputs`); then, with `cache_breakpoint`, the format's prompt-cache
+/// breakpoint is placed in the answer's messages, and the report says where
+/// (`format::anthropic_cache`).
 pub(crate) fn place_breakpoint<'a>(
     doc: &Doc<'a>,
     system: Option<Raw<'a>>,
     options: &TrimOptions,
     plan: &mut Plan<'a>,
 ) {
+    crate::format::inputs::rewrite_answer(
+        options.format.name(),
+        doc,
+        &plan.inputs,
+        &plan.cleared_inputs,
+        &mut plan.messages,
+        |edit| {
+            let mut w = Answer::default();
+            write_edited(&mut w, doc, plan.inputs[edit.index], edit);
+            w.into_string()
+        },
+    );
     if !options.cache.cache_breakpoint {
         return;
     }

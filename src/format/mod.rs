@@ -10,6 +10,7 @@ pub mod ai_sdk;
 pub mod anthropic;
 pub(crate) mod anthropic_cache;
 pub mod gemini;
+pub(crate) mod inputs;
 pub(crate) mod merge;
 pub mod openai;
 pub(crate) mod parts;

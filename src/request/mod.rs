@@ -60,6 +60,8 @@ pub struct ClearToolResults {
     /// Once clearing starts, at least this much is cleared (`clear_at_least`, in the call's
     /// unit; 0: only what the budget needs).
     pub at_least: u64,
+    /// The cleared exchanges' calls lose their arguments too (`clear_tool_inputs`).
+    pub inputs: bool,
 }
 
 impl Default for ClearToolResults {
@@ -69,13 +71,14 @@ impl Default for ClearToolResults {
             exclude_tools: Vec::new(),
             placeholder: CLEARED_TOOL_RESULT.to_owned(),
             at_least: 0,
+            inputs: false,
         }
     }
 }
 
 impl ClearToolResults {
     /// `true` (the defaults), `false` (off), or `{"keep"?, "exclude_tools"?, "placeholder"?,
-    /// "clear_at_least"?}`.
+    /// "clear_at_least"?, "clear_tool_inputs"?}`.
     fn from_value(value: &Value) -> Result<Option<Self>, Error> {
         const KEY: &str = "clear_tool_results";
         let map =
@@ -84,7 +87,7 @@ impl ClearToolResults {
                 Value::Object(map) => map,
                 _ => return Err(Error::invalid_request(
                     "clear_tool_results must be true, false or an object {keep, exclude_tools, \
-                     placeholder, clear_at_least}",
+                     placeholder, clear_at_least, clear_tool_inputs}",
                     KEY,
                 )),
             };
@@ -95,6 +98,11 @@ impl ClearToolResults {
                 _ if value.is_null() => {}
                 "keep" => clear.keep = usize::try_from(uint(value, &path)?).unwrap_or(usize::MAX),
                 "clear_at_least" => clear.at_least = uint(value, &path)?,
+                "clear_tool_inputs" => {
+                    clear.inputs = value.as_bool().ok_or_else(|| {
+                        Error::invalid_request("clear_tool_inputs must be true or false", &path)
+                    })?
+                }
                 "exclude_tools" => {
                     let names = value.as_array().ok_or_else(|| {
                         Error::invalid_request(
@@ -127,7 +135,7 @@ impl ClearToolResults {
                     return Err(Error::invalid_request(
                         format!(
                             "unknown key {key:?} of clear_tool_results; known keys: keep, \
-                             exclude_tools, placeholder, clear_at_least"
+                             exclude_tools, placeholder, clear_at_least, clear_tool_inputs"
                         ),
                         path,
                     ))
