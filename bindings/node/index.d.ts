@@ -116,6 +116,11 @@ export interface TrimOptions {
         placeholder?: string;
         /** Once clearing starts, clear at least this much (in the call's unit). */
         clear_at_least?: number;
+        /**
+         * Clear the arguments of the cleared exchanges' calls too (`"{}"` or `{}`, as the
+         * format writes them). Default false.
+         */
+        clear_tool_inputs?: boolean;
       };
   /**
    * The room left goes to the newest first (default true): texts shedding cut get it back, and
@@ -540,7 +545,11 @@ export interface TrimReport {
   limited_by: "max_messages" | "budget" | "cut" | null;
   /** Input indices of messages brought back after shedding freed budget (refill) or shrunk into the room left (fill). */
   refilled: number[];
-  /** Tool results replaced by the `clear_tool_results` placeholder, with what they cost. */
+  /**
+   * Tool results replaced by the `clear_tool_results` placeholder, with what they cost; with
+   * `clear_tool_inputs`, the messages whose calls' arguments were cleared too, with what that
+   * freed.
+   */
   cleared_tool_results: { index: number; bytes?: number; tokens?: number }[];
   warnings: TrimWarning[];
   repaired: Repair[];

@@ -233,7 +233,8 @@ pub const TRIM: &[Flag] = &[
         value: Some("JSON"),
         doc: "before dropping whole tool exchanges, replace the results of those older than the \
               newest 3 with a placeholder: true, or {\"keep\": N, \"exclude_tools\": [...], \
-              \"placeholder\": \"...\"}",
+              \"placeholder\": \"...\", \"clear_at_least\": N, \"clear_tool_inputs\": true} \
+              (clear_tool_inputs: the cleared exchanges' call arguments become {} too)",
         sets: Sets::Json("clear_tool_results"),
     },
     Flag {

@@ -163,7 +163,9 @@ class _ClearedToolResultFields(TypedDict):
 
 class ClearedToolResult(_ClearedToolResultFields, total=False):
     """A tool result replaced by the ``clear_tool_results`` placeholder: what it cost before, in
-    ``bytes`` or, when the report's ``unit`` is "tokens", in ``tokens``."""
+    ``bytes`` or, when the report's ``unit`` is "tokens", in ``tokens``. With
+    ``clear_tool_inputs``, a message whose tool calls' arguments were cleared is listed too
+    (before its exchange's results), with what clearing them freed."""
 
     bytes: int
     tokens: int
@@ -174,12 +176,15 @@ class ClearToolResults(TypedDict, total=False):
     newest ``keep`` (default 3), oldest first, before dropping whole exchanges; exchanges calling
     a tool of ``exclude_tools`` keep theirs; ``placeholder`` replaces the result's text; once
     clearing starts it clears at least ``clear_at_least`` (in the call's unit), so that clears
-    are rare and the prompt cache's prefix holds between them."""
+    are rare and the prompt cache's prefix holds between them; ``clear_tool_inputs`` (default
+    False) clears the arguments of the cleared exchanges' calls too (``"{}"`` or ``{}``, as the
+    format writes them)."""
 
     keep: int
     exclude_tools: list[str]
     placeholder: str
     clear_at_least: int
+    clear_tool_inputs: bool
 
 
 class CacheBreakpoint(TypedDict):
