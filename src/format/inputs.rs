@@ -55,10 +55,8 @@ pub(crate) fn call_inputs<'a>(format: &str, doc: &Doc<'a>, message: Raw<'a>) -> 
                 }
             }
         }
-        "responses" => {
-            if type_is(&fields, "function_call") {
-                push(message, "arguments", "\"{}\"");
-            }
+        "responses" if type_is(&fields, "function_call") => {
+            push(message, "arguments", "\"{}\"");
         }
         "anthropic" | "ai-sdk" => {
             let ty = if format == "anthropic" {
