@@ -93,15 +93,20 @@ int main() {
     // A session answers what trim answers for the same history.
     {
         ankita::session s(R"({"max_bytes": 4096})");
-        check(contains(s.append(R"([{"role": "user", "content": "Hi"}])").value(),
+        check(contains(s.append(R"([{"role": "user", "content": "Hi"}])"),
                        R"("messages":1)"),
               "session append", "");
         ankita::session moved = std::move(s);
-        check(moved.trim().value() ==
+        check(moved.trim() ==
                   ankita::trim(R"({"messages": [{"role": "user", "content": "Hi"}], "max_bytes": 4096})"),
               "session trim", "");
-        check(contains(moved.plan().value(), R"("plan":[0])"), "session plan", "");
-        check(contains(moved.truncate(0).value(), R"("messages":0)"), "session truncate", "");
+        check(moved.try_trim().value() == moved.trim(), "session try_trim", "");
+        check(contains(moved.plan(), R"("plan":[0])"), "session plan", "");
+        check(contains(moved.truncate(0), R"("messages":0)"), "session truncate", "");
+        check(!moved.try_append("not json").has_value(), "session try_append error", "");
+        check(contains(ankita::count_tokens(R"({"messages": [{"role": "user", "content": "Hi"}]})"),
+                       R"("total":)"),
+              "count_tokens", "");
         try {
             ankita::session unknown(R"({"max_byts": 1})");
             check(false, "a session with an unknown option throws", "");
