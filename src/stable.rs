@@ -97,9 +97,16 @@ impl Trimmer<'_, '_> {
         let mut limit = None;
         while cut > floor {
             let g = cut - 1;
+            // A user group the run takes is no longer an anchor: the anchors of the new cut
+            // are counted, not the old ones (which may hold this very group).
+            let next = if self.first_role(g) == Some(Role::User) {
+                self.anchors_before(g, &users)
+            } else {
+                anchors.clone()
+            };
             let (cost, len) = if self.tags[g] == Tag::Optional {
                 let room = target.map(|t| {
-                    t.saturating_sub(self.total + run_cost + anchors.cost + anchors.turn_reserve)
+                    t.saturating_sub(self.total + run_cost + next.cost + next.turn_reserve)
                 });
                 let Some(cost) = self.group_cost_within(g, room) else {
                     limit = Some(Limit::Budget);
@@ -108,11 +115,6 @@ impl Trimmer<'_, '_> {
                 (cost, self.repaired.groups[g].len)
             } else {
                 (0, 0)
-            };
-            let next = if self.first_role(g) == Some(Role::User) {
-                self.anchors_before(g, &users)
-            } else {
-                anchors.clone()
             };
             let total = self.total + run_cost + cost + next.cost + next.turn_reserve;
             let count = self.count + run_count + len + next.count;
