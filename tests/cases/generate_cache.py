@@ -14,64 +14,17 @@ import json
 import math
 import pathlib
 
+import histories
+from histories import FORMATS, SYSTEM_FIRST
+
 HERE = pathlib.Path(__file__).resolve().parent
-FORMATS = ["openai", "anthropic", "responses", "gemini", "ai-sdk"]
-SYSTEM_FIRST = ("openai", "ai-sdk")  # the system prompt is the first message
 SYSTEM = "You are a helpful agent."
 CASES = []
 
 
-# A neutral history: ("user", text) | ("assistant", text) | ("call", id, name) | ("result", id, text)
 def write(fmt, steps):
-    """The history's messages in `fmt`, and the system prompt outside them (None in openai)."""
-    out = []
-    for s in steps:
-        kind = s[0]
-        if fmt == "gemini":
-            if kind == "user":
-                out.append({"role": "user", "parts": [{"text": s[1]}]})
-            elif kind == "assistant":
-                out.append({"role": "model", "parts": [{"text": s[1]}]})
-            elif kind == "call":
-                out.append({"role": "model", "parts": [{"functionCall": {"id": s[1], "name": s[2], "args": {}}}]})
-            else:
-                out.append({"role": "user", "parts": [{"functionResponse": {"id": s[1], "name": "lookup",
-                                                                             "response": {"output": s[2]}}}]})
-        elif fmt == "ai-sdk":
-            if kind in ("user", "assistant"):
-                out.append({"role": kind, "content": s[1]})
-            elif kind == "call":
-                out.append({"role": "assistant", "content": [{"type": "tool-call", "toolCallId": s[1],
-                                                               "toolName": s[2], "input": {}}]})
-            else:
-                out.append({"role": "tool", "content": [{"type": "tool-result", "toolCallId": s[1],
-                                                          "toolName": "lookup",
-                                                          "output": {"type": "text", "value": s[2]}}]})
-        elif fmt == "anthropic":
-            if kind in ("user", "assistant"):
-                out.append({"role": kind, "content": s[1]})
-            elif kind == "call":
-                out.append({"role": "assistant", "content": [{"type": "tool_use", "id": s[1], "name": s[2], "input": {}}]})
-            else:
-                out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": s[1], "content": s[2]}]})
-        elif fmt == "responses":
-            if kind in ("user", "assistant"):
-                out.append({"role": kind, "content": s[1]})
-            elif kind == "call":
-                out.append({"type": "function_call", "call_id": s[1], "name": s[2], "arguments": "{}"})
-            else:
-                out.append({"type": "function_call_output", "call_id": s[1], "output": s[2]})
-        else:
-            if kind in ("user", "assistant"):
-                out.append({"role": kind, "content": s[1]})
-            elif kind == "call":
-                out.append({"role": "assistant", "content": None,
-                            "tool_calls": [{"id": s[1], "type": "function", "function": {"name": s[2], "arguments": "{}"}}]})
-            else:
-                out.append({"role": "tool", "tool_call_id": s[1], "content": s[2]})
-    if fmt in SYSTEM_FIRST:
-        return [{"role": "system", "content": SYSTEM}] + out, None
-    return out, ({"parts": [{"text": SYSTEM}]} if fmt == "gemini" else SYSTEM)
+    """The history's messages in `fmt`, and the system prompt outside them (histories.py)."""
+    return histories.write(fmt, steps, SYSTEM, "lookup")
 
 
 def groups_of(steps):
