@@ -5,7 +5,7 @@ use crate::error::Error;
 use serde_json::{Map, Value};
 
 /// How a trim keeps the history's prefix from call to call.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CacheOptions {
     /// `trim_to` or `cut` was given (`null` is not given): the trim keeps its prefix stable
     /// ([`crate::stable`]) and the report says where the kept run starts (`report.cut`).
@@ -21,13 +21,21 @@ pub struct CacheOptions {
     pub cache_breakpoint: bool,
 }
 
+impl Default for CacheOptions {
+    fn default() -> Self {
+        CacheOptions {
+            stable: false,
+            trim_to: 1.0,
+            cut: None,
+            cache_breakpoint: false,
+        }
+    }
+}
+
 impl CacheOptions {
     /// Reads `trim_to`, `cut` and `cache_breakpoint` from a request object.
     pub fn from_map(request: &Map<String, Value>) -> Result<Self, Error> {
-        let mut cache = CacheOptions {
-            trim_to: 1.0,
-            ..CacheOptions::default()
-        };
+        let mut cache = CacheOptions::default();
         if let Some(value) = request.get("trim_to").filter(|v| !v.is_null()) {
             let share = value.as_f64().filter(|s| *s > 0.0 && *s <= 1.0);
             cache.trim_to = share.ok_or_else(|| {

@@ -194,7 +194,7 @@ impl<'a> TailRequest<'a> {
             let session = split(&self.doc, self.messages, system, &self.options)?;
             let (mut plan, _) =
                 plan_split_reach(&self.doc, session, &self.options, budget, None, false)?;
-            crate::api::place_breakpoint(&self.doc, system, &self.options, &mut plan);
+            crate::api::finish_answer(&self.doc, system, &self.options, &mut plan);
             return Ok(TailPlan::Plan(Box::new(plan)));
         }
         let adapter = self.options.format.adapter();

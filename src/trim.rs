@@ -44,7 +44,7 @@ pub struct Plan<'a> {
     pub inputs: Vec<Raw<'a>>,
     /// The caller's messages (indices of `inputs`) whose tool calls' arguments
     /// `clear_tool_inputs` cleared: the answer's messages are written so last
-    /// ([`crate::api::place_breakpoint`]).
+    /// ([`crate::api::finish_answer`]).
     pub cleared_inputs: Vec<usize>,
 }
 

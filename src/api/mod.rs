@@ -161,7 +161,7 @@ impl<'a> Request<'a> {
     pub fn plan(&self) -> Result<Plan<'a>, Error> {
         let system = self.system.filter(|s| kind(s) != Kind::Null);
         let mut plan = plan_trim(&self.doc, self.messages, system, &self.options)?;
-        place_breakpoint(&self.doc, system, &self.options, &mut plan);
+        finish_answer(&self.doc, system, &self.options, &mut plan);
         Ok(plan)
     }
 }
@@ -170,7 +170,7 @@ impl<'a> Request<'a> {
 /// written so (`format::inputs`); then, with `cache_breakpoint`, the format's prompt-cache
 /// breakpoint is placed in the answer's messages, and the report says where
 /// (`format::anthropic_cache`).
-pub(crate) fn place_breakpoint<'a>(
+pub(crate) fn finish_answer<'a>(
     doc: &Doc<'a>,
     system: Option<Raw<'a>>,
     options: &TrimOptions,
@@ -182,11 +182,7 @@ pub(crate) fn place_breakpoint<'a>(
         &plan.inputs,
         &plan.cleared_inputs,
         &mut plan.messages,
-        |edit| {
-            let mut w = Answer::default();
-            write_edited(&mut w, doc, plan.inputs[edit.index], edit);
-            w.into_string()
-        },
+        |edit| edited_text(doc, plan.inputs[edit.index], edit),
     );
     if !options.cache.cache_breakpoint {
         return;
@@ -198,11 +194,7 @@ pub(crate) fn place_breakpoint<'a>(
             .map(|out| match out {
                 Out::Same(i) => Cow::Borrowed(plan.inputs[*i]),
                 Out::New(text) => Cow::Borrowed(text.as_str()),
-                Out::Edited(edit) => {
-                    let mut w = Answer::default();
-                    write_edited(&mut w, doc, plan.inputs[edit.index], edit);
-                    Cow::Owned(w.into_string())
-                }
+                Out::Edited(edit) => Cow::Owned(edited_text(doc, plan.inputs[edit.index], edit)),
             })
             .collect();
         options.format.adapter().place_breakpoint(system, &texts)
@@ -220,6 +212,13 @@ pub(crate) fn place_breakpoint<'a>(
     {
         plan.messages[index] = Out::New(text);
     }
+}
+
+/// The caller's message with its edit, as its own JSON text.
+fn edited_text<'a>(doc: &Doc<'a>, message: Raw<'a>, edit: &Edit) -> String {
+    let mut w = Answer::default();
+    write_edited(&mut w, doc, message, edit);
+    w.into_string()
 }
 
 /// The options of a request object's fields (every field but `messages`), and its `system`

@@ -232,10 +232,7 @@ impl Default for TrimOptions {
             file_sizes: HashMap::new(),
             clear_tool_results: None,
             fill: true,
-            cache: CacheOptions {
-                trim_to: 1.0,
-                ..CacheOptions::default()
-            },
+            cache: CacheOptions::default(),
             format: Format::default(),
             warnings: Vec::new(),
         }

@@ -451,7 +451,7 @@ impl TrimSession {
             );
             held.prune(start.from, counts);
             *windowed += 1;
-            crate::api::place_breakpoint(&doc, system, options, &mut plan);
+            crate::api::finish_answer(&doc, system, options, &mut plan);
             return Ok(then(&doc, system, plan));
         }
         if held.pruned > 0 {
@@ -470,7 +470,7 @@ impl TrimSession {
         let (mut plan, reach) = plan_split_reach(&doc, session, options, budget, cache, windows)?;
         let held = split.as_ref().expect("split above");
         window.update(held, options.format.adapter(), &plan.report, 0, reach);
-        crate::api::place_breakpoint(&doc, system, options, &mut plan);
+        crate::api::finish_answer(&doc, system, options, &mut plan);
         // The next trim goes on from this one's cut (crate::stable).
         if let Some(cut) = plan.report.cut {
             options.cache.cut = cut;
