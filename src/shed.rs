@@ -148,17 +148,17 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         }
         let index = physical(t, m);
         if mode == OnImageOverflow::Error {
-            let key = crate::format::parts_key(t.options.format, &t.session.messages[m]);
+            let path = crate::format::unit_path(t.options.format, &t.session.messages[m], unit);
             return Err(Error::new(
                 ErrorCode::ImageOverflow,
                 format!(
-                    "{} messages[{index}].{key}[{part}] ({}) does not fit the context \
-                     budget and on_image_overflow is \"error\".",
+                    "{} {path} ({}) does not fit the context budget and on_image_overflow is \
+                     \"error\".",
                     media_word(&price),
                     describe_image(&price)
                 ),
             )
-            .at(format!("messages[{index}].{key}[{part}]")));
+            .at(path));
         }
         if let Some(file) = price.file {
             t.report

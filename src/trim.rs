@@ -503,16 +503,7 @@ fn implausible_images(session: &Session<'_>, format: Format) -> Vec<crate::repor
             };
             let index = msg.physical.unwrap_or(0) as usize;
             let part = unit.part.map(|p| p as usize);
-            let mut path = match msg.physical {
-                Some(i) => format!("messages[{i}]"),
-                None => "system".to_owned(),
-            };
-            if let Some(p) = part {
-                path += &format!(".{}[{p}]", crate::format::parts_key(format, msg));
-            }
-            if let Some(sub) = unit.sub {
-                path += &format!(".content[{sub}]");
-            }
+            let path = crate::format::unit_path(format, msg, unit);
             warnings.push(crate::report::Warning {
                 code: "implausible_image",
                 index,

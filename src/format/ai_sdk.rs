@@ -58,6 +58,7 @@ static TRAITS: Traits = Traits {
     user_turn_first: true,
     trims_newest_alone: true,
     content_key: "content",
+    reply_items: Some(".output.value"),
     words: Words {
         call: "tool-call",
         reply: "tool-result",

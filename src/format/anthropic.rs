@@ -50,6 +50,7 @@ static TRAITS: Traits = Traits {
     user_turn_first: true,
     trims_newest_alone: true,
     content_key: "content",
+    reply_items: Some(".content"),
     words: Words {
         call: "tool_use",
         reply: "tool_result",

@@ -61,6 +61,7 @@ static TRAITS: Traits = Traits {
     user_turn_first: true,
     trims_newest_alone: true,
     content_key: "parts",
+    reply_items: Some(".functionResponse.parts"),
     words: Words {
         call: "function_call",
         reply: "function_response",

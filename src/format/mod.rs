@@ -144,6 +144,11 @@ pub struct Traits {
     pub trims_newest_alone: bool,
     /// The key of a message's content array, for the paths of reports (`parts` in Gemini).
     pub content_key: &'static str,
+    /// The path from a tool reply's part to the items inside it (an Anthropic `tool_result`'s
+    /// `.content`, a Gemini `functionResponse`'s `.functionResponse.parts`, an AI SDK
+    /// `tool-result`'s `.output.value`), for the paths of reports; `None` where no part holds
+    /// items of its own.
+    pub reply_items: Option<&'static str>,
     pub words: Words,
     /// Part types (a content part's `type`) no other format uses: a message of another format
     /// holding one was meant for this one ([`meant_for`]).
@@ -515,6 +520,27 @@ pub(crate) fn names_in<'a>(
 /// The caller's key of a logical message's parts ([`Adapter::parts_key`]).
 pub(crate) fn parts_key(format: Format, msg: &crate::model::Message<'_>) -> &'static str {
     format.adapter().parts_key(msg)
+}
+
+/// The caller's JSON path of unit `unit` of logical message `msg`: its message (or `system`),
+/// its part under the format's key, and the item inside a tool reply's part under the
+/// format's key for those ([`Traits::reply_items`]).
+pub(crate) fn unit_path(
+    format: Format,
+    msg: &crate::model::Message<'_>,
+    unit: &crate::model::Unit<'_>,
+) -> String {
+    let mut path = match msg.physical {
+        Some(i) => format!("messages[{i}]"),
+        None => "system".to_owned(),
+    };
+    if let Some(p) = unit.part {
+        path += &format!(".{}[{p}]", parts_key(format, msg));
+        if let (Some(sub), Some(items)) = (unit.sub, format.adapter().traits().reply_items) {
+            path += &format!("{items}[{sub}]");
+        }
+    }
+    path
 }
 
 /// The JSON path `messages[i]` followed by `rest`.

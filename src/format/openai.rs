@@ -24,6 +24,7 @@ static TRAITS: Traits = Traits {
     user_turn_first: false,
     trims_newest_alone: true,
     content_key: "content",
+    reply_items: None,
     words: Words {
         call: "tool call",
         reply: "tool message",

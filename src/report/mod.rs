@@ -287,13 +287,7 @@ pub(crate) fn file_warnings(session: &Session<'_>, format: Format) -> Vec<Warnin
                 continue;
             };
             let part = unit.part.map(|p| p as usize);
-            let mut path = match msg.physical {
-                Some(i) => format!("messages[{i}]"),
-                None => "system".to_owned(),
-            };
-            if let Some(p) = part {
-                path += &format!(".{}[{p}]", crate::format::parts_key(format, msg));
-            }
+            let path = crate::format::unit_path(format, msg, unit);
             warnings.push(Warning {
                 code: "unreadable_file",
                 index: msg.physical.unwrap_or(0) as usize,
