@@ -50,6 +50,9 @@ pub struct TailRequest<'a> {
     /// The given messages before `from`: runs of consecutive messages (a JSON array each)
     /// with the caller's index of their first.
     pub earlier: Vec<(usize, Raw<'a>)>,
+    /// `window.sizes`: every left-out message's role (a JSON string) and content's UTF-8
+    /// length, in order, when the caller gives them (a trim that nothing limits keeps them).
+    pub sizes: Option<Vec<(Raw<'a>, u64)>>,
 }
 
 /// What a tail trim answers.
@@ -87,8 +90,8 @@ impl<'a> TailRequest<'a> {
         let window = get(&fields, "window");
         fields.retain(|(k, _)| k != "window");
         let (system, options) = options_of(&fields)?;
-        let (from, earlier) = match window {
-            None => (0, Vec::new()),
+        let (from, earlier, sizes) = match window {
+            None => (0, Vec::new(), None),
             Some(w) => read_window(&doc, w)?,
         };
         Ok(TailRequest {
@@ -98,6 +101,7 @@ impl<'a> TailRequest<'a> {
             options,
             from,
             earlier,
+            sizes,
         })
     }
 
@@ -133,10 +137,16 @@ impl<'a> TailRequest<'a> {
             format: format_of(&map)?,
             ..TrimOptions::default()
         };
-        let (from, earlier) = match get(&fields, "window") {
-            None => (0, Vec::new()),
+        let (from, earlier, sizes) = match get(&fields, "window") {
+            None => (0, Vec::new(), None),
             Some(w) => read_window(&doc, w)?,
         };
+        if sizes.is_some() {
+            return Err(Error::invalid_request(
+                "window.sizes is for trims (sanitize keeps the left-out messages as given)",
+                "window.sizes",
+            ));
+        }
         Ok(TailRequest {
             doc,
             messages,
@@ -144,6 +154,7 @@ impl<'a> TailRequest<'a> {
             options,
             from,
             earlier,
+            sizes,
         })
     }
 
@@ -221,6 +232,9 @@ impl<'a> TailRequest<'a> {
         let Some(gaps) = self.gaps(&session) else {
             return Ok(TailPlan::Widen { scale: None });
         };
+        if let Some(sizes) = &self.sizes {
+            return self.plan_sized(session, &gaps, sizes, budget);
+        }
         let old_users = !gaps.is_empty()
             || session.messages.iter().any(|m| {
                 m.role == Some(Role::User) && m.physical.is_some_and(|p| (p as usize) < self.from)
@@ -275,6 +289,92 @@ impl<'a> TailRequest<'a> {
             return Ok(TailPlan::Widen { scale: None });
         }
         merge_runs(&mut plan.report.dropped_messages, &gaps);
+        Ok(TailPlan::Plan(Box::new(plan)))
+    }
+
+    /// The plan of a trim that nothing limits, the left-out messages given by their sizes:
+    /// they are kept as given (plain messages are never repaired), and cost what the same
+    /// message with their role and a content of their length costs. Text must cost bytes
+    /// (tokens need the text) and the format must not merge turns (a left-out message could
+    /// merge with a neighbour); else the whole history answers.
+    fn plan_sized(
+        &self,
+        session: Session<'a>,
+        gaps: &[std::ops::Range<usize>],
+        sizes: &[(Raw<'_>, u64)],
+        budget: Option<u64>,
+    ) -> Result<TailPlan<'a>, Error> {
+        let whole = TailPlan::Widen {
+            scale: Some(f64::INFINITY),
+        };
+        let options = &self.options;
+        if budget.is_some()
+            || options.max_messages != usize::MAX
+            || options.measure.in_tokens()
+            || options.format.adapter().merges_turns()
+        {
+            return Ok(whole);
+        }
+        let left_out: usize = gaps.iter().map(|g| g.len()).sum();
+        if left_out != sizes.len() {
+            return Err(Error::invalid_request(
+                format!(
+                    "window.sizes gives {} messages where {left_out} are left out",
+                    sizes.len()
+                ),
+                "window.sizes",
+            ));
+        }
+        // A role's cost besides the content's length, priced once per role.
+        let mut roles: Vec<(&str, u128)> = Vec::new();
+        let mut extra = 0u128;
+        for (k, &(role, length)) in sizes.iter().enumerate() {
+            let meta = match roles.iter().find(|(r, _)| *r == role) {
+                Some(&(_, meta)) => meta,
+                None => {
+                    let meta = plain_meta(role, options).ok_or_else(|| {
+                        Error::invalid_request(
+                            format!("{role} is not the role of a plain message in this format"),
+                            format!("window.sizes[{}]", 2 * k),
+                        )
+                    })?;
+                    roles.push((role, meta));
+                    meta
+                }
+            };
+            extra += meta + u128::from(length);
+        }
+        let Ok((mut plan, reach)) =
+            plan_split_reach(&self.doc, session, options, None, None, false)
+        else {
+            return Ok(whole);
+        };
+        if reach.stopped_at.is_some() {
+            return Ok(whole);
+        }
+        let mut left_out = gaps.iter().flat_map(|g| g.clone()).peekable();
+        let mut messages = Vec::with_capacity(plan.messages.len() + sizes.len());
+        for out in std::mem::take(&mut plan.messages) {
+            // A message repair made has no index: it stands after the one it was made for.
+            let index = match &out {
+                Out::Same(i) => Some(*i),
+                Out::Edited(edit) => Some(edit.index),
+                Out::New(_) => None,
+            };
+            if let Some(index) = index {
+                while let Some(i) = left_out.next_if(|&i| i < index) {
+                    messages.push(Out::Same(i));
+                }
+            }
+            messages.push(out);
+        }
+        messages.extend(left_out.map(Out::Same));
+        let report = &mut plan.report;
+        report.output_messages = messages.len();
+        report.cost_bytes = report
+            .cost_bytes
+            .saturating_add(u64::try_from(extra).unwrap_or(u64::MAX));
+        plan.messages = messages;
         Ok(TailPlan::Plan(Box::new(plan)))
     }
 
@@ -338,29 +438,7 @@ impl<'a> TailRequest<'a> {
             .map(|&(start, run)| (start, start + self.doc.items(run).map_or(0, |i| i.len())))
             .collect();
         let mut gaps = Vec::new();
-        let plain = |p: usize| -> Option<Role> {
-            let mut logicals = session
-                .messages
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| m.physical == Some(p as u32));
-            let (i, m) = logicals.next()?;
-            if logicals.next().is_some() {
-                return None;
-            }
-            let simple = matches!(
-                m.role,
-                Some(Role::User | Role::Assistant | Role::System | Role::Developer)
-            ) && m.tool_calls == ToolCalls::None
-                && m.tool_call_id.is_none()
-                && m.note.is_none()
-                && !m.has_refusal
-                && session.has_content(i)
-                && session.units[m.unit_range()]
-                    .iter()
-                    .all(|u| matches!(u.kind, UnitKind::Text | UnitKind::Attachment));
-            simple.then_some(m.role?)
-        };
+        let plain = |p: usize| plain_role(session, p);
         for k in 0..ends.len() {
             let end = ends[k].1;
             let next = ends.get(k + 1).map_or(self.from, |&(start, _)| start);
@@ -377,18 +455,59 @@ impl<'a> TailRequest<'a> {
     }
 }
 
-/// Reads `window`: `{"from": n, "earlier": [[start, [...]], ...]}`.
-fn read_window<'a>(
-    doc: &Doc<'a>,
-    window: Raw<'a>,
-) -> Result<(usize, Vec<(usize, Raw<'a>)>), Error> {
+/// The role of the caller's message `p` when it is plain (one logical message of a known
+/// role, with content and nothing else: no tool call or reply, note or refusal).
+fn plain_role(session: &Session<'_>, p: usize) -> Option<Role> {
+    let mut logicals = session
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.physical == Some(p as u32));
+    let (i, m) = logicals.next()?;
+    if logicals.next().is_some() {
+        return None;
+    }
+    let simple = matches!(
+        m.role,
+        Some(Role::User | Role::Assistant | Role::System | Role::Developer)
+    ) && m.tool_calls == ToolCalls::None
+        && m.tool_call_id.is_none()
+        && m.note.is_none()
+        && !m.has_refusal
+        && session.has_content(i)
+        && session.units[m.unit_range()]
+            .iter()
+            .all(|u| matches!(u.kind, UnitKind::Text | UnitKind::Attachment));
+    simple.then_some(m.role?)
+}
+
+/// What a plain message of role `role` (a JSON string) costs besides its content's UTF-8
+/// length (bytes), or `None` when such a message is not plain in the format: the cost of
+/// `{"role": role, "content": "x"}` less one.
+fn plain_meta(role: &str, options: &TrimOptions) -> Option<u128> {
+    let text = format!("[{{\"role\":{role},\"content\":\"x\"}}]");
+    let doc = Doc::parse(&text).ok()?;
+    let session = split(&doc, doc.root(), None, options).ok()?;
+    plain_role(&session, 0)?;
+    (session.messages.len() == 1).then(|| session.cost(0) - 1)
+}
+
+/// A window read: `from`, the runs given before it, the left-out messages' sizes.
+type Window<'a> = (usize, Vec<(usize, Raw<'a>)>, Option<Vec<(Raw<'a>, u64)>>);
+
+/// Reads `window`: `{"from": n, "earlier": [[start, [...]], ...], "sizes"?: [role, length,
+/// ...]}`.
+fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'a>, Error> {
     let bad = |what: &str, path: &str| Error::invalid_request(what.to_owned(), path.to_owned());
     let fields = doc
         .fields(window)
         .ok_or_else(|| bad("window must be an object", "window"))?;
-    if let Some((key, _)) = fields.iter().find(|(k, _)| k != "from" && k != "earlier") {
+    if let Some((key, _)) = fields
+        .iter()
+        .find(|(k, _)| k != "from" && k != "earlier" && k != "sizes")
+    {
         return Err(bad(
-            &format!("unknown key {key:?} in window (from, earlier)"),
+            &format!("unknown key {key:?} in window (from, earlier, sizes)"),
             "window",
         ));
     }
@@ -430,7 +549,38 @@ fn read_window<'a>(
             "window.earlier",
         ));
     }
-    Ok((from, earlier))
+    let sizes = match get(&fields, "sizes") {
+        None => None,
+        Some(list) => {
+            let items = doc
+                .items(list)
+                .filter(|i| i.len() % 2 == 0)
+                .ok_or_else(|| {
+                    bad(
+                        "window.sizes must be an array [role, length, role, length, ...]",
+                        "window.sizes",
+                    )
+                })?;
+            let mut sizes = Vec::with_capacity(items.len() / 2);
+            for (k, pair) in items.chunks_exact(2).enumerate() {
+                if kind(pair[0]) != Kind::String {
+                    return Err(bad(
+                        "must be a role (a string)",
+                        &format!("window.sizes[{}]", 2 * k),
+                    ));
+                }
+                let length = pair[1].trim().parse::<u64>().map_err(|_| {
+                    bad(
+                        "must be a non-negative integer",
+                        &format!("window.sizes[{}]", 2 * k + 1),
+                    )
+                })?;
+                sizes.push((pair[0], length));
+            }
+            Some(sizes)
+        }
+    };
+    Ok((from, earlier, sizes))
 }
 
 /// Merges the runs `gaps` (ascending, none of their indices in `list`) into `list`

@@ -198,3 +198,112 @@ fn a_malformed_call_in_a_later_run_is_named_by_its_index_in_the_history() {
     .unwrap();
     assert_eq!(from_session, stateless);
 }
+
+/// A tail request whose left-out messages (those before `from` not in `given`) are given by
+/// their sizes: role and content's UTF-8 length.
+fn sized_request(messages: &[Value], from: usize, given: &[usize], options: Value) -> Value {
+    let mut request = tail_request(messages, from, given, options);
+    let mut sizes = Vec::new();
+    for (i, m) in messages[..from].iter().enumerate() {
+        if !given.contains(&i) {
+            sizes.push(m["role"].clone());
+            sizes.push(json!(m["content"].as_str().unwrap().len()));
+        }
+    }
+    request["window"]["sizes"] = Value::Array(sizes);
+    request
+}
+
+#[test]
+fn a_trim_nothing_limits_keeps_the_messages_given_by_their_sizes() {
+    for format in ["openai", "responses"] {
+        let mut messages = history(400);
+        messages[7]["content"] = json!("déjà vu 😀 \"quoted\"\n");
+        messages[9]["role"] = json!("system");
+        messages[11]["role"] = json!("developer");
+        messages[40] = json!({"role": "tool", "tool_call_id": "gone", "content": "stale"});
+        messages[41] = json!({"role": "assistant", "content": "x", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]});
+        if format == "responses" {
+            messages[40] =
+                json!({"type": "function_call_output", "call_id": "gone", "output": "stale"});
+            messages[41] =
+                json!({"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"});
+        }
+        let options = json!({"max_messages": null, "format": format});
+        let expected = whole(&messages, options.clone());
+        assert_eq!(expected["ok"], true, "{expected}");
+        assert_eq!(
+            expected["report"]["repaired"].as_array().unwrap().len(),
+            2,
+            "{expected}"
+        );
+        let given = [0, 1, 39, 40, 41, 42, 397];
+        let got = answer(sized_request(&messages, 399, &given, options.clone()));
+        assert_eq!(got, expected, "{format}");
+        // The sizes are what is priced: a length one more costs one more byte.
+        let mut request = sized_request(&messages, 399, &given, options);
+        let sizes = request["window"]["sizes"].as_array_mut().unwrap();
+        sizes[1] = json!(sizes[1].as_u64().unwrap() + 1);
+        let got = answer(request);
+        assert_eq!(
+            got["report"]["cost_bytes"].as_u64().unwrap(),
+            expected["report"]["cost_bytes"].as_u64().unwrap() + 1
+        );
+    }
+}
+
+#[test]
+fn sizes_answer_only_a_trim_nothing_limits_in_bytes() {
+    let messages = history(200);
+    let given = [0, 1, 198];
+    // A limit, text in tokens, or a format that merges turns: the whole history is wanted.
+    for options in [
+        json!({"max_messages": 40}),
+        json!({"max_messages": null, "max_bytes": 100000}),
+        json!({"max_messages": null, "model": "gpt-4o"}),
+        json!({"max_messages": null, "format": "anthropic"}),
+    ] {
+        let got = answer(sized_request(&messages, 199, &given, options.clone()));
+        assert_eq!(
+            got,
+            json!({"ok": true, "widen": true, "scale": null}),
+            "{options}"
+        );
+    }
+}
+
+#[test]
+fn sizes_are_checked() {
+    let messages = history(200);
+    let given = [0, 1, 198];
+    let options = json!({"max_messages": null});
+    let error = |request: Value, path: &str| {
+        let got = answer(request);
+        assert_eq!(got["error"]["code"], "invalid_request", "{got}");
+        assert_eq!(got["error"]["path"], path, "{got}");
+    };
+    let mut request = sized_request(&messages, 199, &given, options.clone());
+    request["window"]["sizes"]
+        .as_array_mut()
+        .unwrap()
+        .truncate(10);
+    error(request, "window.sizes");
+    let mut request = sized_request(&messages, 199, &given, options.clone());
+    request["window"]["sizes"][4] = json!("tool");
+    error(request, "window.sizes[4]");
+    let mut request = sized_request(&messages, 199, &given, options.clone());
+    request["window"]["sizes"][4] = json!(3);
+    error(request, "window.sizes[4]");
+    let mut request = sized_request(&messages, 199, &given, options.clone());
+    request["window"]["sizes"][5] = json!(-1);
+    error(request, "window.sizes[5]");
+    let mut request = sized_request(&messages, 199, &given, options);
+    request["window"]["sizes"].as_array_mut().unwrap().pop();
+    error(request, "window.sizes");
+    // Sanitize keeps left-out messages as given: sizes are not its.
+    let mut request = sized_request(&messages, 199, &given, json!({}));
+    request.as_object_mut().unwrap().remove("max_messages");
+    let got: Value = serde_json::from_str(&sanitize_tail_json(&request.to_string())).unwrap();
+    assert_eq!(got["error"]["path"], "window.sizes", "{got}");
+}

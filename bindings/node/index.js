@@ -11,6 +11,7 @@ import {
   firstTail,
   planMessages,
   SANITIZE_FORMATS,
+  sizedOf,
   sanitizeTailRequest,
   tailOf,
   tailRequest,
@@ -532,10 +533,29 @@ class TailTrim {
     this.format = options.format ?? "openai";
     // A `window` of the caller's is not the core's: the whole request answers it.
     this.size = Object.hasOwn(options, "window") ? Infinity : firstTail(options);
+    // Nothing limits the trim: the plain messages may be sent as their sizes (once).
+    this.sized =
+      this.size === Infinity &&
+      !Object.hasOwn(options, "window") &&
+      SANITIZE_FORMATS.has(this.format) &&
+      windows(messages, options, 0);
   }
 
-  /** The next request: a tail, or the whole history. */
+  /** The next request: a tail, the history with its plain messages' sizes, or it whole. */
   next() {
+    if (this.sized) {
+      this.sized = false;
+      try {
+        const tail = sizedOf(this.messages, this.format);
+        if (tail !== null) {
+          const request = tailRequest(this.options, tail, serialise);
+          tailStats.sized++;
+          return { call: "trimTail", whole: false, ...request };
+        }
+      } catch {
+        // the whole request names what cannot be read or written
+      }
+    }
     while (this.size !== Infinity && windows(this.messages, this.options, this.size)) {
       try {
         const tail = tailOf(this.messages, this.format, this.size);

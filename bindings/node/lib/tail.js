@@ -13,8 +13,9 @@
 
 import { restoreOriginals, withStandIns } from "./images.js";
 
-/** What stateless trims sent (for the tests): tails, tails widened, whole histories. */
-export const tailStats = { tails: 0, widened: 0, whole: 0 };
+/** What stateless trims sent (for the tests): tails, tails widened, histories with their
+ * plain messages' sizes, whole histories. */
+export const tailStats = { tails: 0, widened: 0, sized: 0, whole: 0 };
 
 /** Histories with fewer messages than this before their first tail are sent whole. */
 const MIN_BEFORE = 64;
@@ -168,8 +169,7 @@ export function tailOf(messages, format, size) {
  * @param {string} format
  * @param {number} from
  */
-export function olderRuns(messages, format, from) {
-  const plain = PLAIN[format];
+export function olderRuns(messages, format, from, plain = PLAIN[format]) {
   const earlier = [];
   let run = null;
   const give = (i) => {
@@ -214,6 +214,37 @@ export function olderRuns(messages, format, from) {
   return earlier;
 }
 
+/**
+ * The request of a trim that nothing limits, of a long history in a format that merges no
+ * turns: its last message, the older messages the answer may depend on, and of the plain
+ * ones left out (a role and a string content, nothing else) their role and content's UTF-8
+ * length (`window.sizes`): the core keeps them as given and prices them from these.
+ *
+ * @param {unknown[]} messages
+ * @param {string} format
+ * @returns {{ from: number, earlier: { start: number, end: number, messages: unknown[] }[], tail: unknown[], sizes: (string | number)[] } | null}
+ */
+export function sizedOf(messages, format) {
+  const from = messages.length - 1;
+  if (from < MIN_BEFORE || !Object.hasOwn(PLAIN, format)) return null;
+  const loose = PLAIN[format];
+  // Only a role and a content: the core prices what it is told of.
+  const plain = (message) => {
+    const role = loose(message);
+    return role !== null && keysUpTo(message, 2) === 2 ? role : null;
+  };
+  const earlier = olderRuns(messages, format, from, plain);
+  const sizes = [];
+  for (let k = 0; k < earlier.length; k++) {
+    const next = k + 1 < earlier.length ? earlier[k + 1].start : from;
+    for (let i = earlier[k].end; i < next; i++) {
+      const message = messages[i];
+      sizes.push(message.role, Buffer.byteLength(message.content, "utf8"));
+    }
+  }
+  return { from, earlier, tail: [messages[from]], sizes };
+}
+
 /** The formats whose sanitize may leave plain messages out (those that merge no turns). */
 export const SANITIZE_FORMATS = new Set(["openai", "responses"]);
 
@@ -239,7 +270,7 @@ export function sanitizeTailRequest(messages, options, serialise) {
  * The request text of a tail, with its stand-ins' originals.
  *
  * @param {Record<string, unknown>} options
- * @param {{ from: number, earlier: { start: number, messages: unknown[] }[], tail: unknown[] }} tail
+ * @param {{ from: number, earlier: { start: number, messages: unknown[] }[], tail: unknown[], sizes?: (string | number)[] }} tail
  * @param {(value: unknown, what: string) => string} serialise
  */
 export function tailRequest(options, tail, serialise) {
@@ -254,8 +285,10 @@ export function tailRequest(options, tail, serialise) {
   };
   const earlier = tail.earlier.map((run) => [run.start, stand(run.messages)]);
   const messages = stand(tail.tail);
+  const window = { from: tail.from, earlier };
+  if (tail.sizes !== undefined) window.sizes = tail.sizes;
   return {
-    text: serialise({ ...options, messages, window: { from: tail.from, earlier } }, "request"),
+    text: serialise({ ...options, messages, window }, "request"),
     originals,
   };
 }

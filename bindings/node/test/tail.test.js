@@ -262,6 +262,8 @@ const OPTIONS = [
   { context_tokens: 3000 },
   { context_tokens: 6000, tokenizer: "bytes" },
   {},
+  { max_messages: null },
+  { max_messages: null, bytes_per_token: 3 },
 ];
 
 const MODELS = {
@@ -358,13 +360,27 @@ test("a plain message is a role and a non-empty string only", () => {
   assert.equal(plainRole({ role: "user", content: "x", toJSON: () => ({}) }, "openai"), null);
 });
 
-test("a history that keeps everything is trimmed whole, as the C ABI does", () => {
+test("a history that keeps everything sends its plain messages' sizes, as the C ABI answers", () => {
+  for (const format of ["openai", "responses"]) {
+    const messages = history(format, 1000, 5);
+    const options = { max_messages: null, format };
+    const before = { ...tailStats };
+    assert.deepEqual(
+      mine(() => trim(messages, options)),
+      whole(messages, options),
+    );
+    assert.equal(tailStats.sized - before.sized, 1, format);
+    assert.equal(tailStats.whole - before.whole, 0, format);
+  }
+  // Text counted in tokens needs the text: the whole history answers.
   const messages = history("openai", 1000, 5);
-  const options = { max_messages: null };
+  const options = { max_messages: null, model: "gpt-4o" };
+  const before = { ...tailStats };
   assert.deepEqual(
     mine(() => trim(messages, options)),
     whole(messages, options),
   );
+  assert.equal(tailStats.whole - before.whole, 1);
 });
 
 test("a window key of the caller's is an unknown request key", () => {
