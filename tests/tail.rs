@@ -1,8 +1,8 @@
 //! `ankita_trim_tail` / `ankita::tail`: a history given as its newest messages and the older
 //! ones the answer may depend on answers the whole history's trim, or asks for more; the
-//! request's `window` is checked. (The bindings' property tests compare long generated
-//! histories in every format with the whole history's answer: bindings/node/test/tail.test.js,
-//! bindings/python/tests/test_tail.py.)
+//! request's `window` is checked. (Property tests compare long generated histories in every
+//! format with the whole history's answer: tests/tail_windows.rs here, and the bindings'
+//! bindings/node/test/tail.test.js, bindings/python/tests/test_tail.py.)
 
 use ankita::tail::{sanitize_tail_json, trim_tail_json};
 use serde_json::{json, Value};
