@@ -74,11 +74,43 @@ def test_conversion_to_chat_dicts() -> None:
 def test_trim_returns_the_callers_messages() -> None:
     messages = session()
     kept, report = trim_messages_with_report(messages, context_tokens=4096, max_output_tokens=1024)
-    # The same decisions as ankita.trim on the chat dicts.
-    expected = ankita.trim(
-        [to_openai(m) for m in messages], context_tokens=4096, max_output_tokens=1024
-    )
-    assert report == expected.report
+    # The same decisions as ankita.trim on the AI SDK messages they are trimmed as.
+    sdk: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a desktop companion."},
+        {"role": "user", "content": "My build fails. Log: " + "error: cannot find crate\n" * 200},
+        {"role": "assistant", "content": "Which command did you run?"},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "This dialog popped up."},
+                {"type": "image", "image": "data:image/png;base64," + PNG},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool-call",
+                    "toolCallId": "call_1",
+                    "toolName": "read_file",
+                    "input": {"path": "build.log"},
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "content": [
+                {
+                    "type": "tool-result",
+                    "toolCallId": "call_1",
+                    "toolName": "",
+                    "output": {"type": "text", "value": "warning: unused variable\n" * 400},
+                }
+            ],
+        },
+    ]
+    expected = ankita.trim(sdk, format="ai-sdk", context_tokens=4096, max_output_tokens=1024)
+    assert report == expected.report and report["format"] == "ai-sdk"
     assert report["dropped_messages"] == [1, 2]
     assert [type(m) for m in kept] == [SystemMessage, HumanMessage, AIMessage, ToolMessage]
     assert kept[0] is messages[0] and kept[1] is messages[3] and kept[2] is messages[4]

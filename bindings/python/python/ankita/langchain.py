@@ -8,6 +8,13 @@ The ``langchain`` extra of the ``ankita-context`` wheel (``pip install
 except a message that was shrunk or lost its tool calls, which comes back as a new message of
 the same class. ``count_tokens`` prices a list of messages the same way and works as LangChain's
 ``token_counter``.
+
+The messages returned start on the user's turn (after the system messages, a ``HumanMessage``),
+whatever the model: Anthropic and Gemini reject a history that starts with an ``AIMessage``.
+The messages are trimmed as AI SDK model messages (``format="ai-sdk"``: the same messages one
+for one, under the rule of the Anthropic and Gemini formats): the ``HumanMessage`` that began
+the kept run's turn comes back (whole, shrunk, or as a placeholder), what would come before the
+first ``HumanMessage`` goes, and every kept tool call keeps its ``ToolMessage``.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from ._adapters import kept_indices
+from ._adapters import trim_chat
 from ._messages import count_tokens as _count
 from ._messages import trim as _trim
 from ._types import OnImageOverflow, TrimReport
@@ -152,10 +159,12 @@ def trim_messages_with_report(
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
 ) -> tuple[list[BaseMessage], TrimReport]:
-    """Like ``trim_messages``, but also returns ankita's report (indices are indices in
-    ``messages``)."""
+    """Like ``trim_messages``, but also returns ankita's report: that of the trim of the messages
+    as AI SDK model messages (``report["format"] == "ai-sdk"``; message indices are indices in
+    ``messages``, and ``turn_start`` says how the user's message that began the turn came
+    back)."""
     sent = [to_openai(m) for m in messages]
-    result = _trim(
+    kept, report = trim_chat(
         sent,
         max_bytes=max_bytes,
         context_tokens=context_tokens,
@@ -170,16 +179,10 @@ def trim_messages_with_report(
         model=model,
         image_sizes=image_sizes,
     )
-    # Unchanged messages come back as the very dicts sent; a changed one is a copy of one.
-    index = {id(m): i for i, m in enumerate(sent)}
-    kept = kept_indices(len(messages), result.report)
     out: list[BaseMessage] = []
-    for got, i in zip(result.messages, kept):
-        if index.get(id(got)) == i:
-            out.append(messages[i])
-        else:
-            out.append(_from_openai(messages[i], sent[i], got))
-    return out, result.report
+    for i, got in kept:
+        out.append(messages[i] if got is sent[i] else _from_openai(messages[i], sent[i], got))
+    return out, report
 
 
 def trim_messages(
@@ -202,9 +205,10 @@ def trim_messages(
 
     The options are those of ``ankita.trim`` (``context_tokens``, ``max_output_tokens``,
     ``tools``, ``max_bytes``, ``max_messages``, ``model``, …). Returns the messages to send, in
-    order: the caller's own objects, except that a message whose text was shrunk, whose image
-    became a placeholder or whose tool calls were removed comes back as a new message of the
-    same class (``model_copy``). Raises the errors of ``ankita.trim``.
+    order, starting on the user's turn (see the module docs): the caller's own objects, except
+    that a message whose text was shrunk, whose image became a placeholder or whose tool calls
+    were removed comes back as a new message of the same class (``model_copy``). Raises the
+    errors of ``ankita.trim``.
     """
     return trim_messages_with_report(
         messages,

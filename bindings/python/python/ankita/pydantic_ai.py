@@ -12,9 +12,20 @@ The ``pydantic-ai`` extra of the ``ankita-context`` wheel (``pip install
 
 Each ``ModelRequest`` and ``ModelResponse`` is read as the chat messages it is sent as (system
 prompt, user prompt with its images, tool returns; the response's text and tool calls), trimmed
-by ``ankita.trim``, and mapped back: a message left alone is the caller's own object, a message
-that lost some of its parts or whose text was shrunk is a new one (``dataclasses.replace``) with
-the caller's other parts, and a message all of whose parts went is left out. Parts that are not
+by ``ankita.trim``, and mapped back.
+
+The history handed to the model starts on the user's turn, whatever the model: Anthropic and
+Gemini reject one that starts with a ``ModelResponse``, and the newest messages that fit often
+start with a tool call in a long tool loop. The chat messages are trimmed as AI SDK model
+messages (``format="ai-sdk"``: the same messages one for one, under the rule of the Anthropic
+and Gemini formats), so the user prompt that began the kept run's turn comes back (whole, shrunk,
+or as a placeholder when even its shrunk text does not fit), and what would come before the
+first user prompt goes; every kept tool call keeps its return. The report is that trim's
+(``report["format"] == "ai-sdk"``, ``report["turn_start"]`` saying how the user prompt came
+back). The messages are mapped back as follows: a message left alone is the caller's own
+object, a message that lost some of its parts or whose text was shrunk is a new one
+(``dataclasses.replace``) with the caller's other parts, and a message all of whose parts went
+is left out. Parts that are not
 sent as chat content (instruction deltas, native tool parts, files of a response) stay with
 their message.
 """
@@ -44,8 +55,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ._adapters import kept_indices
-from ._messages import trim as _trim
+from ._adapters import trim_chat
 from ._types import OnImageOverflow, TrimReport
 
 __all__ = ["history_processor", "trim_messages", "trim_messages_with_report"]
@@ -214,7 +224,8 @@ def trim_messages_with_report(
     image_sizes: Mapping[str, Sequence[int]] | None = None,
 ) -> tuple[list[ModelMessage], TrimReport]:
     """Like ``trim_messages``, but also returns ankita's report, whose indices are those of the
-    chat messages the history is sent as (``to_chat``), not of ``messages``."""
+    chat messages the history is sent as (a request's tool returns first, then its other parts),
+    not of ``messages``."""
     sent = _to_chat(messages)
     # The newest request's instructions go with it: their bytes are reserved like memory.
     instructions = next(
@@ -222,7 +233,7 @@ def trim_messages_with_report(
     )
     if instructions:
         memory = [*([memory] if isinstance(memory, str) else memory or []), instructions]
-    result = _trim(
+    kept, report = trim_chat(
         [s.value for s in sent],
         max_bytes=max_bytes,
         context_tokens=context_tokens,
@@ -237,9 +248,7 @@ def trim_messages_with_report(
         model=model,
         image_sizes=image_sizes,
     )
-    got: dict[int, dict[str, Any]] = {}
-    for value, k in zip(result.messages, kept_indices(len(sent), result.report)):
-        got[k] = value
+    got: dict[int, dict[str, Any]] = dict(kept)
     out: list[ModelMessage] = []
     by_message: dict[int, list[int]] = {}
     for k, s in enumerate(sent):
@@ -268,7 +277,7 @@ def trim_messages_with_report(
                 same = value is sent[k_or_none].value
                 parts.append(part if same else _edited_request_part(part, sent[k_or_none], value))
         out.append(dataclasses.replace(message, parts=parts))
-    return out, result.report
+    return out, report
 
 
 def trim_messages(
@@ -289,8 +298,9 @@ def trim_messages(
 ) -> list[ModelMessage]:
     """Trims a Pydantic AI message history to a context budget with ``ankita.trim``.
 
-    The options are those of ``ankita.trim``. Returns the messages to send: the caller's own
-    ``ModelRequest``/``ModelResponse`` objects where nothing in them changed, new ones where
+    The options are those of ``ankita.trim``. Returns the messages to send, starting on the
+    user's turn (the first part after the system prompts is a ``UserPromptPart``): the caller's
+    own ``ModelRequest``/``ModelResponse`` objects where nothing in them changed, new ones where
     parts were dropped or shrunk. Raises the errors of ``ankita.trim``.
     """
     return trim_messages_with_report(
