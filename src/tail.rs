@@ -27,7 +27,9 @@
 //! index of their first, in order. Without `window`, `messages` is the whole history and the
 //! answer is its plan.
 
-use crate::api::{options_of, write_plan_answer, write_plan_answer_styled, Answer};
+use crate::api::{
+    options_of, read_request, text_of, write_plan_answer, write_plan_answer_styled, Answer,
+};
 use crate::error::{Error, ErrorCode};
 use crate::format::Out;
 use crate::model::{Role, Session, ToolCalls, UnitKind};
@@ -69,24 +71,7 @@ pub enum TailPlan<'a> {
 
 impl<'a> TailRequest<'a> {
     pub fn parse(text: &'a str) -> Result<TailRequest<'a>, Error> {
-        let doc = Doc::parse(text)
-            .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}")))?;
-        let mut fields = doc.fields(doc.root()).ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidRequest,
-                "the request must be a JSON object",
-            )
-        })?;
-        let messages = match get(&fields, "messages") {
-            Some(m) if kind(m) == Kind::Array => m,
-            Some(_) => {
-                return Err(Error::invalid_request(
-                    "messages must be an array",
-                    "messages",
-                ))
-            }
-            None => return Err(Error::invalid_request("messages is missing", "messages")),
-        };
+        let (doc, mut fields, messages) = read_request(text)?;
         let window = get(&fields, "window");
         fields.retain(|(k, _)| k != "window");
         let (system, options) = options_of(&fields)?;
@@ -638,16 +623,10 @@ pub fn sanitize_tail_answer(text: &str) -> Result<Answer<'_>, Error> {
 
 /// [`sanitize_tail_answer`] as text (success or error).
 pub fn sanitize_tail_json(request: &str) -> String {
-    match sanitize_tail_answer(request) {
-        Ok(answer) => answer.into_string(),
-        Err(error) => error.to_response().to_string(),
-    }
+    text_of(sanitize_tail_answer(request))
 }
 
 /// [`trim_tail_answer`] as text (success or error).
 pub fn trim_tail_json(request: &str) -> String {
-    match trim_tail_answer(request) {
-        Ok(answer) => answer.into_string(),
-        Err(error) => error.to_response().to_string(),
-    }
+    text_of(trim_tail_answer(request))
 }

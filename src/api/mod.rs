@@ -21,7 +21,7 @@ use crate::format::{Edit, Format, NewContent, NewPart, Out, Placed};
 use crate::json::write_str;
 use crate::pricing::{self, ImagePrice, ImageProfile, DEFAULT_BYTES_PER_TOKEN};
 use crate::probe;
-use crate::raw::{get, kind, Doc, Kind, Raw};
+use crate::raw::{get, kind, Doc, Fields, Kind, Raw};
 use crate::report::{Breakpoint, Bytes, Counter, Report, RequestWarning, Style};
 use crate::request::{format_of, TrimOptions};
 use crate::trim::{plan_count, plan_sanitize, plan_trim, Plan};
@@ -37,18 +37,12 @@ pub use probing::{
 
 /// Trims a request given as JSON text; always answers JSON text (success or error).
 pub fn trim_json(request: &str) -> String {
-    match trim_answer(request) {
-        Ok(answer) => answer.into_string(),
-        Err(error) => error.to_response().to_string(),
-    }
+    text_of(trim_answer(request))
 }
 
 /// Repairs a messages array (or `{"messages": [...], "format"?}`) given as JSON text.
 pub fn sanitize_json(messages: &str) -> String {
-    match sanitize_answer(messages) {
-        Ok(answer) => answer.into_string(),
-        Err(error) => error.to_response().to_string(),
-    }
+    text_of(sanitize_answer(messages))
 }
 
 /// Counts a request's messages (`{"messages": [...], "model"? | "tokenizer"?, "format"?,
@@ -66,10 +60,7 @@ pub fn sanitize_json(messages: &str) -> String {
 /// assert_eq!(v["total"], 7);
 /// ```
 pub fn count_json(request: &str) -> String {
-    match count_value(request) {
-        Ok(value) => value.to_string(),
-        Err(error) => error.to_response().to_string(),
-    }
+    count_value(request).map_or_else(|error| error.to_response().to_string(), |v| v.to_string())
 }
 
 pub fn count_value(text: &str) -> Result<Value, Error> {
@@ -131,23 +122,7 @@ pub struct Request<'a> {
 impl<'a> Request<'a> {
     /// Reads a trim request: `{"messages": [...], ...options}`.
     pub fn parse(text: &'a str) -> Result<Request<'a>, Error> {
-        let doc = Doc::parse(text).map_err(invalid_json)?;
-        let fields = doc.fields(doc.root()).ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidRequest,
-                "the request must be a JSON object",
-            )
-        })?;
-        let messages = match get(&fields, "messages") {
-            Some(m) if kind(m) == Kind::Array => m,
-            Some(_) => {
-                return Err(Error::invalid_request(
-                    "messages must be an array",
-                    "messages",
-                ))
-            }
-            None => return Err(Error::invalid_request("messages is missing", "messages")),
-        };
+        let (doc, fields, messages) = read_request(text)?;
         let (system, options) = options_of(&fields)?;
         Ok(Request {
             doc,
@@ -164,6 +139,29 @@ impl<'a> Request<'a> {
         finish_answer(&self.doc, system, &self.options, &mut plan);
         Ok(plan)
     }
+}
+
+/// A request's document, its fields and its `messages` array; an error when the text is not
+/// JSON, not an object, or has no array of messages.
+pub(crate) fn read_request(text: &str) -> Result<(Doc<'_>, Fields<'_>, Raw<'_>), Error> {
+    let doc = Doc::parse(text).map_err(invalid_json)?;
+    let fields = doc.fields(doc.root()).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidRequest,
+            "the request must be a JSON object",
+        )
+    })?;
+    let messages = match get(&fields, "messages") {
+        Some(m) if kind(m) == Kind::Array => m,
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "messages must be an array",
+                "messages",
+            ))
+        }
+        None => return Err(Error::invalid_request("messages is missing", "messages")),
+    };
+    Ok((doc, fields, messages))
 }
 
 /// The answer's last touches: the calls whose arguments `clear_tool_inputs` cleared are
@@ -607,6 +605,11 @@ impl<'a> Answer<'a> {
         self.write_into(&mut out);
         String::from_utf8(out).expect("the answer is made of UTF-8 pieces")
     }
+}
+
+/// The text of an answer, or of the error that stood in its way.
+pub(crate) fn text_of(answer: Result<Answer<'_>, Error>) -> String {
+    answer.map_or_else(|error| error.to_response().to_string(), Answer::into_string)
 }
 
 /// Trims a parsed request and returns the whole success response (a convenience over
