@@ -448,12 +448,38 @@ impl TrimOptions {
         Ok(options)
     }
 
-    /// The history budget in bytes (§7), or `None` when neither `max_bytes` nor
-    /// `context_tokens` is given. Fails with `history_budget_too_small` below 512 bytes.
+    /// The history budget in bytes (§7), in tokens when costs are tokens, or `None` when
+    /// neither `max_bytes` nor `context_tokens` is given. Fails with `history_budget_too_small`
+    /// below 512 bytes (128 tokens).
     pub fn history_budget(&self) -> Result<Option<u64>, Error> {
-        if self.measure.in_tokens() {
-            return self.history_budget_tokens();
+        let (budget, min, unit) = if self.measure.in_tokens() {
+            (self.history_tokens(), MIN_HISTORY_TOKENS, "tokens")
+        } else {
+            (self.history_bytes(), MIN_HISTORY_BYTES, "bytes")
+        };
+        let Some(budget) = budget else {
+            return Ok(None);
+        };
+        if budget < i128::from(min) {
+            let mut details = Map::new();
+            details.insert("breakdown".into(), self.breakdown(budget));
+            return Err(Error::new(
+                ErrorCode::HistoryBudgetTooSmall,
+                format!(
+                    "The history budget is {budget} {unit} after reserving the output, overhead, \
+                     tool schemas and memory; at least {min} {unit} are needed."
+                ),
+            )
+            .with_details(details));
         }
+        // A budget past u64::MAX (a huge context_tokens × bytes_per_token) is unlimited in
+        // effect; `as` would wrap it to an arbitrary small budget.
+        Ok(Some(u64::try_from(budget).unwrap_or(u64::MAX)))
+    }
+
+    /// The history budget in bytes, unchecked: `(context_tokens − max_output_tokens) ×
+    /// bytes_per_token − overhead − tools − memory`, at most `max_bytes`.
+    fn history_bytes(&self) -> Option<i128> {
         let bpt = i128::from(self.bytes_per_token);
         let from_context = self.context_tokens.map(|tokens| {
             // (context − output) × bpt overflows i128 only past ±2¹²⁷ bytes: saturate there.
@@ -465,53 +491,25 @@ impl TrimOptions {
                 .saturating_sub(i128::from(self.tools_bytes))
                 .saturating_sub(i128::from(self.memory_bytes))
         });
-        let budget = match (from_context, self.max_bytes) {
-            (None, None) => return Ok(None),
-            (Some(c), None) => c,
-            (None, Some(m)) => i128::from(m),
-            (Some(c), Some(m)) => c.min(i128::from(m)),
-        };
-        if budget < i128::from(MIN_HISTORY_BYTES) {
-            let mut details = Map::new();
-            details.insert("breakdown".into(), self.breakdown(budget));
-            return Err(Error::new(
-                ErrorCode::HistoryBudgetTooSmall,
-                format!(
-                    "The history budget is {budget} bytes after reserving the output, overhead, \
-                     tool schemas and memory; at least {MIN_HISTORY_BYTES} bytes are needed."
-                ),
-            )
-            .with_details(details));
+        match (from_context, self.max_bytes) {
+            (None, None) => None,
+            (Some(c), None) => Some(c),
+            (None, Some(m)) => Some(i128::from(m)),
+            (Some(c), Some(m)) => Some(c.min(i128::from(m))),
         }
-        // A budget past u64::MAX (a huge context_tokens × bytes_per_token) is unlimited in
-        // effect; `as` would wrap it to an arbitrary small budget.
-        Ok(Some(u64::try_from(budget).unwrap_or(u64::MAX)))
     }
 
-    /// The history budget in tokens: `context_tokens − max_output_tokens − overhead_tokens −
-    /// tools − memory`, all counted with the same tokenizer.
-    fn history_budget_tokens(&self) -> Result<Option<u64>, Error> {
-        let Some(context) = self.context_tokens else {
-            return Ok(None);
-        };
-        let budget = i128::from(context)
-            - i128::from(self.max_output_tokens)
-            - i128::from(self.overhead_tokens)
-            - i128::from(self.tools_tokens)
-            - i128::from(self.memory_tokens);
-        if budget < i128::from(MIN_HISTORY_TOKENS) {
-            let mut details = Map::new();
-            details.insert("breakdown".into(), self.breakdown(budget));
-            return Err(Error::new(
-                ErrorCode::HistoryBudgetTooSmall,
-                format!(
-                    "The history budget is {budget} tokens after reserving the output, overhead, \
-                     tool schemas and memory; at least {MIN_HISTORY_TOKENS} tokens are needed."
-                ),
-            )
-            .with_details(details));
-        }
-        Ok(Some(u64::try_from(budget).unwrap_or(u64::MAX)))
+    /// The history budget in tokens, unchecked: `context_tokens − max_output_tokens −
+    /// overhead_tokens − tools − memory`, all counted with the same tokenizer.
+    fn history_tokens(&self) -> Option<i128> {
+        let context = self.context_tokens?;
+        Some(
+            i128::from(context)
+                - i128::from(self.max_output_tokens)
+                - i128::from(self.overhead_tokens)
+                - i128::from(self.tools_tokens)
+                - i128::from(self.memory_tokens),
+        )
     }
 
     /// Where the context window goes, for error reports (in tokens in token mode).
