@@ -105,7 +105,17 @@ pub struct Repaired<'a> {
     pub repairs: Vec<Repair<'a>>,
 }
 
-impl Repaired<'_> {
+impl<'a> Repaired<'a> {
+    /// Notes a repair of logical message `message` (one without a path).
+    pub(crate) fn note(&mut self, message: usize, action: RepairAction, reason: RepairReason<'a>) {
+        self.repairs.push(Repair {
+            message,
+            action,
+            reason,
+            path: None,
+        });
+    }
+
     /// Appends a group made of the logical messages `msgs`, in order.
     pub fn push_group(&mut self, msgs: &[usize], exchange: bool) {
         self.groups.push(Group {
@@ -139,22 +149,16 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
     while i < n {
         prefetch_ids(session, i + 8);
         let Some(role) = session.messages[i].role else {
-            out.repairs.push(Repair {
-                message: i,
-                action: RepairAction::UnknownRoleRemoved,
-                reason: RepairReason::UnknownRole(Cow::Borrowed(session.messages[i].role_raw)),
-                path: None,
-            });
+            out.note(
+                i,
+                RepairAction::UnknownRoleRemoved,
+                RepairReason::UnknownRole(Cow::Borrowed(session.messages[i].role_raw)),
+            );
             i += 1;
             continue;
         };
         if role == Role::Tool {
-            out.repairs.push(Repair {
-                message: i,
-                action: RepairAction::OrphanToolRemoved,
-                reason: RepairReason::Orphan,
-                path: None,
-            });
+            out.note(i, RepairAction::OrphanToolRemoved, RepairReason::Orphan);
             i += 1;
             continue;
         }
@@ -166,12 +170,11 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
             }
             let problem = match &session.messages[i].tool_calls {
                 ToolCalls::Empty => {
-                    out.repairs.push(Repair {
-                        message: i,
-                        action: RepairAction::EmptyToolCallsRemoved,
-                        reason: RepairReason::EmptyToolCalls,
-                        path: None,
-                    });
+                    out.note(
+                        i,
+                        RepairAction::EmptyToolCallsRemoved,
+                        RepairReason::EmptyToolCalls,
+                    );
                     None
                 }
                 ToolCalls::Malformed { why, path } => {
@@ -190,12 +193,11 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
                     if session.has_content(r) {
                         out.order.push(r);
                     } else {
-                        out.repairs.push(Repair {
-                            message: r,
-                            action: RepairAction::EmptyMessageRemoved,
-                            reason: RepairReason::NoContent,
-                            path: None,
-                        });
+                        out.note(
+                            r,
+                            RepairAction::EmptyMessageRemoved,
+                            RepairReason::NoContent,
+                        );
                     }
                 }
                 out.groups.push(Group {
@@ -223,12 +225,7 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
                     } else {
                         (RepairAction::EmptyMessageRemoved, RepairReason::NoContent)
                     };
-                    out.repairs.push(Repair {
-                        message: r,
-                        action,
-                        reason,
-                        path: None,
-                    });
+                    out.note(r, action, reason);
                 }
                 out.push_single(i);
                 i = end;
@@ -236,12 +233,11 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
             }
         }
         if !session.has_content(i) {
-            out.repairs.push(Repair {
-                message: i,
-                action: RepairAction::EmptyMessageRemoved,
-                reason: RepairReason::NoContent,
-                path: None,
-            });
+            out.note(
+                i,
+                RepairAction::EmptyMessageRemoved,
+                RepairReason::NoContent,
+            );
             i += 1;
             continue;
         }

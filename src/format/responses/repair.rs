@@ -96,12 +96,7 @@ fn turn<'a>(session: &Session<'a>, m: usize, alive: &mut [bool], out: &mut Repai
     match removal {
         Some((action, reason)) => {
             alive[m] = false;
-            out.repairs.push(Repair {
-                message: m,
-                action,
-                reason,
-                path: None,
-            });
+            out.note(m, action, reason);
         }
         None => out.push_group(&[m], false),
     }
@@ -134,12 +129,11 @@ fn step<'a>(
         match class(msg) {
             Class::Said if !session.has_content(m) => {
                 alive[m] = false;
-                out.repairs.push(Repair {
-                    message: m,
-                    action: RepairAction::EmptyMessageRemoved,
-                    reason: RepairReason::NoContent,
-                    path: None,
-                });
+                out.note(
+                    m,
+                    RepairAction::EmptyMessageRemoved,
+                    RepairReason::NoContent,
+                );
             }
             Class::Call(family) => match &msg.tool_calls {
                 ToolCalls::Valid(ids) => {
@@ -221,12 +215,7 @@ fn step<'a>(
                 }
                 _ => RepairReason::NothingFollows,
             };
-            out.repairs.push(Repair {
-                message: m,
-                action: RepairAction::OrphanReasoningRemoved,
-                reason,
-                path: None,
-            });
+            out.note(m, RepairAction::OrphanReasoningRemoved, reason);
             continue;
         }
         followed = true;
