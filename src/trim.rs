@@ -19,7 +19,7 @@ use crate::error::{Error, ErrorCode};
 use crate::format::{Format, Out, Pricing};
 use crate::model::{Role, Session, UnitKind};
 use crate::raw::{Doc, Raw};
-use crate::report::{Limit, Report};
+use crate::report::{Limit, Report, Warning};
 use crate::request::TrimOptions;
 use crate::trimmer::{saturate, Tag, Trimmer};
 use serde_json::{Map, Value};
@@ -483,7 +483,7 @@ impl<'a> Trimmer<'a, '_> {
 
 /// A warning for every image of the input whose header is implausible (priced as the
 /// profile's largest typical image instead of what the header claims), with its path.
-fn implausible_images(session: &Session<'_>, format: Format) -> Vec<crate::report::Warning> {
+fn implausible_images(session: &Session<'_>, format: Format) -> Vec<Warning> {
     let mut warnings = Vec::new();
     // Mostly none: a look at the units alone (not at every message as well) tells.
     let any = session
@@ -501,24 +501,22 @@ fn implausible_images(session: &Session<'_>, format: Format) -> Vec<crate::repor
             let (true, Ok(info)) = (price.implausible, price.probe) else {
                 continue;
             };
-            let index = msg.physical.unwrap_or(0) as usize;
-            let part = unit.part.map(|p| p as usize);
-            let path = crate::format::unit_path(format, msg, unit);
-            warnings.push(crate::report::Warning {
-                code: "implausible_image",
-                index,
-                part,
-                message: format!(
-                    "{} header states {}×{} pixels, more than any real image of its payload's \
-                     size or any provider's limit; priced as the profile's largest typical \
-                     image, {} tokens",
-                    info.format,
-                    info.width,
-                    info.height,
-                    price.tokens.unwrap_or(0)
-                ),
-                path,
-            });
+            let message = format!(
+                "{} header states {}×{} pixels, more than any real image of its payload's size \
+                 or any provider's limit; priced as the profile's largest typical image, {} \
+                 tokens",
+                info.format,
+                info.width,
+                info.height,
+                price.tokens.unwrap_or(0)
+            );
+            warnings.push(Warning::of_unit(
+                "implausible_image",
+                format,
+                msg,
+                unit,
+                message,
+            ));
         }
     }
     warnings

@@ -265,6 +265,26 @@ pub struct Warning {
     pub message: String,
 }
 
+impl Warning {
+    /// A warning about `unit` of the logical message `msg`, at its path
+    /// ([`crate::format::unit_path`]).
+    pub(crate) fn of_unit(
+        code: &'static str,
+        format: Format,
+        msg: &crate::model::Message<'_>,
+        unit: &crate::model::Unit<'_>,
+        message: String,
+    ) -> Warning {
+        Warning {
+            code,
+            index: msg.physical.unwrap_or(0) as usize,
+            part: unit.part.map(|p| p as usize),
+            path: crate::format::unit_path(format, msg, unit),
+            message,
+        }
+    }
+}
+
 /// An `unreadable_file` warning for every document or audio part whose bytes the probe could
 /// not read (encrypted, damaged, an unknown format): priced by the conservative estimate of
 /// [`crate::profiles::files`].
@@ -286,18 +306,17 @@ pub(crate) fn file_warnings(session: &Session<'_>, format: Format) -> Vec<Warnin
             let Some((file, tokens)) = unreadable(unit) else {
                 continue;
             };
-            let part = unit.part.map(|p| p as usize);
-            let path = crate::format::unit_path(format, msg, unit);
-            warnings.push(Warning {
-                code: "unreadable_file",
-                index: msg.physical.unwrap_or(0) as usize,
-                part,
-                message: format!(
-                    "the file could not be read; priced conservatively: {}",
-                    describe_file(&file, tokens.unwrap_or(0))
-                ),
-                path,
-            });
+            let message = format!(
+                "the file could not be read; priced conservatively: {}",
+                describe_file(&file, tokens.unwrap_or(0))
+            );
+            warnings.push(Warning::of_unit(
+                "unreadable_file",
+                format,
+                msg,
+                unit,
+                message,
+            ));
         }
     }
     warnings
