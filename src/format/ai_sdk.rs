@@ -31,6 +31,7 @@
 //! output, counted as their text and priced by their pixels (pages, seconds) instead. Reasoning
 //! parts are never edited and stay with their message.
 
+use super::calls::CallIds;
 use super::units::{opaque, priced, string_unit, text_unit};
 use super::{message_path, role_token, Adapter, Pricing, Rebuilt, Traits, Words};
 use crate::error::Error;
@@ -47,7 +48,6 @@ use crate::tokens::Measure;
 mod approvals;
 mod rebuild;
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 pub struct AiSdk;
 
@@ -409,8 +409,7 @@ fn tool_calls_of<'a>(
     if calls.is_empty() {
         return (ToolCalls::None, base_meta);
     }
-    let mut ids: Vec<Cow<'a, str>> = Vec::with_capacity(calls.len());
-    let mut seen: Option<HashSet<Cow<'a, str>>> = None;
+    let mut ids = CallIds::with_capacity(calls.len());
     let mut malformed = None;
     let mut meta = base_meta;
     for (b, part, fields) in calls {
@@ -436,22 +435,13 @@ fn tool_calls_of<'a>(
             malformed = Some(bad(Malformed::NameNotString, &format!(".{name_key}")));
             continue;
         }
-        if ids.len() == 16 && seen.is_none() {
-            seen = Some(ids.iter().cloned().collect());
-        }
-        let duplicate = match &mut seen {
-            Some(seen) => !seen.insert(id.clone()),
-            None => ids.contains(&id),
-        };
-        if duplicate {
+        if !ids.add(id) {
             malformed = Some(bad(Malformed::DuplicateId, &format!(".{id_key}")));
-            continue;
         }
-        ids.push(id);
     }
     let tool_calls = match malformed {
         Some((why, path)) => ToolCalls::Malformed { why, path },
-        None => ToolCalls::Valid(ids),
+        None => ToolCalls::Valid(ids.into_vec()),
     };
     (tool_calls, meta)
 }

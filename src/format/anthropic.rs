@@ -19,6 +19,7 @@
 //! edited (they are signed). A `document` block is an attachment: when the budget forces it, its
 //! body goes last, leaving a text block that names it.
 
+use super::calls::CallIds;
 use super::parts::PartWriter;
 use super::units::{string_unit, text_unit};
 use super::write::{array, json_string, object_with, typed_text};
@@ -39,7 +40,6 @@ use crate::raw::{
 use crate::tokens::Measure;
 use serde_json::{json, Value};
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 pub struct Anthropic;
 
@@ -522,9 +522,7 @@ fn tool_calls_of<'a: 'c, 'c>(
     if calls.len() == 0 {
         return (ToolCalls::None, base_meta);
     }
-    let mut ids = Vec::with_capacity(calls.len());
-    // The ids so far: a few are compared; a hostile message of thousands is hashed.
-    let mut seen: Option<HashSet<Cow<'a, str>>> = None;
+    let mut ids = CallIds::with_capacity(calls.len());
     let mut malformed = None;
     let mut array_len = 2 + calls.len() as u64 - 1;
     for (b, call) in calls {
@@ -541,21 +539,13 @@ fn tool_calls_of<'a: 'c, 'c>(
             get(call, "input").is_some_and(|v| matches!(kind(v), Kind::Object | Kind::String));
         match id {
             Some(id) if !id.is_empty() => {
-                if ids.len() == 16 && seen.is_none() {
-                    seen = Some(ids.iter().cloned().collect());
-                }
-                let duplicate = match &mut seen {
-                    Some(seen) => !seen.insert(id.clone()),
-                    None => ids.contains(&id),
-                };
-                if duplicate {
+                // A later defect makes the calls malformed: the ids added then do not count.
+                if !ids.add(id) {
                     malformed = Some(bad(Malformed::DuplicateId, ".id"));
                 } else if !name_is_string {
                     malformed = Some(bad(Malformed::NameNotString, ".name"));
                 } else if !arguments_is_string {
                     malformed = Some(bad(Malformed::ArgumentsNotString, ".input"));
-                } else {
-                    ids.push(id);
                 }
             }
             _ => malformed = Some(bad(Malformed::IdMissing, ".id")),
@@ -570,7 +560,7 @@ fn tool_calls_of<'a: 'c, 'c>(
     meta.field("tool_calls", array_len);
     let tool_calls = match malformed {
         Some((why, path)) => ToolCalls::Malformed { why, path },
-        None => ToolCalls::Valid(ids),
+        None => ToolCalls::Valid(ids.into_vec()),
     };
     (tool_calls, meta.total())
 }

@@ -35,13 +35,10 @@
 //! kept with their content byte for byte, never edited. New parts (a placeholder, the repair
 //! note) are `{"text": ...}`, the same in both spellings.
 
-use super::units::string_unit;
+use super::units::{opaque, priced, string_unit};
 use super::{message_path, Adapter, Pricing, Rebuilt, Traits, Words};
 use crate::error::Error;
-use crate::model::{
-    Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
-    UnitKind,
-};
+use crate::model::{ContentShape, Malformed, Message, Origin, Role, Session, ToolCalls};
 use crate::pricing::ImageProfile;
 use crate::raw::{self, canonical_len, get, kind, object_len_without, Doc, Fields, Kind, Raw};
 use std::borrow::Cow;
@@ -621,14 +618,7 @@ fn split_response<'a>(
     };
     let name = get(&fields, "name").and_then(raw::string);
     let start = s.units.len() as u32;
-    s.units.push(Unit {
-        part: Some(p as u32),
-        sub: None,
-        kind: UnitKind::Other,
-        text: TextSource::None,
-        bytes: 0,
-        change: Change::Keep,
-    });
+    s.units.push(opaque(Some(p as u32), None, 0));
     let mut images_json = 0u64;
     let mut text_bytes_total = 0u64;
     if let Some(mut items) = get(&fields, "parts").and_then(|parts| doc.object_items(parts)) {
@@ -643,15 +633,7 @@ fn split_response<'a>(
                 } else if let Some(kind) = file_of(doc, inner, pricing, None) {
                     // A PDF or audio blob: priced by its pages or seconds, like an image.
                     images_json += canonical_len(item);
-                    let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-                    s.units.push(Unit {
-                        part: Some(p as u32),
-                        sub: Some(k),
-                        kind,
-                        text: TextSource::None,
-                        bytes,
-                        change: Change::Keep,
-                    });
+                    s.units.push(priced(Some(p as u32), Some(k), kind));
                 } else if let Some(kind) = image_of(doc, inner, pricing, None) {
                     let kind = kind.map_err(|(what, rest)| {
                         Error::invalid_request(
@@ -660,15 +642,7 @@ fn split_response<'a>(
                         )
                     })?;
                     images_json += canonical_len(item);
-                    let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-                    s.units.push(Unit {
-                        part: Some(p as u32),
-                        sub: Some(k),
-                        kind,
-                        text: TextSource::None,
-                        bytes,
-                        change: Change::Keep,
-                    });
+                    s.units.push(priced(Some(p as u32), Some(k), kind));
                 }
             }
             k += 1;

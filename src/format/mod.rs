@@ -9,6 +9,7 @@
 pub mod ai_sdk;
 pub mod anthropic;
 pub(crate) mod anthropic_cache;
+pub(crate) mod calls;
 pub mod gemini;
 pub(crate) mod inputs;
 pub(crate) mod merge;

@@ -1,19 +1,18 @@
 //! OpenAI Chat Completions messages (DESIGN §4): one logical message per message.
 
-use super::units::{string_unit, text_unit};
+use super::calls::CallIds;
+use super::units::{opaque, priced, string_unit, text_unit};
 use super::{
     fields_cost, message_path, reply_fields, role_token, Adapter, Edit, NewContent, NewPart, Out,
     Pricing, Rebuilt, Traits, Words,
 };
 use crate::error::Error;
 use crate::model::{
-    Change, ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit,
-    UnitKind,
+    Change, ContentShape, Malformed, Message, Origin, Role, Session, ToolCalls, Unit,
 };
 use crate::raw::{self, canonical_len, get, kind, Doc, Fields, Kind, MetaLen, Raw};
 use crate::tokens::Measure;
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 pub struct OpenAi;
 
@@ -256,15 +255,7 @@ fn split_part<'a>(
                 )
             })?;
             let kind = pricing.url(&url, detail.as_deref());
-            let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-            Ok(Unit {
-                part: part_index,
-                sub: None,
-                kind,
-                text: TextSource::None,
-                bytes,
-                change: Change::Keep,
-            })
+            Ok(priced(part_index, None, kind))
         }
         "file" | "input_audio" => {
             let inner = get(fields, part_type.as_ref()).and_then(|f| doc.fields(f));
@@ -291,24 +282,9 @@ fn split_part<'a>(
             };
             let Some(kind) = file.price(pricing) else {
                 // Not a PDF or audio (a text file): priced as written.
-                return Ok(Unit {
-                    part: part_index,
-                    sub: None,
-                    kind: UnitKind::Other,
-                    text: TextSource::None,
-                    bytes: canonical_len(part),
-                    change: Change::Keep,
-                });
+                return Ok(opaque(part_index, None, canonical_len(part)));
             };
-            let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-            Ok(Unit {
-                part: part_index,
-                sub: None,
-                kind,
-                text: TextSource::None,
-                bytes,
-                change: Change::Keep,
-            })
+            Ok(priced(part_index, None, kind))
         }
         other => {
             if let Some(format) = super::meant_for(other, "openai") {
@@ -320,14 +296,7 @@ fn split_part<'a>(
                     format!("{}.type", here()),
                 ));
             }
-            Ok(Unit {
-                part: part_index,
-                sub: None,
-                kind: UnitKind::Other,
-                text: TextSource::None,
-                bytes: canonical_len(part),
-                change: Change::Keep,
-            })
+            Ok(opaque(part_index, None, canonical_len(part)))
         }
     }
 }
@@ -358,9 +327,7 @@ fn check_tool_calls<'a>(
     calls: Raw<'a>,
     scratch: &mut Scratch<'a>,
 ) -> ToolCalls<'a> {
-    let mut ids: Vec<Cow<'a, str>> = Vec::new();
-    // A few calls are compared; a hostile message of thousands is hashed.
-    let mut seen: Option<HashSet<Cow<'a, str>>> = None;
+    let mut ids = CallIds::with_capacity(0);
     let Some(mut items) = doc.object_items(calls) else {
         return ToolCalls::Empty;
     };
@@ -378,14 +345,7 @@ fn check_tool_calls<'a>(
             Some(id) if !id.is_empty() => id,
             _ => return bad(Malformed::IdMissing, ".id"),
         };
-        if ids.len() == 16 && seen.is_none() {
-            seen = Some(ids.iter().cloned().collect());
-        }
-        let duplicate = match &mut seen {
-            Some(seen) => !seen.insert(id.clone()),
-            None => ids.contains(&id),
-        };
-        if duplicate {
+        if !ids.add(id) {
             return bad(Malformed::DuplicateId, ".id");
         }
         if get(fields, "type").and_then(raw::string).as_deref() != Some("function") {
@@ -402,13 +362,12 @@ fn check_tool_calls<'a>(
         if !is_string("arguments") {
             return bad(Malformed::ArgumentsNotString, ".function.arguments");
         }
-        ids.push(id);
         c += 1;
     }
     if ids.is_empty() {
         ToolCalls::Empty
     } else {
-        ToolCalls::Valid(ids)
+        ToolCalls::Valid(ids.into_vec())
     }
 }
 

@@ -27,7 +27,7 @@
 //! computer screenshot's price); every other item its compact JSON. `instructions` (request key
 //! `system`) costs `{"role":"system"}` plus its text.
 
-use super::units::{string_unit, text_unit};
+use super::units::{opaque, priced, string_unit, text_unit};
 use super::write::{array, json_string, object_with, typed_text};
 use super::{fields_cost, message_path, role_token, Adapter, Out, Pricing, Rebuilt, Traits, Words};
 use crate::error::Error;
@@ -428,14 +428,7 @@ fn split_output<'a>(
             } else {
                 canonical_len(o)
             };
-            s.units.push(Unit {
-                part: None,
-                sub: None,
-                kind: UnitKind::Other,
-                text: TextSource::None,
-                bytes,
-                change: Change::Keep,
-            });
+            s.units.push(opaque(None, None, bytes));
             ContentShape::Text
         }
     };
@@ -482,14 +475,6 @@ fn split_parts<'a>(
             ));
         }
         let part_index = Some(p as u32);
-        let opaque = |part: Raw<'a>| Unit {
-            part: part_index,
-            sub: None,
-            kind: UnitKind::Other,
-            text: TextSource::None,
-            bytes: canonical_len(part),
-            change: Change::Keep,
-        };
         let part_type = match get(fields, "type") {
             Some(t) if kind(t) == Kind::String => raw::decode(t),
             Some(_) => {
@@ -500,7 +485,7 @@ fn split_parts<'a>(
             }
             None if strict => return Err(Error::invalid_request("type is missing", here(".type"))),
             None => {
-                s.units.push(opaque(part));
+                s.units.push(opaque(part_index, None, canonical_len(part)));
                 p += 1;
                 continue;
             }
@@ -529,27 +514,11 @@ fn split_parts<'a>(
                         here(".image_url"),
                     )
                 })?;
-                let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-                Unit {
-                    part: part_index,
-                    sub: None,
-                    kind,
-                    text: TextSource::None,
-                    bytes,
-                    change: Change::Keep,
-                }
+                priced(part_index, None, kind)
             }
             "input_file" | "input_audio" if file_kind.is_some() => {
                 let kind = file_kind.expect("checked");
-                let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-                Unit {
-                    part: part_index,
-                    sub: None,
-                    kind,
-                    text: TextSource::None,
-                    bytes,
-                    change: Change::Keep,
-                }
+                priced(part_index, None, kind)
             }
             "input_file" => match get(fields, "file_data").filter(|v| kind(v) == Kind::String) {
                 Some(body) => {
@@ -569,7 +538,7 @@ fn split_parts<'a>(
                     }
                 }
                 // A file known by id or URL: what the provider reads is not here.
-                None => opaque(part),
+                None => opaque(part_index, None, canonical_len(part)),
             },
             other => {
                 if let Some(format) = super::meant_for(other, "responses") {
@@ -589,7 +558,7 @@ fn split_parts<'a>(
                         here(".type"),
                     ));
                 }
-                opaque(part)
+                opaque(part_index, None, canonical_len(part))
             }
         };
         s.units.push(unit);
