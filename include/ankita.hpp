@@ -27,6 +27,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "ankita.h"
 
@@ -360,6 +361,49 @@ inline result try_estimate_image_tokens(std::uint32_t width, std::uint32_t heigh
     std::string options;
     if (!detail::c_string(options_json, &options)) return detail::nul_byte("options_json");
     return detail::take(ankita_estimate_image_tokens(width, height, options.c_str()));
+}
+
+/**
+ * `ankita_trim_many`: trims a batch (a dataset) on `threads` threads (0: every core).
+ * `answers` receives one result a request, in order, each what `try_trim` answers for it (a
+ * bad request is its own error result, never the batch's); `defaults_json` (empty: none) is an
+ * object of request keys filling in the keys a request lacks. Returns the call's answer
+ * (`{"ok":true,"requests":N,"failed":K}`), or its error (bad defaults) with `answers` empty.
+ */
+inline result try_trim_many(const std::vector<std::string_view> &requests,
+                            std::vector<result> *answers, std::string_view defaults_json = {},
+                            std::size_t threads = 0) {
+    answers->clear();
+    std::string defaults;
+    if (!detail::c_string(defaults_json, &defaults)) return detail::nul_byte("defaults_json");
+    std::vector<const char *> texts;
+    std::vector<std::size_t> lens;
+    texts.reserve(requests.size());
+    lens.reserve(requests.size());
+    for (std::string_view request : requests) {
+        /* an empty view's data() may be null, which the C API reads as a missing request */
+        texts.push_back(request.data() != nullptr ? request.data() : "");
+        lens.push_back(request.size());
+    }
+    std::vector<char *> raw(requests.size(), nullptr);
+    result call = detail::take(ankita_trim_many(texts.data(), lens.data(), requests.size(),
+                                                defaults_json.empty() ? nullptr : defaults.c_str(),
+                                                threads, raw.data()));
+    answers->reserve(raw.size());
+    for (char *answer : raw) {
+        if (answer != nullptr) answers->push_back(detail::take(answer));
+    }
+    if (!call) answers->clear();
+    return call;
+}
+
+/** `try_trim_many`'s answers; throws the call's ankita::error (bad defaults). */
+inline std::vector<result> trim_many(const std::vector<std::string_view> &requests,
+                                     std::string_view defaults_json = {},
+                                     std::size_t threads = 0) {
+    std::vector<result> answers;
+    try_trim_many(requests, &answers, defaults_json, threads).value();
+    return answers;
 }
 
 /** Trims a request; returns the success's JSON text, throws ankita::error otherwise. */

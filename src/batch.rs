@@ -256,4 +256,23 @@ mod tests {
         }
         assert!(defaults_from_json("null").unwrap().is_empty());
     }
+
+    #[test]
+    fn a_bare_arrays_json_error_is_placed_in_the_callers_text() {
+        let bad = r#"[{"role": "user", "content": }]"#;
+        let answer = trim_one(bad, &[]);
+        assert_eq!(answer.error, Some(ErrorCode::InvalidJson));
+        // As the array alone reads: the column is the caller's, not the wrapped request's.
+        assert_eq!(answer.text, api::trim_json(bad), "{}", answer.text);
+        // Valid alone, one level too deep once wrapped: the depth error stands.
+        let deep = format!("{}{}", "[".repeat(127), "]".repeat(127));
+        assert!(api::trim_json(&deep).contains("invalid_request"));
+        let answer = trim_one(&deep, &[]);
+        assert_eq!(
+            answer.error,
+            Some(ErrorCode::InvalidJson),
+            "{}",
+            answer.text
+        );
+    }
 }

@@ -79,6 +79,11 @@ impl Spliced {
         matches!(self.undo, Undo::Appended { .. })
     }
 
+    /// Whether the caller's bare array was wrapped in a request object.
+    pub fn is_wrapped(&self) -> bool {
+        matches!(self.undo, Undo::Wrapped { .. })
+    }
+
     /// The caller's own text, as read.
     pub fn into_original(self) -> String {
         let mut text = self.text;
@@ -171,18 +176,24 @@ fn wrap(mut text: String, keys: &[Key]) -> Spliced {
     }
 }
 
-/// Calls `call` with `text` spliced; when the core finds the spliced object's text invalid
-/// JSON, calls it again with the caller's text as read, so the error's line and column are the
-/// caller's own.
+/// Calls `call` with `text` spliced; when the core finds the spliced text invalid JSON, calls
+/// it again with the caller's text as read, so the error's line and column are the caller's
+/// own. (A wrapped array that is valid JSON alone was one level too deep once wrapped: that
+/// error stands.)
 pub fn answer<T>(
     text: String,
     splice: &Splice<'_>,
     call: impl for<'t> Fn(&'t str) -> Result<T, crate::Error>,
 ) -> Result<T, crate::Error> {
+    use crate::ErrorCode::InvalidJson;
     let spliced = self::splice(text, splice);
     match call(spliced.text()) {
-        Err(e) if e.code == crate::ErrorCode::InvalidJson && spliced.is_appended() => {
-            call(&spliced.into_original())
+        Err(e) if e.code == InvalidJson && spliced.is_appended() => call(&spliced.into_original()),
+        Err(e) if e.code == InvalidJson && spliced.is_wrapped() => {
+            match call(&spliced.into_original()) {
+                Err(own) if own.code == InvalidJson => Err(own),
+                _ => Err(e),
+            }
         }
         answered => answered,
     }

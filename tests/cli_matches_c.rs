@@ -538,10 +538,17 @@ fn flags_in_batch_mode_fill_in_as_the_request_would() {
             &format!("{{{body},\"max_bytes\":20000,\"model\":\"gpt-4o\"}}"),
         ));
         lines.push(format!("[{messages}]"));
-        expected.push(through_c(
+        let wrapped = through_c(
             ankita_trim_n,
             &format!("{{{body},\"max_bytes\":20000,\"model\":\"gpt-4o\"}}"),
-        ));
+        );
+        // A bare array is read as {"messages": ARRAY}; its JSON errors are placed in the
+        // caller's own line.
+        expected.push(if wrapped.contains("\"invalid_json\"") {
+            through_c(ankita_trim_n, &format!("[{messages}]"))
+        } else {
+            wrapped
+        });
         lines.push(format!("{{{body},\"max_bytes\":6000}}"));
         expected.push(through_c(
             ankita_trim_n,

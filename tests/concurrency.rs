@@ -4,7 +4,7 @@
 
 use ankita::ffi::{
     ankita_estimate_image_tokens, ankita_probe_image, ankita_probe_image_with, ankita_sanitize,
-    ankita_string_free, ankita_trim, ankita_version,
+    ankita_string_free, ankita_trim, ankita_trim_many, ankita_version,
 };
 use base64::{engine::general_purpose::STANDARD, Engine};
 use serde_json::{json, Value};
@@ -28,6 +28,8 @@ enum Call {
     TrimBytes(Vec<u8>),
     Version,
     FreeNull,
+    /// A batch of trim requests through `ankita_trim_many` on this many threads.
+    Many(Vec<Option<CString>>, usize),
 }
 
 fn ptr(arg: &Option<CString>) -> *const c_char {
@@ -55,6 +57,24 @@ fn run(call: &Call) -> String {
                 let p = ankita_version();
                 assert_eq!(p, ankita_version(), "the version pointer is static");
                 CStr::from_ptr(p).to_str().unwrap().to_owned()
+            }
+            Call::Many(requests, threads) => {
+                let pointers: Vec<*const c_char> = requests.iter().map(ptr).collect();
+                let mut answers = vec![std::ptr::null_mut(); requests.len()];
+                let call = take(ankita_trim_many(
+                    pointers.as_ptr(),
+                    std::ptr::null(),
+                    requests.len(),
+                    std::ptr::null(),
+                    *threads,
+                    answers.as_mut_ptr(),
+                ));
+                let mut out = call;
+                for answer in answers {
+                    out.push('\n');
+                    out.push_str(&take(answer));
+                }
+                out
             }
             Call::FreeNull => {
                 ankita_string_free(std::ptr::null_mut());
@@ -164,6 +184,16 @@ fn calls() -> Vec<Call> {
     calls.push(Call::Probe(c("https://example.com/cat.png")));
     calls.push(Call::Version);
     calls.push(Call::FreeNull);
+    // The trim requests again as batches, on two threads and on every core, from every thread.
+    let batch: Vec<Option<CString>> = calls
+        .iter()
+        .filter_map(|call| match call {
+            Call::Trim(a) if a.is_some() => Some(a.clone()),
+            _ => None,
+        })
+        .collect();
+    calls.push(Call::Many(batch.clone(), 2));
+    calls.push(Call::Many(batch, 0));
     calls
 }
 
@@ -176,6 +206,7 @@ fn every_export_from_sixteen_threads_gives_the_single_threaded_answer() {
                 a.as_bytes().len() < 2_000
             }
             Call::ProbeWith(Some(a), _) => a.as_bytes().len() < 2_000,
+            Call::Many(..) => false,
             _ => true,
         });
     }
@@ -186,6 +217,15 @@ fn every_export_from_sixteen_threads_gives_the_single_threaded_answer() {
         assert_eq!(&run(call), answer);
         match call {
             Call::Version => assert_eq!(answer, env!("CARGO_PKG_VERSION")),
+            // A batch answers each request as ankita_trim does.
+            Call::Many(requests, _) => {
+                let mut lines = answer.split('\n');
+                let head = lines.next().unwrap();
+                assert!(head.starts_with("{\"ok\":true"), "{head}");
+                for (request, line) in requests.iter().zip(lines) {
+                    assert_eq!(line, run(&Call::Trim(request.clone())));
+                }
+            }
             Call::FreeNull => {}
             _ => {
                 let v: Value = serde_json::from_str(answer).unwrap();

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 static int failures = 0;
 
@@ -60,6 +61,45 @@ int main() {
         thrown = e.path() == "messages";
     }
     CHECK(thrown);
+
+    // trim_many: each answer is what trim answers for its request with the defaults filled in;
+    // a bad row is its own error, bad defaults the call's.
+    {
+        const std::string messages =
+            R"([{"role": "user", "content": "first"}, {"role": "assistant", "content": "ok"},)"
+            R"({"role": "user", "content": "second"}])";
+        const std::string with_defaults =
+            R"({"messages": )" + messages + R"(, "max_messages": 1, "model": "gpt-4o"})";
+        std::vector<std::string_view> rows = {messages, bad, request};
+        for (std::size_t threads : {std::size_t(1), std::size_t(2)}) {
+            std::vector<ankita::result> answers;
+            ankita::result call = ankita::try_trim_many(
+                rows, &answers, R"({"max_messages": 1, "model": "gpt-4o"})", threads);
+            CHECK(call.has_value());
+            CHECK(call.json().find("\"failed\":1") != std::string::npos);
+            CHECK(answers.size() == 3);
+            if (answers.size() == 3) {
+                CHECK(answers[0].json() == c_answer(ankita_trim(with_defaults.c_str())));
+                CHECK(!answers[1].has_value());
+                CHECK(answers[1].error().path() == "messages[0].content");
+                CHECK(answers[2].has_value());
+            }
+        }
+        CHECK(ankita::trim_many(rows).size() == 3);
+        std::vector<ankita::result> answers;
+        CHECK(!ankita::try_trim_many(rows, &answers, R"({"nope": 1})").has_value());
+        CHECK(answers.empty());
+        thrown = false;
+        try {
+            ankita::trim_many(rows, R"({"nope": 1})");
+        } catch (const ankita::error &e) {
+            thrown = e.code() == "invalid_request";
+        }
+        CHECK(thrown);
+        CHECK(ankita::try_trim_many(rows, &answers, std::string_view("{\0}", 3)).error().code() ==
+              "invalid_argument");
+        CHECK(ankita::trim_many({}).empty());
+    }
 
     // A session's trim() is the free trim's kind of value, and its answer.
     ankita::session s(R"({"model": "gpt-4o"})");
