@@ -1,9 +1,13 @@
-"""The README's examples run as doctests, so they cannot rot."""
+"""The README's examples run as doctests, and both READMEs' Python examples type-check, so they
+cannot rot."""
 
 from __future__ import annotations
 
 import doctest
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,3 +29,85 @@ def test_readme_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     )
     assert results.attempted >= 10
     assert results.failed == 0, f"{results.failed} README example(s) failed: see the output above"
+
+
+ROOT_README = Path(__file__).resolve().parents[3] / "README.md"
+BLOCK = re.compile(r"```(?:python|pycon)\n(.*?)```", re.S)
+
+# What the repository README's fragments take as given, typed as an application types it with
+# the SDKs: the name, the imports its type needs, and its declaration.
+GIVEN = {
+    "messages": (
+        "from openai.types.chat import ChatCompletionMessageParam",
+        "messages: list[ChatCompletionMessageParam] = []",
+    ),
+    "tools": (
+        "from openai.types.chat import ChatCompletionToolParam",
+        "tools: list[ChatCompletionToolParam] = []",
+    ),
+    "user_message": (
+        "from openai.types.chat import ChatCompletionMessageParam",
+        'user_message: ChatCompletionMessageParam = {"role": "user", "content": "Hi"}',
+    ),
+    "lines": ("", "lines: list[str] = []"),
+    "items": (
+        "from openai.types.responses import ResponseInputItemParam",
+        "items: list[ResponseInputItemParam] = []",
+    ),
+    "instructions": ("", 'instructions = "Be brief."'),
+    "contents": ("from google.genai import types", "contents: list[types.Content] = []"),
+    "system_instruction": (
+        "from google.genai import types",
+        'system_instruction = types.Content(role="user", parts=[types.Part(text="Be brief.")])',
+    ),
+}
+
+
+def given(code: str) -> str:
+    """The imports and declarations of the names a README fragment uses but does not define."""
+    lines = ["import ankita"]
+    for name, (imports, declaration) in GIVEN.items():
+        if re.search(rf"\b{name}\b", code) and not re.search(rf"^{name}\s*[:=]", code, re.M):
+            lines += [imports, declaration]
+    if re.search(r"\bclient\.", code):
+        if "generate_content" in code:
+            lines += ["from google import genai", 'client = genai.Client(api_key="unused")']
+        else:
+            lines += ["import openai", 'client = openai.OpenAI(api_key="unused")']
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def doctest_source(block: str) -> str:
+    """The code of a doctest block (its prompts' lines, without the prompts)."""
+    code = [line[4:] for line in block.splitlines() if line[:4] in (">>> ", "... ")]
+    code += [""] if code else []
+    return "\n".join(code)
+
+
+def test_readme_examples_type_check_strictly(tmp_path: Path) -> None:
+    """The Python examples of both READMEs pass ``mypy --strict`` against the installed package
+    and the real SDKs (openai, anthropic, google-genai, langchain-core, pydantic-ai): the
+    repository README's fragments each as a module of their own, after declarations of what
+    they take as given; this README's doctests as one module, in order, as doctest runs them
+    (a name is bound again from one example to the next, as in a session)."""
+    pytest.importorskip("mypy")
+    fragments = BLOCK.findall(ROOT_README.read_text(encoding="utf-8"))
+    assert len(fragments) >= 6
+    files = []
+    for k, code in enumerate(fragments):
+        path = tmp_path / f"repository_readme_{k}.py"
+        path.write_text(given(code) + code, encoding="utf-8")
+        files.append(str(path))
+    doctests = [doctest_source(b) for b in BLOCK.findall(README.read_text(encoding="utf-8"))]
+    assert sum(1 for d in doctests if d) >= 7
+    path = tmp_path / "python_readme.py"
+    path.write_text("# mypy: allow-redefinition\n" + "".join(doctests), encoding="utf-8")
+    files.append(str(path))
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *files],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -252,7 +252,7 @@ def count_tokens(
     tokenizer: Tokenizer | TokenizerFile | None = None,
     token_factor: float | None = None,
     format: MessageFormat | None = None,
-    system: str | Sequence[Any] | None = None,
+    system: object = None,
     image_profile: str | None = None,
     strict_model: bool | None = None,
 ) -> TokenCount:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping, Sequence
 from itertools import repeat
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from . import _ankita
 from ._ankita import TrimResult
@@ -36,6 +36,11 @@ _M = TypeVar("_M", bound=Mapping[str, Any])
 # (SDK objects included) and return the caller's object for each unchanged message.
 _MERGING_FORMATS = ("anthropic", "gemini")
 _O = TypeVar("_O")
+
+if TYPE_CHECKING:
+    # Gemini contents as google-genai types them (for type checkers only: ankita does not need
+    # google-genai; without it these names are Any).
+    from google.genai.types import ContentUnionDict as _GeminiContent
 
 
 def _dumped(obj: Any) -> Any:
@@ -124,6 +129,38 @@ def _restored(messages: list[Any], originals: dict[int, Any]) -> None:
             original = originals.get(id(message))
             if original is not None:
                 messages[i] = original
+
+
+# Gemini contents first: a ContentDict is a Mapping too, and Gemini's answer is typed as
+# google-genai's contents (what generate_content takes), not as the input's element type.
+@overload
+def trim(  # type: ignore[overload-overlap]
+    messages: Sequence[_GeminiContent],
+    *,
+    max_bytes: int | None = None,
+    context_tokens: int | None = None,
+    max_output_tokens: int | None = 0,
+    tools: Sequence[Any] | None = None,
+    memory: str | Sequence[str] | None = None,
+    overhead_bytes: int | None = 1024,
+    bytes_per_token: int | None = 4,
+    tokenizer: Tokenizer | TokenizerFile | None = None,
+    token_factor: float | None = None,
+    overhead_tokens: int | None = None,
+    clear_tool_results: bool | ClearToolResults | None = None,
+    max_messages: int | None = 40,
+    image_profile: str | None = "ankita",
+    on_image_overflow: OnImageOverflow | None = "placeholder",
+    model: str | None = None,
+    image_sizes: Mapping[str, Sequence[int]] | None = None,
+    format: Literal["gemini"],
+    system: str | _GeminiContent | Sequence[Any] | Mapping[str, Any] | None = None,
+    strict_model: bool | None = False,
+    fill: bool | None = True,
+    trim_to: float | None = None,
+    cut: int | None = None,
+    cache_breakpoint: bool | None = False,
+) -> TrimResult[_GeminiContent]: ...
 
 
 @overload
@@ -305,7 +342,7 @@ def count_tokens(
     tokenizer: Tokenizer | TokenizerFile | None = None,
     token_factor: float | None = None,
     format: MessageFormat | None = None,
-    system: str | Sequence[Any] | None = None,
+    system: str | _GeminiContent | Sequence[Any] | Mapping[str, Any] | None = None,
     image_profile: str | None = None,
     strict_model: bool | None = None,
 ) -> TokenCount:
