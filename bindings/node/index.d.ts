@@ -178,7 +178,7 @@ export interface TrimOptions {
    * cost counted; answered back as `TrimResult.system`. Only with `format: "anthropic"`,
    * `"responses"` or `"gemini"`.
    */
-  system?: System;
+  system?: SystemInput;
 }
 
 /** What text is counted in: bytes, or a public tokenizer's tokens. */
@@ -201,7 +201,7 @@ export interface CountOptions {
   token_factor?: number;
   image_profile?: ImageProfile;
   format?: MessageFormat;
-  system?: System;
+  system?: SystemInput;
 }
 
 /** What `countTokens` answers. */
@@ -311,6 +311,13 @@ export interface SystemBlock {
 
 /** The system prompt given outside the messages: Anthropic's or Gemini's. */
 export type System = string | readonly SystemBlock[] | GeminiSystemInstruction;
+
+/**
+ * What `system` takes: a {@link System}, or an SDK's own object of one (`@google/genai`'s
+ * `Content`, the anthropic SDK's blocks). `trim` is generic in it: `result.system` is the
+ * value given, typed as given, so it goes back to the SDK as it is.
+ */
+export type SystemInput = System | object;
 
 /** A Gemini media blob (`inlineData`); an `image/*` one is priced by its pixels. */
 export interface GeminiBlob {
@@ -574,7 +581,7 @@ export interface TrimReport {
  * such as openai's `ChatCompletionMessageParam` or Anthropic's `MessageParam` is kept), so the
  * messages go straight back to that SDK.
  */
-export interface TrimResult<M extends object = Message, S extends System = System> {
+export interface TrimResult<M extends object = Message, S extends SystemInput = System> {
   /** The messages to send, in order (new objects, parsed from the core's answer). */
   messages: M[];
   report: TrimReport;
@@ -688,13 +695,13 @@ export class AnkitaError extends Error {
  * package's `ModelMessage`) passes without a cast, and the result's
  * messages have that type again.
  */
-export function trim<M extends object = Message, S extends System = System>(
+export function trim<M extends object = Message, S extends SystemInput = System>(
   messages: readonly M[],
   options?: TrimOptions & { system?: S },
 ): TrimResult<M, S>;
 
 /** Like {@link trim}, with the native work on a worker thread. Rejects with an AnkitaError. */
-export function trimAsync<M extends object = Message, S extends System = System>(
+export function trimAsync<M extends object = Message, S extends SystemInput = System>(
   messages: readonly M[],
   options?: TrimOptions & { system?: S },
 ): Promise<TrimResult<M, S>>;
@@ -805,7 +812,7 @@ export function libraryPath(): string;
  * empty holds whatever messages are appended (the SDKs' own types included) and returns them
  * as given, so name it (`new Session<ChatCompletionMessageParam>(...)`) to have it checked.
  */
-export class Session<M extends object = any, S extends System = System> {
+export class Session<M extends object = any, S extends SystemInput = System> {
   /** `options`: the request keys of {@link trim}; `messages`, when given, are appended. */
   constructor(options?: TrimOptions & { system?: S; messages?: readonly M[] });
   /** Appends messages; returns how many the session holds. */
@@ -817,7 +824,7 @@ export class Session<M extends object = any, S extends System = System> {
   /** The messages held (a new array of the objects given), to save. */
   snapshot(): M[];
   /** A session holding `messages` (a snapshot, or what an app saved). */
-  static restore<M extends object = any, S extends System = System>(
+  static restore<M extends object = any, S extends SystemInput = System>(
     messages: readonly M[],
     options?: TrimOptions & { system?: S },
   ): Session<M, S>;

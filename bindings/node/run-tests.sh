@@ -28,5 +28,8 @@ npx --no-install prettier --check . </dev/null
 echo "== tsc (the typed example against index.d.ts)"
 npx --no-install tsc -p examples </dev/null
 
+echo "== tsc --strict on the READMEs' JavaScript examples"
+node examples/readme.mjs </dev/null
+
 echo "== node --test"
 node --test test/*.test.js </dev/null
