@@ -429,6 +429,20 @@ char *ankita_trim_many(const char *const *requests,
                        size_t threads,
                        char **answers);
 
+/**
+ * Describes every format: `{"ok": true, "default": "openai", "formats": [{"name",
+ * "takes_system", "merges_turns", "user_turn_first", "rebuilds_messages", "content_key",
+ * "plain": {"user", "model", "other_roles", "text_key", "text_parts", "extra_key",
+ * "extra_value"}}, ...]}`. `takes_system`: the system prompt is the request key `system`;
+ * `merges_turns`: adjacent turns of one role may come back merged; `rebuilds_messages`: a
+ * changed message comes back rebuilt whole, never as an edit of the caller's; `plain`: what a
+ * message a long history's tail request may leave out looks like (README, "Long histories").
+ *
+ * Ownership: the returned string is owned by the caller and must be released with
+ * `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+ */
+char *ankita_formats(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

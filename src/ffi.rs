@@ -14,7 +14,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 mod batch;
+mod contract;
 pub use batch::ankita_trim_many;
+pub use contract::ankita_formats;
 
 /// Every string the library returns is `[capacity: usize][text][NUL]` in one allocation of the
 /// text's exact size; the caller holds a pointer to the text, and [`ankita_string_free`] finds

@@ -75,6 +75,15 @@ static TRAITS: Traits = Traits {
         "reasoning",
     ],
     part_keys: &[],
+    rebuilds_messages: true,
+    plain: super::Plain {
+        user: "user",
+        model: "assistant",
+        other_roles: &["system"],
+        text_key: "content",
+        text_parts: false,
+        extra: None,
+    },
 };
 
 impl Adapter for AiSdk {

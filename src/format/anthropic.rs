@@ -68,6 +68,15 @@ static TRAITS: Traits = Traits {
         "image",
     ],
     part_keys: &[],
+    rebuilds_messages: true,
+    plain: super::Plain {
+        user: "user",
+        model: "assistant",
+        other_roles: &[],
+        text_key: "content",
+        text_parts: false,
+        extra: None,
+    },
 };
 
 impl Adapter for Anthropic {

@@ -78,6 +78,15 @@ static TRAITS: Traits = Traits {
         "function_response",
         "functionResponse",
     ],
+    rebuilds_messages: true,
+    plain: super::Plain {
+        user: "user",
+        model: "model",
+        other_roles: &[],
+        text_key: "parts",
+        text_parts: true,
+        extra: None,
+    },
 };
 
 impl Adapter for Gemini {

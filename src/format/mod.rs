@@ -10,6 +10,7 @@ pub mod ai_sdk;
 pub mod anthropic;
 pub(crate) mod anthropic_cache;
 pub(crate) mod calls;
+pub mod facts;
 pub mod gemini;
 pub(crate) mod inputs;
 pub(crate) mod merge;
@@ -29,6 +30,7 @@ use crate::probe::file::FileKind;
 use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
 use crate::repair::Repaired;
 use crate::tokens::Measure;
+pub use facts::{describe_formats, Plain};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -156,6 +158,14 @@ pub struct Traits {
     pub part_types: &'static [&'static str],
     /// Keys of a part without a `type` that no other format uses (Gemini's `inlineData`, …).
     pub part_keys: &'static [&'static str],
+    /// A changed message comes back rebuilt whole from what the core read ([`Out::New`]),
+    /// never as an edit of the caller's message ([`Out::Edited`], OpenAI chat): a front end
+    /// hands over whole messages (no header-only stand-ins of large images) and may hand over
+    /// SDK objects as they are.
+    pub rebuilds_messages: bool,
+    /// What a plain message looks like ([`Plain`]), for the light pass of a front end that
+    /// trims a long history from its newest messages.
+    pub plain: Plain,
 }
 
 /// The format a part of type `part_type` was meant for, when it is not the format `here`'s:

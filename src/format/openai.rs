@@ -34,6 +34,15 @@ static TRAITS: Traits = Traits {
     },
     part_types: &["image_url", "input_audio"],
     part_keys: &[],
+    rebuilds_messages: false,
+    plain: super::Plain {
+        user: "user",
+        model: "assistant",
+        other_roles: &["system", "developer"],
+        text_key: "content",
+        text_parts: false,
+        extra: Some(("name", None)),
+    },
 };
 
 impl Adapter for OpenAi {

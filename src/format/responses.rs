@@ -65,6 +65,15 @@ static TRAITS: Traits = Traits {
     },
     part_types: &["input_text", "input_image", "input_file", "output_text"],
     part_keys: &[],
+    rebuilds_messages: true,
+    plain: super::Plain {
+        user: "user",
+        model: "assistant",
+        other_roles: &["system", "developer"],
+        text_key: "content",
+        text_parts: false,
+        extra: Some(("type", Some("message"))),
+    },
 };
 
 /// Call item types, each answered by the output type of the same index in [`OUTPUTS`].

@@ -1,0 +1,31 @@
+//! The C entries that describe the contract itself: what each format is
+//! ([`crate::format::facts`]) and which request keys there are ([`crate::request::OPTIONS`]),
+//! for front ends that read these facts once instead of holding their own copies.
+
+use super::boundary;
+use serde_json::{json, Value};
+use std::ffi::c_char;
+
+/// Describes every format: `{"ok": true, "default": "openai", "formats": [{"name",
+/// "takes_system", "merges_turns", "user_turn_first", "rebuilds_messages", "content_key",
+/// "plain": {"user", "model", "other_roles", "text_key", "text_parts", "extra_key",
+/// "extra_value"}}, ...]}`. `takes_system`: the system prompt is the request key `system`;
+/// `merges_turns`: adjacent turns of one role may come back merged; `rebuilds_messages`: a
+/// changed message comes back rebuilt whole, never as an edit of the caller's; `plain`: what a
+/// message a long history's tail request may leave out looks like (README, "Long histories").
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+#[no_mangle]
+pub extern "C" fn ankita_formats() -> *mut c_char {
+    boundary(|| Ok(with_ok(crate::format::describe_formats())))
+}
+
+/// `{"ok": true}` followed by the fields of `value` (an object).
+fn with_ok(value: Value) -> Value {
+    let mut out = json!({"ok": true});
+    if let (Some(out), Value::Object(fields)) = (out.as_object_mut(), value) {
+        out.extend(fields);
+    }
+    out
+}
