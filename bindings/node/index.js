@@ -5,14 +5,15 @@
 // is parsed back; a failed answer becomes an AnkitaError.
 
 import { AnkitaError } from "./lib/error.js";
+import { takesSystem } from "./lib/formats.js";
 import { probeText, probeTextOfString, restoreOriginals, withStandIns } from "./lib/images.js";
 import { native } from "./lib/native.js";
 import {
   firstTail,
   planMessages,
-  SANITIZE_FORMATS,
-  sizedOf,
   sanitizeTailRequest,
+  sanitizesFromTail,
+  sizedOf,
   tailOf,
   tailRequest,
   tailStats,
@@ -372,7 +373,7 @@ export class Session {
     if (!made.handle) throw new AnkitaError("internal", "the native library made no session");
     this.#handle = made.handle;
     sessions.register(this, made.handle, this);
-    if (rest.system !== undefined && rest.format !== undefined && rest.format !== "openai") {
+    if (rest.system !== undefined && takesSystem(rest.format)) {
       this.#system = rest.system;
     }
     if (messages !== undefined) this.append(messages);
@@ -530,14 +531,14 @@ class TailTrim {
     rejectNonFinite(options);
     this.messages = copy && Array.isArray(messages) ? messages.slice() : messages;
     this.options = options;
-    this.format = options.format ?? "openai";
+    this.format = options.format;
     // A `window` of the caller's is not the core's: the whole request answers it.
     this.size = Object.hasOwn(options, "window") ? Infinity : firstTail(options);
     // Nothing limits the trim: the plain messages may be sent as their sizes (once).
     this.sized =
       this.size === Infinity &&
       !Object.hasOwn(options, "window") &&
-      SANITIZE_FORMATS.has(this.format) &&
+      sanitizesFromTail(this.format) &&
       windows(messages, options, 0);
   }
 
@@ -606,7 +607,7 @@ class TailTrim {
       messages: planMessages(this.messages, response.plan, request.originals),
       report: withDroppedMessages(response.report),
     };
-    if (this.options.system !== undefined && this.format !== "openai") {
+    if (this.options.system !== undefined && takesSystem(this.format)) {
       out.system = this.options.system;
     }
     return out;
@@ -637,7 +638,7 @@ class TailSanitize {
     this.call = Array.isArray(messages) && plain ? "sanitizeTail" : "sanitize";
     this.tail =
       this.call === "sanitizeTail" &&
-      SANITIZE_FORMATS.has(given.format ?? "openai") &&
+      sanitizesFromTail(given.format) &&
       messages.length > MIN_SANITIZE_TAIL;
     this.options = given.format === undefined ? {} : { format: given.format };
   }

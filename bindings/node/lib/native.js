@@ -119,6 +119,20 @@ export const stringStats = { released: 0 };
 export const sessionStats = { made: 0, freed: 0 };
 
 /**
+ * @typedef {{
+ *   default: string,
+ *   formats: {
+ *     name: string, takes_system: boolean, merges_turns: boolean, user_turn_first: boolean,
+ *     rebuilds_messages: boolean, content_key: string,
+ *     plain: {
+ *       user: string, model: string, other_roles: string[], text_key: string,
+ *       text_parts: boolean, extra_key: string | null, extra_value: string | null,
+ *     },
+ *   }[],
+ * }} FormatFacts what `ankita_formats` answers (but `ok`)
+ */
+
+/**
  * Loads the library once and declares its functions.
  *
  * @returns {{
@@ -126,7 +140,7 @@ export const sessionStats = { made: 0, freed: 0 };
  *   trim: Function, sanitize: Function, countTokens: Function, probeImage: Function, probeImageWith: Function,
  *   probeFile: Function,
  *   estimateImageTokens: Function, standInLen: Function, standInLenWith: Function,
- *   version: () => string,
+ *   version: () => string, formats: FormatFacts,
  * }}
  */
 export function native() {
@@ -188,6 +202,8 @@ export function native() {
     // Static string: a plain (non-disposable) type, never released.
     version: declare("const char *ankita_version(void)"),
   };
+  // What each format is (lib/formats.js), as the core states it: read once, here.
+  bound.formats = JSON.parse(declare("ankita_formats", AnkitaString, [])());
 
   // A batch (lib/batch.js): ankita_trim_many on a koffi worker thread. The answers come back
   // in an array of `count` library strings, each decoded and released here.

@@ -11,6 +11,7 @@
 // indices of the caller's messages returned as given), or asks for a longer tail; the last
 // resort is the whole history.
 
+import { formatFacts } from "./formats.js";
 import { restoreOriginals, withStandIns } from "./images.js";
 
 /** What stateless trims sent (for the tests): tails, tails widened, histories with their
@@ -42,68 +43,95 @@ const isText =
         !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 
 /**
- * A plain message's role, in a format whose messages are `{role, content}`: `roles` tells
- * the roles, `third` whether a third key is allowed.
+ * The plain-message reader of a format, from the core's description of its plain messages
+ * (`plain` of ankita_formats): a role among `user`, `model` and `other_roles`; the text at
+ * `text_key`, a non-empty string or (`text_parts`) a non-empty list of `{text}` parts with
+ * non-empty text; no other key but `extra_key` (any non-empty text, or `extra_value`).
  *
- * @param {(role: unknown) => boolean} roles
- * @param {(message: any) => boolean} third
+ * @param {import("./native.js").FormatFacts["formats"][number]["plain"]} facts
+ * @returns {(message: any) => string | null}
  */
-function contentPlain(roles, third) {
+function plainReader(facts) {
+  const roles = new Set([facts.user, facts.model, ...facts.other_roles]);
+  const key = facts.text_key;
+  const extra = facts.extra_key;
+  const value = facts.extra_value;
+  const extraFits =
+    extra === null
+      ? () => false
+      : value === null
+        ? (message) => isText(message[extra])
+        : (message) => message[extra] === value;
+  if (facts.text_parts) {
+    return (message) => {
+      if (message === null || typeof message !== "object") return null;
+      const role = message.role;
+      if (!roles.has(role)) return null;
+      const parts = message[key];
+      if (!Array.isArray(parts) || parts.length === 0 || keysUpTo(message, 2) !== 2) return null;
+      if (Array.isArray(message) || message.toJSON !== undefined) return null;
+      for (const part of parts) {
+        if (part === null || typeof part !== "object" || Array.isArray(part)) return null;
+        if (!isText(part.text) || keysUpTo(part, 1) !== 1 || part.toJSON !== undefined) {
+          return null;
+        }
+      }
+      return role;
+    };
+  }
   return (message) => {
     if (message === null || typeof message !== "object") return null;
     const role = message.role;
-    if (!roles(role) || !isText(message.content)) return null;
+    if (!roles.has(role) || !isText(message[key])) return null;
     const n = keysUpTo(message, 3);
     if (Array.isArray(message) || message.toJSON !== undefined) return null;
-    return n === 2 || (n === 3 && third(message)) ? role : null;
+    return n === 2 || (n === 3 && extraFits(message)) ? role : null;
   };
 }
 
-const none = () => false;
+/** Each format's plain-message reader, made when first needed. */
+const readers = new Map();
 
-/** Each format's plain-message reader (formats not listed are sent whole). */
-const PLAIN = {
-  openai: contentPlain(
-    (r) => r === "user" || r === "assistant" || r === "system" || r === "developer",
-    (m) => isText(m.name),
-  ),
-  responses: contentPlain(
-    (r) => r === "user" || r === "assistant" || r === "system" || r === "developer",
-    (m) => m.type === "message",
-  ),
-  anthropic: contentPlain((r) => r === "user" || r === "assistant", none),
-  "ai-sdk": contentPlain((r) => r === "user" || r === "assistant" || r === "system", none),
-  gemini: (message) => {
-    if (message === null || typeof message !== "object") return null;
-    const role = message.role;
-    if (role !== "user" && role !== "model") return null;
-    const parts = message.parts;
-    if (!Array.isArray(parts) || parts.length === 0 || keysUpTo(message, 2) !== 2) return null;
-    if (Array.isArray(message) || message.toJSON !== undefined) return null;
-    for (const part of parts) {
-      if (part === null || typeof part !== "object" || Array.isArray(part)) return null;
-      if (!isText(part.text) || keysUpTo(part, 1) !== 1 || part.toJSON !== undefined) {
-        return null;
-      }
-    }
-    return role;
-  },
-};
+/**
+ * The plain-message reader of the format `format` names, or null for a name no format has.
+ *
+ * @param {unknown} format
+ * @returns {((message: any) => string | null) | null}
+ */
+function readerOf(format) {
+  const facts = formatFacts(format);
+  if (facts === undefined) return null;
+  let reader = readers.get(facts.name);
+  if (reader === undefined) {
+    reader = plainReader(facts.plain);
+    readers.set(facts.name, reader);
+  }
+  return reader;
+}
 
 /**
  * The role of a plain message (a role and a non-empty string content, or in Gemini parts that
  * are each `{text}` with non-empty text; `name` besides in the OpenAI format, `type: "message"`
- * in Responses), or null.
+ * in Responses: as the core describes each format), or null.
  *
  * @param {unknown} message
  * @param {string} format
  * @returns {string | null}
  */
 export function plainRole(message, format) {
-  return PLAIN[format](message);
+  const reader = readerOf(format);
+  return reader === null ? null : reader(message);
 }
 
-const isTurn = (role) => role !== "assistant" && role !== "model";
+/**
+ * Whether a plain message of role `role` is not the model's.
+ *
+ * @param {string} format
+ */
+const isTurnOf = (format) => {
+  const model = formatFacts(format)?.plain.model;
+  return (role) => role !== model;
+};
 
 /**
  * The first tail of a history: twice `max_messages` (40 when not given) and some, 256 messages
@@ -130,11 +158,9 @@ export function firstTail(options) {
  * @param {number} size
  */
 export function windows(messages, options, size) {
-  const format = options.format ?? "openai";
   return (
     Array.isArray(messages) &&
-    typeof format === "string" &&
-    Object.hasOwn(PLAIN, format) &&
+    readerOf(options.format) !== null &&
     (options.clear_tool_results === undefined || options.clear_tool_results === null) &&
     messages.length >= size + MIN_BEFORE
   );
@@ -150,11 +176,12 @@ export function windows(messages, options, size) {
  */
 export function tailOf(messages, format, size) {
   const n = messages.length;
-  const plain = PLAIN[format];
+  const plain = readerOf(format);
+  const user = formatFacts(format).plain.user;
   // The tail starts on a plain user message.
   let from = n - size;
   const lowest = Math.max(1, from - size);
-  while (from >= lowest && plain(messages[from]) !== "user") from--;
+  while (from >= lowest && plain(messages[from]) !== user) from--;
   if (from < lowest) return null;
   return { from, earlier: olderRuns(messages, format, from), tail: messages.slice(from) };
 }
@@ -169,7 +196,8 @@ export function tailOf(messages, format, size) {
  * @param {string} format
  * @param {number} from
  */
-export function olderRuns(messages, format, from, plain = PLAIN[format]) {
+export function olderRuns(messages, format, from, plain = readerOf(format)) {
+  const isTurn = isTurnOf(format);
   const earlier = [];
   let run = null;
   const give = (i) => {
@@ -226,8 +254,8 @@ export function olderRuns(messages, format, from, plain = PLAIN[format]) {
  */
 export function sizedOf(messages, format) {
   const from = messages.length - 1;
-  if (from < MIN_BEFORE || !Object.hasOwn(PLAIN, format)) return null;
-  const loose = PLAIN[format];
+  const loose = readerOf(format);
+  if (from < MIN_BEFORE || loose === null) return null;
   // Only a role and a content: the core prices what it is told of.
   const plain = (message) => {
     const role = loose(message);
@@ -245,8 +273,15 @@ export function sizedOf(messages, format) {
   return { from, earlier, tail: [messages[from]], sizes };
 }
 
-/** The formats whose sanitize may leave plain messages out (those that merge no turns). */
-export const SANITIZE_FORMATS = new Set(["openai", "responses"]);
+/**
+ * Whether a sanitize in the format `format` names may leave plain messages out (a format that
+ * merges no turns).
+ *
+ * @param {unknown} format
+ */
+export function sanitizesFromTail(format) {
+  return formatFacts(format)?.merges_turns === false;
+}
 
 /**
  * The request of a sanitize of a long history: its last message, and of the older ones those
@@ -260,7 +295,7 @@ export function sanitizeTailRequest(messages, options, serialise) {
   const from = messages.length - 1;
   const tail = {
     from,
-    earlier: olderRuns(messages, options.format ?? "openai", from),
+    earlier: olderRuns(messages, options.format, from),
     tail: [messages[from]],
   };
   return tailRequest(options, tail, serialise);

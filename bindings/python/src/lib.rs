@@ -39,6 +39,7 @@ fn _ankita(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trim::sanitize, m)?)?;
     m.add_function(wrap_pyfunction!(trim::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(trim::sanitize_with_report, m)?)?;
+    m.add_function(wrap_pyfunction!(trim::formats, m)?)?;
     m.add_function(wrap_pyfunction!(probe::probe_image, m)?)?;
     m.add_function(wrap_pyfunction!(probe::probe_file, m)?)?;
     m.add_function(wrap_pyfunction!(api::estimate_image_tokens, m)?)?;

@@ -5,7 +5,7 @@
 use ankita::json::to_json_string;
 use ankita::session::TrimSession;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList};
 use serde_json::{Map, Value};
 
 use crate::convert::{items, message_to_value, to_value, Path};
@@ -32,7 +32,7 @@ pub struct Session {
     /// (an SDK object); changed messages are copies of these.
     sent: Vec<Py<PyAny>>,
     system: Py<PyAny>,
-    /// Large screenshots cross as header-only stand-ins (the OpenAI format).
+    /// Large screenshots cross as header-only stand-ins (formats that edit messages in place).
     stand_ins: bool,
     /// The ints of the reports' dropped messages, reused from trim to trim.
     dropped: DroppedRun,
@@ -49,7 +49,7 @@ impl Session {
     ) -> PyResult<Self> {
         let mut map = Map::new();
         let mut system = py.None();
-        let mut stand_ins = true;
+        let mut stand_ins = crate::trim::stand_ins(None);
         for (key, value) in options.iter().flat_map(|d| d.iter()) {
             let key = key.str()?.to_string();
             if value.is_none() {
@@ -59,7 +59,7 @@ impl Session {
                 system = value.clone().unbind();
             }
             if key == "format" {
-                stand_ins = value.cast::<PyString>().is_ok_and(|f| f == "openai");
+                stand_ins = crate::trim::stand_ins(Some(&value));
             }
             let json = to_value(&value, Path::Root(&key)).map_err(|e| to_py_err(py, &e))?;
             map.insert(key, json);

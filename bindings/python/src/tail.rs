@@ -7,37 +7,16 @@
 //! one; `None` here sends the whole history (as do short histories, and any error: the whole
 //! history's trim raises it, in its order).
 
+use ankita::format::Format;
 use ankita::tail::{TailPlan, TailRequest};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::{Map, Value};
+use std::ffi::{CStr, CString};
 
 use crate::convert::{message_to_value, request_text, to_value, Path};
 use crate::trim::{build_messages, trim_report_dict, without_gil};
-
-/// The formats whose plain messages may be left out (the others are sent whole).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Format {
-    OpenAi,
-    Responses,
-    Anthropic,
-    Gemini,
-    AiSdk,
-}
-
-impl Format {
-    fn of(name: &str) -> Option<Format> {
-        Some(match name {
-            "openai" => Format::OpenAi,
-            "responses" => Format::Responses,
-            "anthropic" => Format::Anthropic,
-            "gemini" => Format::Gemini,
-            "ai-sdk" => Format::AiSdk,
-            _ => return None,
-        })
-    }
-}
 
 /// A plain message's role: the user's, the model's, or another (system, developer).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -54,14 +33,18 @@ const MIN_BEFORE: usize = 64;
 /// pass runs once over every older message, so it reads the dicts through the C API: borrowed
 /// lookups, no reference counted, nothing allocated for ASCII text.
 struct Reader<'py> {
-    format: Format,
+    /// The format's plain messages, as the core describes them.
+    plain: &'static ankita::format::Plain,
+    /// Its roles and its extra key's one value, NUL-terminated for the C API.
+    user: CString,
+    model: CString,
+    others: Vec<CString>,
+    extra_value: Option<CString>,
     /// Interned keys and the name of `str.isascii`.
     role: Bound<'py, PyString>,
-    content: Bound<'py, PyString>,
-    parts: Bound<'py, PyString>,
+    text_key: Bound<'py, PyString>,
     text: Bound<'py, PyString>,
-    name: Bound<'py, PyString>,
-    kind: Bound<'py, PyString>,
+    extra_key: Option<Bound<'py, PyString>>,
     isascii: Bound<'py, PyString>,
 }
 
@@ -69,22 +52,27 @@ struct Reader<'py> {
 ///
 /// # Safety
 /// `text` is a live str.
-unsafe fn is(text: *mut ffi::PyObject, ascii: &std::ffi::CStr) -> bool {
+unsafe fn is(text: *mut ffi::PyObject, ascii: &CStr) -> bool {
     // SAFETY: forwarded; `ascii` is NUL-terminated ASCII.
     unsafe { ffi::PyUnicode_CompareWithASCIIString(text, ascii.as_ptr()) == 0 }
 }
 
 impl<'py> Reader<'py> {
     fn new(py: Python<'py>, format: Format) -> Reader<'py> {
+        let plain = &format.traits().plain;
         let key = |k: &str| PyString::intern(py, k);
+        // The core's names hold no NUL.
+        let c = |name: &str| CString::new(name).unwrap_or_default();
         Reader {
-            format,
+            plain,
+            user: c(plain.user),
+            model: c(plain.model),
+            others: plain.other_roles.iter().map(|r| c(r)).collect(),
+            extra_value: plain.extra.and_then(|(_, value)| value).map(c),
             role: key("role"),
-            content: key("content"),
-            parts: key("parts"),
+            text_key: key(plain.text_key),
             text: key("text"),
-            name: key("name"),
-            kind: key("type"),
+            extra_key: plain.extra.map(|(k, _)| key(k)),
             isascii: key("isascii"),
         }
     }
@@ -139,7 +127,6 @@ impl<'py> Reader<'py> {
 
     /// The role of a plain message, or `None`.
     fn plain(&self, message: &Bound<'py, PyAny>) -> Option<Plain> {
-        let format = self.format;
         let m = message.as_ptr();
         // SAFETY: `message` is alive for the call and the GIL is held; every object read is
         // borrowed from `message`, which is not changed meanwhile: only exact dicts, lists and
@@ -153,30 +140,26 @@ impl<'py> Reader<'py> {
             if role.is_null() || ffi::PyUnicode_CheckExact(role) == 0 {
                 return None;
             }
-            let role = if is(role, c"user") {
+            let role = if is(role, &self.user) {
                 Plain::User
-            } else if format == Format::Gemini {
-                is(role, c"model").then_some(Plain::Model)?
-            } else if is(role, c"assistant") {
+            } else if is(role, &self.model) {
                 Plain::Model
-            } else if format == Format::Anthropic {
-                return None;
-            } else if is(role, c"system") || (format != Format::AiSdk && is(role, c"developer")) {
+            } else if self.others.iter().any(|other| is(role, other)) {
                 Plain::Other
             } else {
                 return None;
             };
-            if format == Format::Gemini {
-                let parts = Self::get(m, &self.parts);
-                if n != 2 || parts.is_null() || ffi::PyList_CheckExact(parts) == 0 {
+            let text = Self::get(m, &self.text_key);
+            if self.plain.text_parts {
+                if n != 2 || text.is_null() || ffi::PyList_CheckExact(text) == 0 {
                     return None;
                 }
-                let len = ffi::PyList_Size(parts);
+                let len = ffi::PyList_Size(text);
                 if len <= 0 {
                     return None;
                 }
                 for k in 0..len {
-                    let part = ffi::PyList_GetItem(parts, k);
+                    let part = ffi::PyList_GetItem(text, k);
                     if part.is_null()
                         || ffi::PyDict_CheckExact(part) == 0
                         || ffi::PyDict_Size(part) != 1
@@ -189,20 +172,22 @@ impl<'py> Reader<'py> {
                 }
                 return Some(role);
             }
-            if !self.is_text(Self::get(m, &self.content)) {
+            if !self.is_text(text) {
                 return None;
             }
-            match n {
-                2 => Some(role),
-                3 if format == Format::OpenAi => {
-                    self.is_text(Self::get(m, &self.name)).then_some(role)
-                }
-                3 if format == Format::Responses => {
-                    let kind = Self::get(m, &self.kind);
-                    (!kind.is_null()
-                        && ffi::PyUnicode_CheckExact(kind) != 0
-                        && is(kind, c"message"))
-                    .then_some(role)
+            match (n, &self.extra_key) {
+                (2, _) => Some(role),
+                (3, Some(key)) => {
+                    let extra = Self::get(m, key);
+                    let fits = match &self.extra_value {
+                        None => self.is_text(extra),
+                        Some(value) => {
+                            !extra.is_null()
+                                && ffi::PyUnicode_CheckExact(extra) != 0
+                                && is(extra, value)
+                        }
+                    };
+                    fits.then_some(role)
                 }
                 _ => None,
             }
@@ -312,16 +297,15 @@ pub(crate) fn trim_from_tail<'py>(
     options: &Map<String, Value>,
     stand_ins: bool,
 ) -> PyResult<Option<(Bound<'py, PyList>, Bound<'py, PyDict>)>> {
-    let name = match options.get("format") {
-        None | Some(Value::Null) => "openai",
-        Some(Value::String(name)) => name.as_str(),
+    let format = match options.get("format") {
+        None | Some(Value::Null) => Some(Format::default()),
+        Some(Value::String(name)) => Format::from_name(name),
         Some(_) => return Ok(None),
     };
     let clears = options
         .get("clear_tool_results")
         .is_some_and(|v| !v.is_null());
-    let (Some(format), Some(mut size), false) = (Format::of(name), first_tail(options), clears)
-    else {
+    let (Some(format), Some(mut size), false) = (format, first_tail(options), clears) else {
         return Ok(None);
     };
     let reader = Reader::new(py, format);

@@ -6,6 +6,7 @@
 //! A long history is read from its newest messages (`tail.rs`).
 
 use ankita::api::SanitizeRequest;
+use ankita::format::Format;
 use ankita::{Error, NewContent, NewPart, Out, Request};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString};
@@ -169,12 +170,12 @@ pub fn trim<'py>(
         ("strict_model", strict_model),
         ("fill", fill),
     ];
-    // Messages of formats that merge turns may come back rebuilt from the text the core
-    // reads: they must be the whole messages, not header-only stand-ins.
-    let merging = format.is_some_and(|f| f.cast::<PyString>().is_ok_and(|f| f != "openai"));
+    // Messages of formats that rebuild them come back written from the text the core reads:
+    // they must be the whole messages, not header-only stand-ins.
+    let stand_ins = stand_ins(format);
     let run = || -> Result<(Vec<Bound<'py, PyAny>>, String), Error> {
         let originals = items(messages, "messages")?;
-        let values = message_values(&originals, !merging)?;
+        let values = message_values(&originals, stand_ins)?;
         let mut request = Map::new();
         request.insert("messages".into(), Value::Array(values));
         for (key, value) in given {
@@ -199,7 +200,7 @@ pub fn trim<'py>(
         crate::tail::options_map(&given, unknown),
     ) {
         if let Some((list, report)) =
-            crate::tail::trim_from_tail(py, &originals, &options, !merging)?
+            crate::tail::trim_from_tail(py, &originals, &options, stand_ins)?
         {
             return Ok(TrimResult {
                 messages: list.unbind(),
@@ -388,10 +389,10 @@ fn sanitized<'py>(
     messages: &Bound<'py, PyAny>,
     format: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
-    let merging = format.is_some_and(|f| f.cast::<PyString>().is_ok_and(|f| f != "openai"));
+    let stand_ins = stand_ins(format);
     let run = || -> Result<(Vec<Bound<'py, PyAny>>, String), Error> {
         let originals = items(messages, "messages")?;
-        let values = message_values(&originals, !merging)?;
+        let values = message_values(&originals, stand_ins)?;
         let mut request = Map::new();
         request.insert("messages".into(), Value::Array(values));
         if let Some(format) = format.filter(|f| !f.is_none()) {
@@ -406,6 +407,29 @@ fn sanitized<'py>(
         build_messages(py, &originals, &plan.messages)?,
         report_dict(py, &plan.report.repairs_json_string())?,
     ))
+}
+
+/// The format a `format` keyword names (`None`: the default); `None` for a name no format has
+/// or a value that is not a str (the core answers those).
+pub(crate) fn format_named(format: Option<&Bound<'_, PyAny>>) -> Option<Format> {
+    match format.filter(|f| !f.is_none()) {
+        None => Some(Format::default()),
+        Some(f) => Format::from_name(&f.cast::<PyString>().ok()?.to_cow().ok()?),
+    }
+}
+
+/// Whether large screenshots may cross as header-only stand-ins (`standins.rs`): only when the
+/// format edits the caller's messages, never rebuilds one from what the core read.
+pub(crate) fn stand_ins(format: Option<&Bound<'_, PyAny>>) -> bool {
+    format_named(format).is_some_and(|f| !f.traits().rebuilds_messages)
+}
+
+/// Every format's facts (`ankita.format::describe_formats`): `{"default": name, "formats":
+/// [{"name", "takes_system", "merges_turns", "rebuilds_messages", "plain", ...}]}`, read by the
+/// Python package instead of a list of format names of its own.
+#[pyfunction]
+pub fn formats(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    to_py(py, &ankita::format::describe_formats())
 }
 
 /// The messages as JSON values for planning; with `stand_ins`, large screenshots are read as

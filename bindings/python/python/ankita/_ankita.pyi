@@ -271,6 +271,11 @@ def sanitize_with_report(
 ) -> tuple[list[_M], SanitizeReport]:
     """Like ``sanitize``, but also returns the report: ``(messages, {"repaired": [...]})``."""
 
+def formats() -> dict[str, Any]:
+    """Every format's facts, as the core states them: ``{"default": name, "formats": [{"name",
+    "takes_system", "merges_turns", "user_turn_first", "rebuilds_messages", "content_key",
+    "plain"}, ...]}``."""
+
 def probe_image(
     data: str | bytes | bytearray,
     *,

@@ -27,14 +27,19 @@ from ._types import (
     TokenizerFile,
 )
 
-# Formats whose changed messages the core rebuilds whole (new dicts): the native functions
-# take SDK objects as they are and return them for unchanged messages.
-_REBUILT_FORMATS = ("anthropic", "responses")
+# The core's facts of every format (`format::facts`): no list of format names here.
+_FORMATS = _ankita.formats()
+# Formats whose changed messages the core rebuilds whole (new dicts, merged or not): the
+# native functions take SDK objects as they are and return them for unchanged messages.
+_REBUILT_FORMATS = frozenset(f["name"] for f in _FORMATS["formats"] if f["rebuilds_messages"])
+
+
+def _rebuilds(format: Any) -> bool:
+    """Whether the format ``format`` names (None: the default) rebuilds changed messages."""
+    return (_FORMATS["default"] if format is None else format) in _REBUILT_FORMATS
+
 
 _M = TypeVar("_M", bound=Mapping[str, Any])
-# Formats whose messages may come back merged: the native functions take them as they are
-# (SDK objects included) and return the caller's object for each unchanged message.
-_MERGING_FORMATS = ("anthropic", "gemini")
 _O = TypeVar("_O")
 
 if TYPE_CHECKING:
@@ -183,7 +188,7 @@ def trim(
     on_image_overflow: OnImageOverflow | None = "placeholder",
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
-    format: MessageFormat | None = "openai",
+    format: MessageFormat | None = None,
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
     fill: bool | None = True,
@@ -213,7 +218,7 @@ def trim(
     on_image_overflow: OnImageOverflow | None = "placeholder",
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
-    format: MessageFormat | None = "openai",
+    format: MessageFormat | None = None,
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
     fill: bool | None = True,
@@ -278,7 +283,7 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
     ImageOverflow; all are AnkitaError, a ValueError. The GIL is released while the plan is
     computed, so threads can trim at the same time.
     """
-    if options.get("format") in _REBUILT_FORMATS:
+    if _rebuilds(options.get("format")):
         return _ankita.trim(messages, **options)
     sent, originals = _prepared(messages)
     result: TrimResult[Any] = _ankita.trim(sent, **options)
@@ -327,7 +332,7 @@ def sanitize_with_report(
     messages: Sequence[Any], *, format: MessageFormat | None = None
 ) -> tuple[list[Any], SanitizeReport]:
     """Like ``sanitize``, but also returns the report: ``(messages, {"repaired": [...]})``."""
-    if format in _REBUILT_FORMATS:
+    if _rebuilds(format):
         return _ankita.sanitize_with_report(messages, format=format)
     sent, originals = _prepared(messages)
     repaired, report = _ankita.sanitize_with_report(sent, format=format)
