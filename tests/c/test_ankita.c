@@ -231,6 +231,19 @@ static void test_version(void) {
     CHECK(v != NULL && strlen(v) >= 5 && strchr(v, '.') != NULL, "version %s", v ? v : "(null)");
 }
 
+static void test_formats(void) {
+    char *r = ankita_formats();
+    CHECK(r && strncmp(r, "{\"ok\":true,\"default\":\"openai\",\"formats\":[", 41) == 0, "%s", r);
+    CHECK(r && strstr(r, "{\"name\":\"anthropic\",\"takes_system\":true,\"merges_turns\":true,") != NULL,
+          "%s", r);
+    CHECK(r && strstr(r, "\"name\":\"openai\",\"takes_system\":false,\"merges_turns\":false,"
+                         "\"user_turn_first\":false,\"rebuilds_messages\":false,") != NULL,
+          "%s", r);
+    CHECK(r && strstr(r, "\"text_key\":\"parts\",\"text_parts\":true") != NULL, "%s", r);
+    CHECK(r && strstr(r, "\"name\":\"ai-sdk\"") != NULL, "%s", r);
+    ankita_string_free(r);
+}
+
 /* Takes a library string, checks it equals `expected`, and frees it. */
 static void expect_string(char *got, const char *expected, const char *what) {
     CHECK(got != NULL && strcmp(got, expected) == 0, "%s:\n  got      %s\n  expected %s", what,
@@ -356,6 +369,7 @@ static void test_trim_many(void) {
 
 int main(void) {
     test_version();
+    test_formats();
     test_probe();
     test_bad_arguments();
     test_trim_and_sanitize();

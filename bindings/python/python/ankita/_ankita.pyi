@@ -29,6 +29,7 @@ __all__ = [
     "__version__",
     "count_tokens",
     "estimate_image_tokens",
+    "formats",
     "probe_file",
     "probe_image",
     "sanitize",
