@@ -269,7 +269,7 @@ fn listed_after(text: &str, anchor: &str, names: &[&str]) -> Vec<String> {
         .find(anchor)
         .unwrap_or_else(|| panic!("{anchor} is not in the file"));
     let rest = &text[at + anchor.len()..];
-    let end = rest.find(|c| c == ']' || c == ';').unwrap_or(rest.len());
+    let end = rest.find([']', ';']).unwrap_or(rest.len());
     let (literals, _) = lex(&rest[..end], Lang::Python);
     let listed: Vec<String> = literals.into_iter().map(|l| l.text).collect();
     assert!(
