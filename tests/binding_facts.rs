@@ -2,7 +2,9 @@
 //! compares anything against a format's name (they read the core's facts, `format::facts`,
 //! through the Python binding's link to the core or `ankita_formats`). The scan reads each
 //! file's code without its comments and docstrings and fails on every string literal that is
-//! a format's name, and on every object key in JavaScript that is one (a per-format table).
+//! a format's name, and on every object key in JavaScript that is one (a per-format table);
+//! only the value given to a `format` keyword or key (`format="ai-sdk"`: a front end that
+//! speaks one format, not a branch on one) is no comparison.
 //! The type declarations that list the names (`MessageFormat`, `Format` in index.d.ts) must
 //! list exactly the core's formats.
 
@@ -21,6 +23,8 @@ enum Lang {
 struct Literal {
     text: String,
     line: usize,
+    /// The code right before it, white space left out (`format=`, `f!=`).
+    before: String,
 }
 
 /// The string literals of `source`, and the code with every comment, docstring and literal
@@ -119,9 +123,14 @@ fn lex(source: &str, lang: Lang) -> (Vec<Literal>, String) {
                 }
                 k += 1;
             }
+            let before: String = chars[i.saturating_sub(24)..i]
+                .iter()
+                .filter(|c| !c.is_whitespace())
+                .collect();
             literals.push(Literal {
                 text,
                 line: start_line,
+                before,
             });
             code.push_str("\"\"");
             i = k + close.chars().count();
@@ -144,6 +153,10 @@ fn format_names_in(source: &str, lang: Lang, names: &[&str]) -> Vec<(usize, Stri
     let mut found: Vec<(usize, String)> = literals
         .iter()
         .filter(|l| names.contains(&l.text.as_str()))
+        .filter(|l| {
+            let given = ["format=", "format:", "\"format\":", "'format':"];
+            !given.iter().any(|g| l.before.ends_with(g))
+        })
         .map(|l| (l.line, format!("the string {:?}", l.text)))
         .collect();
     if lang == Lang::JavaScript {
@@ -250,10 +263,13 @@ fn the_scan_finds_format_names_in_code_only() {
         [3, 4],
         "{found:?}"
     );
-    let python = "\"\"\"format=\"gemini\" docs\"\"\"\n_REBUILT = ('anthropic', \"responses\")  # \"openai\"\nF = Literal[\"openai\"]\n";
+    let python = "\"\"\"format=\"gemini\" docs\"\"\"\n_REBUILT = ('anthropic', \"responses\")  # \"openai\"\nF = Literal[\"openai\"]\ntrim(m, format=\"ai-sdk\")\nif format == \"ai-sdk\": pass\n";
     let found = format_names_in(python, Lang::Python, &names);
-    assert_eq!(found.len(), 2, "{found:?}");
-    assert!(found.iter().all(|(l, _)| *l == 2));
+    assert_eq!(
+        found.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+        [2, 2, 5],
+        "{found:?}"
+    );
     let js = "// openai: no\nconst PLAIN = {\n  openai: read,\n  \"ai-sdk\": read,\n};\nx.gemini: 1;\nconst s = `${a}gemini`; f(format ?? \"openai\");\n";
     let found = format_names_in(js, Lang::JavaScript, &names);
     assert_eq!(
