@@ -125,6 +125,64 @@ impl<'py> Reader<'py> {
         }
     }
 
+    /// The role of a plain message with no key but its role and text, and its role's name and
+    /// text's UTF-8 length (what `window.sizes` gives of a message left out); `None` else.
+    fn sized(&self, message: &Bound<'py, PyAny>) -> Option<(Plain, &'static str, usize)> {
+        let role = self.plain(message)?;
+        let m = message.as_ptr();
+        // SAFETY: as in `plain`: an exact dict (plain read it), borrowed reads, the GIL held.
+        unsafe {
+            if ffi::PyDict_Size(m) != 2 || self.plain.text_parts {
+                return None;
+            }
+            let name = match role {
+                Plain::User => self.plain.user,
+                Plain::Model => self.plain.model,
+                Plain::Other => {
+                    let written = Self::get(m, &self.role);
+                    let k = self.others.iter().position(|other| is(written, other))?;
+                    self.plain.other_roles[k]
+                }
+            };
+            let text = Self::get(m, &self.text_key);
+            Some((role, name, self.utf8_len(text)?))
+        }
+    }
+
+    /// The UTF-8 length of the str `text`: its length when it is ASCII, else its encoding's.
+    ///
+    /// # Safety
+    /// `text` is a live exact str, the GIL held.
+    unsafe fn utf8_len(&self, text: *mut ffi::PyObject) -> Option<usize> {
+        // SAFETY: forwarded.
+        unsafe {
+            let ascii = ffi::PyObject_CallMethodObjArgs(
+                text,
+                self.isascii.as_ptr(),
+                std::ptr::null_mut::<ffi::PyObject>(),
+            );
+            if ascii.is_null() {
+                ffi::PyErr_Clear();
+                return None;
+            }
+            let yes = ascii == ffi::Py_True();
+            ffi::Py_DecRef(ascii);
+            let len = if yes {
+                ffi::PyUnicode_GetLength(text)
+            } else {
+                let bytes = ffi::PyUnicode_AsUTF8String(text);
+                if bytes.is_null() {
+                    ffi::PyErr_Clear();
+                    return None;
+                }
+                let len = ffi::PyBytes_Size(bytes);
+                ffi::Py_DecRef(bytes);
+                len
+            };
+            usize::try_from(len).ok()
+        }
+    }
+
     /// The role of a plain message, or `None`.
     fn plain(&self, message: &Bound<'py, PyAny>) -> Option<Plain> {
         let m = message.as_ptr();
@@ -213,6 +271,19 @@ fn tail_of<'py>(messages: &[Bound<'py, PyAny>], reader: &Reader<'py>, size: usiz
         }
         from -= 1;
     }
+    Some(Tail {
+        from,
+        earlier: older(messages, |m| reader.plain(m), from),
+    })
+}
+
+/// The older messages given before `from`, as runs `(start, indices)`: message 0, every
+/// message `plain` does not read, and of each run of plain ones its ends (see `tail_of`).
+fn older<'py>(
+    messages: &[Bound<'py, PyAny>],
+    plain: impl Fn(&Bound<'py, PyAny>) -> Option<Plain>,
+    from: usize,
+) -> Vec<(usize, Vec<usize>)> {
     let mut earlier: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut give = |i: usize| match earlier.last_mut() {
         Some((start, run)) if *start + run.len() == i => run.push(i),
@@ -221,7 +292,7 @@ fn tail_of<'py>(messages: &[Bound<'py, PyAny>], reader: &Reader<'py>, size: usiz
     give(0);
     let mut i = 1;
     while i < from {
-        let Some(role) = reader.plain(&messages[i]) else {
+        let Some(role) = plain(&messages[i]) else {
             give(i);
             i += 1;
             continue;
@@ -230,7 +301,7 @@ fn tail_of<'py>(messages: &[Bound<'py, PyAny>], reader: &Reader<'py>, size: usiz
         // not the model's when neither is (a gap is bounded by one); all of them when none is.
         let (mut end, mut last, mut turn) = (i + 1, role, (role != Plain::Model).then_some(i));
         while end < from {
-            let Some(next) = reader.plain(&messages[end]) else {
+            let Some(next) = plain(&messages[end]) else {
                 break;
             };
             if turn.is_none() && next != Plain::Model {
@@ -251,7 +322,7 @@ fn tail_of<'py>(messages: &[Bound<'py, PyAny>], reader: &Reader<'py>, size: usiz
         }
         i = end;
     }
-    Some(Tail { from, earlier })
+    earlier
 }
 
 /// The first tail: twice `max_messages` (40 when not given) and some; 256 messages with a
@@ -266,6 +337,62 @@ fn first_tail(options: &Map<String, Value>) -> Option<usize> {
         },
         Some(Value::Null) if !given("max_bytes") && !given("context_tokens") => None,
         Some(_) => Some(256),
+    }
+}
+
+/// The trim of `messages` that nothing limits, in a format that merges no turns: the last
+/// message, the older ones the answer may depend on, and of the plain ones left out their role
+/// and text's UTF-8 length (`window.sizes`): the core keeps them as given and prices them.
+/// `None`: send the whole history (a short one, tokens, a format that merges turns, an error).
+fn trim_sized<'py>(
+    py: Python<'py>,
+    messages: &[Bound<'py, PyAny>],
+    options: &Map<String, Value>,
+    format: Format,
+    value: &dyn Fn(usize) -> Option<Value>,
+) -> PyResult<Option<(Bound<'py, PyList>, Bound<'py, PyDict>)>> {
+    let n = messages.len();
+    if format.traits().merges_turns || n <= MIN_BEFORE {
+        return Ok(None);
+    }
+    let reader = Reader::new(py, format);
+    let from = n - 1;
+    let mut sizes = Vec::new();
+    let earlier = older(messages, |m| reader.sized(m).map(|(role, _, _)| role), from);
+    let mut runs = Vec::with_capacity(earlier.len());
+    for (k, (start, run)) in earlier.iter().enumerate() {
+        let end = start + run.len();
+        let next = earlier.get(k + 1).map_or(from, |(s, _)| *s);
+        for message in &messages[end..next] {
+            let Some((_, role, len)) = reader.sized(message) else {
+                return Ok(None);
+            };
+            sizes.push(Value::from(role));
+            sizes.push(Value::from(len));
+        }
+        let run: Option<Vec<Value>> = run.iter().map(|&i| value(i)).collect();
+        let Some(run) = run else {
+            return Ok(None);
+        };
+        runs.push(Value::Array(vec![(*start).into(), Value::Array(run)]));
+    }
+    let Some(last) = value(from) else {
+        return Ok(None);
+    };
+    let mut request = options.clone();
+    request.insert("messages".into(), Value::Array(vec![last]));
+    let mut window = Map::new();
+    window.insert("from".into(), from.into());
+    window.insert("earlier".into(), Value::Array(runs));
+    window.insert("sizes".into(), Value::Array(sizes));
+    request.insert("window".into(), Value::Object(window));
+    let text = request_text(&Value::Object(request));
+    match without_gil(py, || TailRequest::parse(&text)?.plan()) {
+        Ok(TailPlan::Plan(plan)) => {
+            let list = build_messages(py, messages, &plan.messages)?;
+            Ok(Some((list, trim_report_dict(py, &plan.report)?)))
+        }
+        _ => Ok(None),
     }
 }
 
@@ -305,12 +432,16 @@ pub(crate) fn trim_from_tail<'py>(
     let clears = options
         .get("clear_tool_results")
         .is_some_and(|v| !v.is_null());
-    let (Some(format), Some(mut size), false) = (format, first_tail(options), clears) else {
+    let (Some(format), false) = (format, clears) else {
         return Ok(None);
     };
-    let reader = Reader::new(py, format);
     let root = Path::Root("messages");
     let value = |i: usize| message_to_value(&messages[i], Path::Index(&root, i), stand_ins).ok();
+    let Some(mut size) = first_tail(options) else {
+        // Nothing limits the trim: every message is kept and priced.
+        return trim_sized(py, messages, options, format, &value);
+    };
+    let reader = Reader::new(py, format);
     while messages.len() >= size.saturating_add(MIN_BEFORE) {
         let Some(tail) = tail_of(messages, &reader, size) else {
             size = size.saturating_mul(4);

@@ -202,6 +202,8 @@ OPTIONS: list[dict[str, Any]] = [
     {"max_bytes": 5000, "fill": False},
     {"context_tokens": 3000},
     {"context_tokens": 6000, "tokenizer": "bytes"},
+    {"max_messages": None},
+    {"max_messages": None, "bytes_per_token": 3},
 ]
 
 MODELS = {
@@ -271,6 +273,24 @@ def test_trim_from_the_tail_answers_the_whole_historys_trim(fmt: str) -> None:
                 given = {id(m) for m in messages}
                 same = [m for m in result.messages if id(m) in given]
                 assert len(same) * 2 >= len(result.messages), (seed, options)
+
+
+def test_keeping_everything_prices_old_plain_messages_as_the_whole_history() -> None:
+    # Non-ASCII text among the older plain messages (their UTF-8 length is what is sent),
+    # system and developer messages, a name.
+    for fmt in ("openai", "responses"):
+        messages = history(fmt, 1200, 9)
+        messages[7] = {"role": "user", "content": "déjà vu 😀 \"quoted\"\n"}
+        messages[9] = {"role": "system", "content": "mid-history system"}
+        messages[11] = {"role": "developer", "content": "ünïcödé developer"}
+        if fmt == "openai":
+            messages[13] = {"role": "user", "name": "bob", "content": "named"}
+        for options in ({"max_messages": None}, {"max_messages": None, "model": "gpt-4o"}):
+            expected = whole(messages, {**options, "format": fmt})
+            result = ankita.trim(messages, format=fmt, **options)
+            assert json.loads(json.dumps(result.messages)) == expected["messages"]
+            assert json.loads(json.dumps(result.report)) == expected["report"]
+            assert all(a is b for a, b in zip(result.messages, messages) if a == b)
 
 
 def test_a_lone_surrogate_in_an_old_plain_message_is_named_as_in_the_whole_history() -> None:
