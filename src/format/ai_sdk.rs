@@ -32,6 +32,7 @@
 //! parts are never edited and stay with their message.
 
 use super::calls::CallIds;
+use super::split::{split_each, Buffers};
 use super::units::{opaque, priced, string_unit, text_unit};
 use super::{message_path, role_token, Adapter, Pricing, Rebuilt, Traits, Words};
 use crate::error::Error;
@@ -100,14 +101,15 @@ impl Adapter for AiSdk {
     ) -> Result<Session<'a>, Error> {
         let mut s = Session::with_capacity(doc.len_hint(messages));
         let mut scratch = Scratch::default();
-        if let Some(mut items) = doc.object_items(messages) {
-            let mut i = 0;
-            while let Some((message, object)) = items.next_into(&mut scratch.message) {
-                s.inputs.push(message);
-                split_message(doc, i, object, pricing, &mut scratch, &mut s)?;
-                i += 1;
-            }
-        }
+        split_each(
+            doc,
+            messages,
+            0,
+            "message",
+            &mut scratch,
+            &mut s,
+            |i, _, b, s| split_message(doc, i, pricing, b, s),
+        )?;
         Ok(s)
     }
 
@@ -176,6 +178,12 @@ struct Scratch<'a> {
     units: Vec<Unit<'a>>,
 }
 
+impl<'a> Buffers<'a> for Scratch<'a> {
+    fn message(&mut self) -> &mut Fields<'a> {
+        &mut self.message
+    }
+}
+
 fn part_type<'a>(fields: &[(Cow<'a, str>, Raw<'a>)]) -> Option<Cow<'a, str>> {
     get(fields, "type").and_then(raw::string)
 }
@@ -207,17 +215,10 @@ fn meant_for_another(part_type: &str) -> Option<&'static str> {
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    object: bool,
     pricing: &Pricing<'_>,
     scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    if !object {
-        return Err(Error::invalid_request(
-            "each message must be a JSON object",
-            message_path(i, ""),
-        ));
-    }
     let fields = &scratch.message;
     let role_raw = role_token(fields, i)?;
     let role = match raw::decode(role_raw).as_ref() {

@@ -21,6 +21,7 @@
 
 use super::calls::CallIds;
 use super::parts::PartWriter;
+use super::split::{split_each, Buffers};
 use super::units::{string_unit, text_unit};
 use super::write::{array, json_string, object_with, typed_text};
 use super::{
@@ -113,14 +114,15 @@ impl Adapter for Anthropic {
             split_system(doc, system, pricing, &mut s)?;
         }
         let mut scratch = Scratch::default();
-        if let Some(mut items) = doc.object_items(messages) {
-            let mut i = 0;
-            while let Some((message, object)) = items.next_into(&mut scratch.message) {
-                s.inputs.push(message);
-                split_message(doc, i, object, pricing, &mut scratch, &mut s)?;
-                i += 1;
-            }
-        }
+        split_each(
+            doc,
+            messages,
+            0,
+            "message",
+            &mut scratch,
+            &mut s,
+            |i, _, b, s| split_message(doc, i, pricing, b, s),
+        )?;
         Ok(s)
     }
 
@@ -276,20 +278,19 @@ struct Scratch<'a> {
     parts: Vec<Unit<'a>>,
 }
 
+impl<'a> Buffers<'a> for Scratch<'a> {
+    fn message(&mut self) -> &mut Fields<'a> {
+        &mut self.message
+    }
+}
+
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    object: bool,
     pricing: &Pricing<'_>,
     scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    if !object {
-        return Err(Error::invalid_request(
-            "each message must be a JSON object",
-            message_path(i, ""),
-        ));
-    }
     let fields = &scratch.message;
     let role_raw = role_token(fields, i)?;
     let role = match raw::decode(role_raw).as_ref() {

@@ -35,6 +35,7 @@
 //! kept with their content byte for byte, never edited. New parts (a placeholder, the repair
 //! note) are `{"text": ...}`, the same in both spellings.
 
+use super::split::{split_each, Buffers};
 use super::units::{opaque, priced, string_unit};
 use super::{message_path, Adapter, Pricing, Rebuilt, Traits, Words};
 use crate::error::Error;
@@ -109,9 +110,11 @@ impl Adapter for Gemini {
         let mut scratch = Scratch::default();
         let mut calls: Vec<Call<'a>> = Vec::new();
         if let (Some(previous), Some(p)) = (previous, first.checked_sub(1)) {
-            let object = doc.read_fields(previous, &mut scratch.content);
+            if !doc.read_fields(previous, &mut scratch.content) {
+                return Err(super::split::not_object("content", p));
+            }
             let mut thrown = Session::default();
-            calls = split_content(doc, p, object, pricing, &[], &mut scratch, &mut thrown)?;
+            calls = split_content(doc, p, pricing, &[], &mut scratch, &mut thrown)?;
         }
         split_contents(doc, messages, first, calls, pricing, &mut scratch, &mut s)?;
         Ok(s)
@@ -221,6 +224,12 @@ struct Scratch<'a> {
     content: Fields<'a>,
     part: Fields<'a>,
     inner: Fields<'a>,
+}
+
+impl<'a> Buffers<'a> for Scratch<'a> {
+    fn message(&mut self) -> &mut Fields<'a> {
+        &mut self.content
+    }
 }
 
 /// A function call of a model content, for matching the responses of the next content.
@@ -342,32 +351,20 @@ fn split_contents<'a>(
     scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    if let Some(mut items) = doc.object_items(messages) {
-        let mut i = first;
-        while let Some((content, object)) = items.next_into(&mut scratch.content) {
-            s.inputs.push(content);
-            calls = split_content(doc, i, object, pricing, &calls, scratch, s)?;
-            i += 1;
-        }
-    }
-    Ok(())
+    split_each(doc, messages, first, "content", scratch, s, |i, _, b, s| {
+        calls = split_content(doc, i, pricing, &calls, b, s)?;
+        Ok(())
+    })
 }
 
 fn split_content<'a>(
     doc: &Doc<'a>,
     i: usize,
-    object: bool,
     pricing: &Pricing<'_>,
     previous: &[Call<'a>],
     scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<Vec<Call<'a>>, Error> {
-    if !object {
-        return Err(Error::invalid_request(
-            "each content must be a JSON object",
-            message_path(i, ""),
-        ));
-    }
     let fields = &scratch.content;
     let role_raw = match get(fields, "role") {
         Some(r) if kind(r) == Kind::String => r,

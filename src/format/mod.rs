@@ -17,6 +17,7 @@ pub(crate) mod merge;
 pub mod openai;
 pub(crate) mod parts;
 pub mod responses;
+pub(crate) mod split;
 pub(crate) mod units;
 pub(crate) mod write;
 

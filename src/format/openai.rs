@@ -1,6 +1,7 @@
 //! OpenAI Chat Completions messages (DESIGN §4): one logical message per message.
 
 use super::calls::CallIds;
+use super::split::{split_each, Buffers};
 use super::units::{opaque, priced, string_unit, text_unit};
 use super::{
     fields_cost, message_path, reply_fields, role_token, Adapter, Edit, NewContent, NewPart, Out,
@@ -59,16 +60,15 @@ impl Adapter for OpenAi {
     ) -> Result<Session<'a>, Error> {
         let mut session = Session::with_capacity(doc.len_hint(messages));
         let mut scratch = Scratch::default();
-        let mut fields = Fields::new();
-        if let Some(mut items) = doc.object_items(messages) {
-            let mut i = 0;
-            while let Some((message, object)) = items.next_into(&mut fields) {
-                session.inputs.push(message);
-                let fields = object.then_some(&fields);
-                split_message(doc, i, fields, pricing, &mut scratch, &mut session)?;
-                i += 1;
-            }
-        }
+        split_each(
+            doc,
+            messages,
+            0,
+            "message",
+            &mut scratch,
+            &mut session,
+            |i, _, b, s| split_message(doc, i, pricing, b, s),
+        )?;
         Ok(session)
     }
 
@@ -114,22 +114,26 @@ impl Adapter for OpenAi {
 /// Buffers for the fields of the objects inside a message, reused from message to message.
 #[derive(Default)]
 struct Scratch<'a> {
+    message: Fields<'a>,
     part: Fields<'a>,
     call: Fields<'a>,
     function: Fields<'a>,
 }
 
+impl<'a> Buffers<'a> for Scratch<'a> {
+    fn message(&mut self) -> &mut Fields<'a> {
+        &mut self.message
+    }
+}
+
 fn split_message<'a>(
     doc: &Doc<'a>,
     i: usize,
-    fields: Option<&Fields<'a>>,
     pricing: &Pricing<'_>,
     scratch: &mut Scratch<'a>,
     session: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = fields.ok_or_else(|| {
-        Error::invalid_request("each message must be a JSON object", message_path(i, ""))
-    })?;
+    let fields = &scratch.message;
     let role_raw = role_token(fields, i)?;
     let role = Role::parse(&raw::decode(role_raw));
     let start = session.units.len() as u32;
@@ -173,7 +177,9 @@ fn split_message<'a>(
     let (meta_bytes, meta_without_calls) = meta_lens(doc, fields);
     let tool_calls = match get(fields, "tool_calls").map(|c| (kind(c), c)) {
         None | Some((Kind::Null, _)) => ToolCalls::None,
-        Some((Kind::Array, calls)) => check_tool_calls(doc, i, calls, scratch),
+        Some((Kind::Array, calls)) => {
+            check_tool_calls(doc, i, calls, &mut scratch.call, &mut scratch.function)
+        }
         Some(_) => {
             return Err(Error::invalid_request(
                 "tool_calls must be an array",
@@ -334,15 +340,16 @@ fn check_tool_calls<'a>(
     doc: &Doc<'a>,
     i: usize,
     calls: Raw<'a>,
-    scratch: &mut Scratch<'a>,
+    call: &mut Fields<'a>,
+    function: &mut Fields<'a>,
 ) -> ToolCalls<'a> {
     let mut ids = CallIds::with_capacity(0);
     let Some(mut items) = doc.object_items(calls) else {
         return ToolCalls::Empty;
     };
     let mut c = 0;
-    while let Some((_, object)) = items.next_into(&mut scratch.call) {
-        let fields = &scratch.call;
+    while let Some((_, object)) = items.next_into(call) {
+        let fields = &*call;
         let bad = |why: Malformed, rest: &str| ToolCalls::Malformed {
             why,
             path: message_path(i, &format!(".tool_calls[{c}]{rest}")),
@@ -360,7 +367,6 @@ fn check_tool_calls<'a>(
         if get(fields, "type").and_then(raw::string).as_deref() != Some("function") {
             return bad(Malformed::TypeNotFunction, ".type");
         }
-        let function = &mut scratch.function;
         if !get(fields, "function").is_some_and(|f| doc.read_fields(f, function)) {
             return bad(Malformed::FunctionMissing, ".function");
         }

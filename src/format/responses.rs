@@ -27,6 +27,7 @@
 //! computer screenshot's price); every other item its compact JSON. `instructions` (request key
 //! `system`) costs `{"role":"system"}` plus its text.
 
+use super::split::{split_each, Buffers};
 use super::units::{opaque, priced, string_unit, text_unit};
 use super::write::{array, json_string, object_with, typed_text};
 use super::{fields_cost, message_path, role_token, Adapter, Out, Pricing, Rebuilt, Traits, Words};
@@ -160,14 +161,15 @@ impl Adapter for Responses {
             split_instructions(system, &mut s)?;
         }
         let mut scratch = Scratch::default();
-        if let Some(mut items) = doc.object_items(messages) {
-            let mut i = 0;
-            while let Some((item, object)) = items.next_into(&mut scratch.item) {
-                s.inputs.push(item);
-                split_item(doc, i, item, object, pricing, &mut scratch, &mut s)?;
-                i += 1;
-            }
-        }
+        split_each(
+            doc,
+            messages,
+            0,
+            "input item",
+            &mut scratch,
+            &mut s,
+            |i, item, b, s| split_item(doc, i, item, pricing, b, s),
+        )?;
         Ok(s)
     }
 
@@ -198,6 +200,12 @@ impl Adapter for Responses {
 struct Scratch<'a> {
     item: Fields<'a>,
     part: Fields<'a>,
+}
+
+impl<'a> Buffers<'a> for Scratch<'a> {
+    fn message(&mut self) -> &mut Fields<'a> {
+        &mut self.item
+    }
 }
 
 fn split_instructions<'a>(system: Raw<'a>, s: &mut Session<'a>) -> Result<(), Error> {
@@ -248,17 +256,10 @@ fn split_item<'a>(
     doc: &Doc<'a>,
     i: usize,
     item: Raw<'a>,
-    object: bool,
     pricing: &Pricing<'_>,
     scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    if !object {
-        return Err(Error::invalid_request(
-            "each input item must be a JSON object",
-            message_path(i, ""),
-        ));
-    }
     let fields = &scratch.item;
     let item_type = match get(fields, "type") {
         None => None,
