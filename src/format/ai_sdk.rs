@@ -31,7 +31,7 @@
 //! output, counted as their text and priced by their pixels (pages, seconds) instead. Reasoning
 //! parts are never edited and stay with their message.
 
-use super::calls::CallIds;
+use super::calls::{part_call_names, CallIds};
 use super::split::{split_each, Buffers};
 use super::units::{opaque, priced, string_unit, text_unit};
 use super::{message_path, role_token, Adapter, Pricing, Rebuilt, Traits, Words};
@@ -153,12 +153,7 @@ impl Adapter for AiSdk {
     }
 
     fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
-        let msg = &session.messages[m];
-        let (Origin::Parts, Some(p)) = (msg.origin, msg.physical) else {
-            return Vec::new();
-        };
-        let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
-        super::names_in(doc, get(&fields, "content"), "toolName", |part, f| {
+        part_call_names(doc, session, m, "content", "toolName", |part, f| {
             (part_type(f).as_deref() == Some("tool-call")).then_some(part)
         })
     }
@@ -245,19 +240,17 @@ fn split_message<'a>(
     }
     let base_meta = object_len_without(fields, &["content"]);
     let logical = |origin, shape, units, meta_bytes, tool_calls| Message {
-        physical: Some(i as u32),
-        origin,
-        role,
-        role_raw,
-        shape,
-        units,
-        meta_bytes,
         meta_without_calls: base_meta,
         tool_calls,
-        tool_call_id: None,
-        has_refusal: false,
-        note: None,
-        remove_tool_calls: false,
+        ..super::units::logical(
+            Some(i as u32),
+            origin,
+            role,
+            role_raw,
+            shape,
+            units,
+            meta_bytes,
+        )
     };
     let start = s.units.len() as u32;
     let whole = |shape| {

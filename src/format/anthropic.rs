@@ -19,7 +19,7 @@
 //! edited (they are signed). A `document` block is an attachment: when the budget forces it, its
 //! body goes last, leaving a text block that names it.
 
-use super::calls::CallIds;
+use super::calls::{part_call_names, CallIds};
 use super::parts::PartWriter;
 use super::split::{split_each, Buffers};
 use super::units::{string_unit, text_unit};
@@ -163,12 +163,7 @@ impl Adapter for Anthropic {
     }
 
     fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
-        let msg = &session.messages[m];
-        let (Origin::Parts, Some(p)) = (msg.origin, msg.physical) else {
-            return Vec::new();
-        };
-        let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
-        super::names_in(doc, get(&fields, "content"), "name", |block, f| {
+        part_call_names(doc, session, m, "content", "name", |block, f| {
             let tool_use = get(f, "type").and_then(raw::string).as_deref() == Some("tool_use");
             tool_use.then_some(block)
         })

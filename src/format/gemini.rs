@@ -35,6 +35,7 @@
 //! kept with their content byte for byte, never edited. New parts (a placeholder, the repair
 //! note) are `{"text": ...}`, the same in both spellings.
 
+use super::calls::part_call_names;
 use super::split::{split_each, Buffers};
 use super::units::{opaque, priced, string_unit};
 use super::{message_path, Adapter, Pricing, Rebuilt, Traits, Words};
@@ -121,12 +122,7 @@ impl Adapter for Gemini {
     }
 
     fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
-        let msg = &session.messages[m];
-        let (Origin::Parts, Some(p)) = (msg.origin, msg.physical) else {
-            return Vec::new();
-        };
-        let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
-        super::names_in(doc, get(&fields, "parts"), "name", |_, part| call_of(part))
+        part_call_names(doc, session, m, "parts", "name", |_, part| call_of(part))
     }
 
     /// A content's fields but its parts (its role), with its `functionCall` parts (whole: name,

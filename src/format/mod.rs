@@ -512,23 +512,6 @@ pub(crate) fn value_cost(value: Raw<'_>, measure: &Measure) -> u64 {
     }
 }
 
-/// The string `key` of each object of the array `items` that `pick` selects (`pick` is given
-/// an item and its fields, and answers the object to read `key` from, or `None` to skip it).
-pub(crate) fn names_in<'a>(
-    doc: &Doc<'a>,
-    items: Option<Raw<'a>>,
-    key: &str,
-    pick: impl Fn(Raw<'a>, &[(Cow<'a, str>, Raw<'a>)]) -> Option<Raw<'a>>,
-) -> Vec<String> {
-    let items = items.and_then(|i| doc.items(i)).unwrap_or_default();
-    items
-        .into_iter()
-        .filter_map(|item| Some((item, doc.fields(item)?)))
-        .filter_map(|(item, fields)| pick(item, &fields).and_then(|o| doc.fields(o)))
-        .filter_map(|o| get(&o, key).and_then(raw::string).map(|n| n.into_owned()))
-        .collect()
-}
-
 /// The caller's key of a logical message's parts ([`Adapter::parts_key`]).
 pub(crate) fn parts_key(format: Format, msg: &crate::model::Message<'_>) -> &'static str {
     format.adapter().parts_key(msg)

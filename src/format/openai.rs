@@ -2,7 +2,7 @@
 
 use super::calls::CallIds;
 use super::split::{split_each, Buffers};
-use super::units::{opaque, priced, string_unit, text_unit};
+use super::units::{self, opaque, priced, text_unit, Content};
 use super::{
     fields_cost, message_path, reply_fields, role_token, Adapter, Edit, NewContent, NewPart, Out,
     Pricing, Rebuilt, Traits, Words,
@@ -95,7 +95,7 @@ impl Adapter for OpenAi {
             return Vec::new();
         };
         let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
-        super::names_in(doc, get(&fields, "tool_calls"), "name", |_, call| {
+        super::calls::names_in(doc, get(&fields, "tool_calls"), "name", |_, call| {
             get(call, "function")
         })
     }
@@ -145,14 +145,9 @@ fn split_message<'a>(
             message_path(i, ".parts"),
         ));
     }
-    let shape = match content.map(|c| (kind(c), c)) {
-        None => ContentShape::Absent,
-        Some((Kind::Null, _)) => ContentShape::Null,
-        Some((Kind::String, c)) => {
-            session.units.push(string_unit(None, c));
-            ContentShape::Text
-        }
-        Some((Kind::Array, c)) => {
+    let shape = match units::content(content, session) {
+        Content::Read(shape) => shape,
+        Content::Parts(c) => {
             if let Some(mut parts) = doc.object_items(c) {
                 let mut p = 0;
                 while let Some((part, object)) = parts.next_into(&mut scratch.part) {
@@ -165,7 +160,7 @@ fn split_message<'a>(
             }
             ContentShape::Parts
         }
-        Some(_) => {
+        Content::Other(_) => {
             return Err(Error::invalid_request(
                 "content must be a string, an array of parts or null",
                 message_path(i, ".content"),

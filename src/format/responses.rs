@@ -28,7 +28,7 @@
 //! `system`) costs `{"role":"system"}` plus its text.
 
 use super::split::{split_each, Buffers};
-use super::units::{opaque, priced, string_unit, text_unit};
+use super::units::{self, opaque, priced, string_unit, text_unit, Content};
 use super::write::{array, json_string, object_with, typed_text};
 use super::{fields_cost, message_path, role_token, Adapter, Out, Pricing, Rebuilt, Traits, Words};
 use crate::error::Error;
@@ -235,21 +235,8 @@ fn item_message<'a>(
     role: Option<Role>,
     role_raw: &'a str,
 ) -> Message<'a> {
-    Message {
-        physical: Some(i as u32),
-        origin,
-        role,
-        role_raw,
-        shape: ContentShape::Absent,
-        units: (0, 0),
-        meta_bytes: 0,
-        meta_without_calls: 0,
-        tool_calls: ToolCalls::None,
-        tool_call_id: None,
-        has_refusal: false,
-        note: None,
-        remove_tool_calls: false,
-    }
+    let shape = ContentShape::Absent;
+    units::logical(Some(i as u32), origin, role, role_raw, shape, (0, 0), 0)
 }
 
 fn split_item<'a>(
@@ -359,18 +346,13 @@ fn split_message<'a>(
     msg.meta_without_calls = msg.meta_bytes;
     let start = s.units.len() as u32;
     let content = get(fields, "content");
-    msg.shape = match content.map(|c| (kind(c), c)) {
-        None => ContentShape::Absent,
-        Some((Kind::Null, _)) => ContentShape::Null,
-        Some((Kind::String, c)) => {
-            s.units.push(string_unit(None, c));
-            ContentShape::Text
-        }
-        Some((Kind::Array, c)) => {
+    msg.shape = match units::content(content, s) {
+        Content::Read(shape) => shape,
+        Content::Parts(c) => {
             split_parts(doc, i, "content", c, true, pricing, &mut scratch.part, s)?;
             ContentShape::Parts
         }
-        Some(_) => {
+        Content::Other(_) => {
             return Err(Error::invalid_request(
                 "content must be a string or an array of content parts",
                 message_path(i, ".content"),
@@ -415,18 +397,13 @@ fn split_output<'a>(
     msg.meta_without_calls = msg.meta_bytes;
     let start = s.units.len() as u32;
     let output = get(fields, "output");
-    msg.shape = match output.map(|o| (kind(o), o)) {
-        None => ContentShape::Absent,
-        Some((Kind::Null, _)) => ContentShape::Null,
-        Some((Kind::String, o)) => {
-            s.units.push(string_unit(None, o));
-            ContentShape::Text
-        }
-        Some((Kind::Array, o)) => {
+    msg.shape = match units::content(output, s) {
+        Content::Read(shape) => shape,
+        Content::Parts(o) => {
             split_parts(doc, i, "output", o, false, pricing, &mut scratch.part, s)?;
             ContentShape::Parts
         }
-        Some((_, o)) => {
+        Content::Other(o) => {
             // A computer screenshot cannot become text: priced by its pixels, it goes only
             // with its step.
             let bytes = if family == COMPUTER {

@@ -2,10 +2,10 @@
 //! starts with `Attached file:`), a part priced as JSON, a priced image or file.
 
 use crate::model::{
-    Change, ContentShape, Message, Origin, Role, TextSource, ToolCalls, Unit, UnitKind,
+    Change, ContentShape, Message, Origin, Role, Session, TextSource, ToolCalls, Unit, UnitKind,
     ATTACHMENT_PREFIX,
 };
-use crate::raw::{self, str_len};
+use crate::raw::{self, kind, str_len, Kind, Raw};
 
 /// The unit of a string content (DESIGN §4: only a text *part* can be an attachment body).
 pub(crate) fn string_unit(part: Option<u32>, token: &str) -> Unit<'_> {
@@ -33,6 +33,32 @@ pub(crate) fn text_unit(part: Option<u32>, token: &str) -> Unit<'_> {
         text: TextSource::Raw(token),
         bytes: str_len(token),
         change: Change::Keep,
+    }
+}
+
+/// A message's content (or a tool output) as far as every format reads it alike.
+pub(crate) enum Content<'a> {
+    /// Absent, null, or a string (its text unit pushed).
+    Read(ContentShape),
+    /// An array of parts, for the format to split.
+    Parts(Raw<'a>),
+    /// Another value.
+    Other(Raw<'a>),
+}
+
+/// Reads the content `value` of a message: an absent or null content has no units, a string
+/// one text unit (pushed onto the session's units); parts and other values are the format's.
+#[inline(always)]
+pub(crate) fn content<'a>(value: Option<Raw<'a>>, s: &mut Session<'a>) -> Content<'a> {
+    match value.map(|c| (kind(c), c)) {
+        None => Content::Read(ContentShape::Absent),
+        Some((Kind::Null, _)) => Content::Read(ContentShape::Null),
+        Some((Kind::String, c)) => {
+            s.units.push(string_unit(None, c));
+            Content::Read(ContentShape::Text)
+        }
+        Some((Kind::Array, c)) => Content::Parts(c),
+        Some((_, c)) => Content::Other(c),
     }
 }
 
@@ -81,6 +107,7 @@ pub(crate) fn priced<'a>(part: Option<u32>, sub: Option<u32>, kind: UnitKind) ->
 /// A logical message without tool calls or a reply id: from the caller's message `physical`
 /// (`None`: the system prompt given outside the messages), its units `units`, its other fields
 /// costing `meta` bytes.
+#[inline(always)]
 pub(crate) fn logical<'a>(
     physical: Option<u32>,
     origin: Origin,
