@@ -11,7 +11,7 @@
 //!   the package is installed (`bindings/python/.venv/bin/python` after its tests).
 //!
 //! Run: `cargo bench --bench memory` (`-- --quick` for inputs of ~2 MB; `-- NAME` for the
-//! classes whose name contains NAME). The table is copied into README.md and
+//! classes whose name contains NAME; `-- --keep DIR` also writes each input to DIR). The table is copied into README.md and
 //! docs/robustness.md.
 
 use std::ffi::c_char;
@@ -470,7 +470,14 @@ fn main() {
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
-    let filter: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with("--")).collect();
+    let keep = args
+        .iter()
+        .position(|a| a == "--keep")
+        .map(|at| PathBuf::from(&args[at + 1]));
+    let filter: Vec<&String> = args[1..]
+        .iter()
+        .filter(|a| !a.starts_with("--") && keep.as_deref() != Some(Path::new(a)))
+        .collect();
     let python = std::env::var_os("ANKITA_PYTHON").map(PathBuf::from);
     let dir = std::env::temp_dir().join(format!("ankita-memory-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -493,6 +500,14 @@ fn main() {
             continue;
         }
         std::fs::write(&path, &text).unwrap();
+        if let Some(keep) = &keep {
+            let slug: String = name
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            std::fs::create_dir_all(keep).unwrap();
+            std::fs::write(keep.join(format!("{slug}.json")), &text).unwrap();
+        }
         let (cli_peak, cli_answer) = cli(&path, &answer).unwrap_or((0, 0));
         let mut child = Command::new(std::env::current_exe().unwrap());
         child.arg("--c-child").arg(&path);
