@@ -82,7 +82,7 @@ impl Trimmer<'_, '_> {
             .count();
         for &u in &units {
             let unit = &self.session.units[u];
-            match (unit.kind, &unit.change) {
+            match (&unit.kind, &unit.change) {
                 (UnitKind::Image(price), Change::Keep) => {
                     if !images_may_go && mode == OnImageOverflow::Error {
                         return None;
@@ -153,7 +153,7 @@ impl Trimmer<'_, '_> {
         for p in plan {
             let (from, part, kind) = {
                 let unit = &self.session.units[p.unit];
-                (unit.bytes, unit.part, unit.kind)
+                (unit.bytes, unit.part, unit.kind.clone())
             };
             cost = cost - u128::from(from) + u128::from(p.bytes);
             let m = self.unit_message(g, p.unit);

@@ -44,11 +44,12 @@ pub enum ContentShape {
 }
 
 /// What a unit of content is, for the shedding order.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum UnitKind {
     Text,
     Attachment,
-    Image(ImagePrice),
+    /// Boxed: most units are text, and a unit is made for every caller's message.
+    Image(Box<ImagePrice>),
     Other,
 }
 
@@ -58,14 +59,18 @@ pub enum TextSource<'a> {
     /// A JSON string token of the caller's (quotes included).
     Raw(&'a str),
     /// An attachment made of a title and a body (a document block): its text is
-    /// `Attached file: {title}\n{body}`.
-    Document {
-        title: Cow<'a, str>,
-        /// A JSON string token, or any raw JSON value (priced as written).
-        body: Raw<'a>,
-    },
+    /// `Attached file: {title}\n{body}` (boxed: most units are not documents).
+    Document(Box<Document<'a>>),
     /// Not a text unit.
     None,
+}
+
+/// The title and body of a document block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document<'a> {
+    pub title: Cow<'a, str>,
+    /// A JSON string token, or any raw JSON value (priced as written).
+    pub body: Raw<'a>,
 }
 
 impl TextSource<'_> {
@@ -73,9 +78,9 @@ impl TextSource<'_> {
     pub fn text(&self) -> Cow<'_, str> {
         match self {
             TextSource::Raw(token) => crate::raw::decode(token),
-            TextSource::Document { title, body } => {
-                let body = crate::raw::string(body).unwrap_or(Cow::Borrowed(*body));
-                Cow::Owned(format!("{ATTACHMENT_PREFIX} {title}\n{body}"))
+            TextSource::Document(doc) => {
+                let body = crate::raw::string(doc.body).unwrap_or(Cow::Borrowed(doc.body));
+                Cow::Owned(format!("{ATTACHMENT_PREFIX} {}\n{body}", doc.title))
             }
             TextSource::None => Cow::Borrowed(""),
         }

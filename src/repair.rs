@@ -86,7 +86,7 @@ pub struct Repair<'a> {
     pub action: RepairAction,
     pub reason: RepairReason<'a>,
     /// The JSON path of a malformed tool call's defect.
-    pub path: Option<String>,
+    pub path: Option<Box<str>>,
 }
 
 /// A run of messages kept or dropped together: `order[start..start + len]`.
@@ -178,7 +178,7 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
                     None
                 }
                 ToolCalls::Malformed { why, path } => {
-                    Some((RepairReason::Malformed(*why), Some(path.clone())))
+                    Some((RepairReason::Malformed(*why), Some(path.as_str().into())))
                 }
                 ToolCalls::Valid(ids) => match_replies(ids, session, i + 1..end)
                     .err()

@@ -123,7 +123,7 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
             break;
         }
         let unit = &t.session.units[u];
-        let UnitKind::Image(price) = unit.kind else {
+        let UnitKind::Image(price) = &unit.kind else {
             unreachable!("only images are selected")
         };
         let part = unit.part.expect("images are parts") as usize;
@@ -336,7 +336,7 @@ pub(crate) fn clear_tool_results(
                 if !clearable(unit) {
                     continue;
                 }
-                let (cost, change) = match (unit.kind, first) {
+                let (cost, change) = match (&unit.kind, first) {
                     (UnitKind::Image(_), true) => (
                         placeholder_cost,
                         Change::Placeholder(clear.placeholder.clone()),

@@ -209,7 +209,7 @@ pub(crate) fn count_message(
     let mut costs = Vec::with_capacity(range.len());
     for unit in &session.units[range.clone()] {
         let room = limit.checked_sub(used)?;
-        let cost = match (&unit.change, unit.kind) {
+        let cost = match (&unit.change, &unit.kind) {
             (Change::Removed, _) => 0,
             (Change::Text(t) | Change::Placeholder(t), _) => measure.text_within(t, room)?,
             (Change::Keep, UnitKind::Text | UnitKind::Attachment) => {

@@ -123,7 +123,7 @@ impl Trimmer<'_, '_> {
             if unit.change == Change::Removed {
                 continue;
             }
-            let (bytes, change) = match (first, unit.kind) {
+            let (bytes, change) = match (first, &unit.kind) {
                 (true, UnitKind::Text | UnitKind::Attachment) => {
                     (placeholder, Change::Text(TURN_PLACEHOLDER.to_owned()))
                 }

@@ -718,7 +718,7 @@ fn file_unit<'a>(
     let bytes = (ATTACHMENT_PREFIX.len() + 1 + title.len() + 1) as u64 + body_len;
     Unit {
         kind: UnitKind::Attachment,
-        text: TextSource::Document { title, body },
+        text: TextSource::Document(Box::new(crate::model::Document { title, body })),
         bytes,
         ..opaque(Some(b as u32), None, 0)
     }

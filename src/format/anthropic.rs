@@ -702,7 +702,7 @@ fn block_unit<'a>(
                 (crate::model::ATTACHMENT_PREFIX.len() + 1 + title.len() + 1) as u64 + body_len;
             unit(
                 UnitKind::Attachment,
-                TextSource::Document { title, body },
+                TextSource::Document(Box::new(crate::model::Document { title, body })),
                 bytes,
             )
         }

@@ -593,13 +593,13 @@ impl Pricing<'_> {
     /// An image given by URL (a data URL, or a remote URL priced by its known or typical size).
     pub fn url(&self, url: &str, detail: Option<&str>) -> UnitKind {
         let size = self.image_sizes.get(url).copied();
-        UnitKind::Image(price_image_url_with_size(
+        UnitKind::Image(Box::new(price_image_url_with_size(
             url,
             size,
             self.profile,
             detail,
             self.bytes_per_token,
-        ))
+        )))
     }
 
     /// An image known by a name the library cannot read (a Responses file id, a Gemini file
@@ -610,13 +610,13 @@ impl Pricing<'_> {
             Some(&(w, h)) if w > 0 && h > 0 => self.profile.tokens(w, h, detail),
             _ => self.profile.remote_image_tokens(detail),
         };
-        UnitKind::Image(ImagePrice {
+        UnitKind::Image(Box::new(ImagePrice {
             probe: Err(crate::probe::ProbeError::NotDataUrl),
             tokens: Some(tokens),
             budget_bytes: tokens.saturating_mul(self.bytes_per_token),
             implausible: false,
             file: None,
-        })
+        }))
     }
 
     /// An image given as bare base64; `fallback_bytes` is what it costs when unreadable.
@@ -626,13 +626,13 @@ impl Pricing<'_> {
 
     /// [`Pricing::base64`] with the `detail` the profile reads (Gemini 3's media resolution).
     pub fn base64_with(&self, data: &str, fallback_bytes: usize, detail: Option<&str>) -> UnitKind {
-        UnitKind::Image(price_probe_checked(
+        UnitKind::Image(Box::new(price_probe_checked(
             crate::probe::probe_base64(data),
             fallback_bytes,
             self.profile,
             detail,
             self.bytes_per_token,
-        ))
+        )))
     }
 }
 
@@ -640,25 +640,25 @@ impl Pricing<'_> {
     /// A document or audio file given as base64 text (bare or a data URL), by its pages or
     /// duration, or conservatively when unreadable ([`crate::profiles::files`]).
     pub fn file_data(&self, text: &str, kind: FileKind, detail: Option<&str>) -> UnitKind {
-        UnitKind::Image(price_file_data(
+        UnitKind::Image(Box::new(price_file_data(
             text,
             kind,
             self.profile,
             detail,
             self.bytes_per_token,
-        ))
+        )))
     }
 
     /// A file the library cannot read (a remote URL, a file id): at the pages or seconds the
     /// caller gives in `file_sizes` under that name, else conservatively.
     pub fn file_remote(&self, name: &str, kind: FileKind, detail: Option<&str>) -> UnitKind {
-        UnitKind::Image(price_file_remote(
+        UnitKind::Image(Box::new(price_file_remote(
             kind,
             self.file_sizes.get(name).copied(),
             self.profile,
             detail,
             self.bytes_per_token,
-        ))
+        )))
     }
 }
 
@@ -733,14 +733,14 @@ impl FilePart<'_> {
         if let Some(data) = self.data {
             let probe = crate::probe::file::probe_file_text(data);
             let kind = declared.or(probe.ok().map(|info| info.kind()))?;
-            return Some(UnitKind::Image(crate::pricing::price_file_probe(
+            return Some(UnitKind::Image(Box::new(crate::pricing::price_file_probe(
                 probe,
                 kind,
                 data.len() as u64 / 4 * 3,
                 pricing.profile,
                 self.detail,
                 pricing.bytes_per_token,
-            )));
+            ))));
         }
         let name = self.name?;
         let kind = declared
@@ -753,7 +753,7 @@ impl FilePart<'_> {
 /// The price of an image unit.
 pub fn image_price(kind: &UnitKind) -> Option<ImagePrice> {
     match kind {
-        UnitKind::Image(price) => Some(*price),
+        UnitKind::Image(price) => Some(**price),
         _ => None,
     }
 }

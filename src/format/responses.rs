@@ -519,7 +519,10 @@ fn split_parts<'a>(
                         part: part_index,
                         sub: None,
                         kind: UnitKind::Attachment,
-                        text: TextSource::Document { title, body },
+                        text: TextSource::Document(Box::new(crate::model::Document {
+                            title,
+                            body,
+                        })),
                         bytes,
                         change: Change::Keep,
                     }

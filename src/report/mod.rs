@@ -196,18 +196,49 @@ pub struct DroppedBlock {
     pub part: usize,
 }
 
-/// One repair in the caller's indices.
+/// One repair in the caller's indices. A report lists one per message repair removed, so
+/// an entry is no larger than the [`Repair`] it is made from (the list is converted in place)
+/// and its default path is written when the report is, not held as a string.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RepairEntry<'a> {
     pub index: usize,
     pub action: RepairAction,
+    /// Why. In an entry, the message a `ReplyOfIncomplete` (`assistant`) or a
+    /// `FollowerRemoved` (`message`) names is the caller's index ([`RepairEntry::assistant`]).
     pub reason: RepairReason<'a>,
-    /// The caller's index of the assistant message, for the reply of an incomplete exchange
-    /// (of the removed item, for a reasoning item that followed it out).
-    pub assistant: Option<usize>,
-    /// The JSON path of the defect, when there is one value to point at.
-    pub path: Option<String>,
+    /// The JSON path of the defect that repair named (a malformed tool call's).
+    pub given_path: Option<Box<str>>,
+    /// Where the path points when repair named none ([`RepairEntry::path`]).
+    at: PathAt,
 }
+
+/// Where a repair entry's default path points: the message's field that the action names,
+/// block `n` of its content (a tool reply that is one block of its message), or nowhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PathAt(u32);
+
+impl PathAt {
+    const FIELD: PathAt = PathAt(u32::MAX);
+    const NONE: PathAt = PathAt(u32::MAX - 1);
+
+    fn of(origin: Origin) -> PathAt {
+        match origin {
+            Origin::Reply { part } => PathAt(part.min(u32::MAX - 2)),
+            Origin::Whole => PathAt::FIELD,
+            _ => PathAt::NONE,
+        }
+    }
+
+    fn origin(self) -> Origin {
+        match self {
+            PathAt::FIELD => Origin::Whole,
+            PathAt::NONE => Origin::Parts,
+            PathAt(part) => Origin::Reply { part },
+        }
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<RepairEntry<'_>>() <= std::mem::size_of::<Repair<'_>>());
 
 impl RepairEntry<'_> {
     /// The same entry, owning its strings.
@@ -216,8 +247,28 @@ impl RepairEntry<'_> {
             index: self.index,
             action: self.action,
             reason: self.reason.into_owned(),
-            assistant: self.assistant,
-            path: self.path,
+            given_path: self.given_path,
+            at: self.at,
+        }
+    }
+
+    /// The caller's index of the assistant message, for the reply of an incomplete exchange
+    /// (of the removed item, for a reasoning item that followed it out).
+    pub fn assistant(&self) -> Option<usize> {
+        match self.reason {
+            RepairReason::ReplyOfIncomplete { assistant }
+            | RepairReason::FollowerRemoved { message: assistant } => Some(assistant),
+            _ => None,
+        }
+    }
+
+    /// The JSON path of the defect, when there is one value to point at (`content_key`: the
+    /// format's, for a tool reply that is a block of its message).
+    pub fn path(&self, content_key: &str) -> Option<std::borrow::Cow<'_, str>> {
+        match &self.given_path {
+            Some(path) => Some(std::borrow::Cow::Borrowed(path)),
+            None => default_path(self.action, self.at.origin(), self.index, content_key)
+                .map(std::borrow::Cow::Owned),
         }
     }
 }
@@ -289,14 +340,19 @@ impl Warning {
 /// not read (encrypted, damaged, an unknown format): priced by the conservative estimate of
 /// [`crate::profiles::files`].
 pub(crate) fn file_warnings(session: &Session<'_>, format: Format) -> Vec<Warning> {
-    let unreadable = |u: &crate::model::Unit<'_>| match u.kind {
-        crate::model::UnitKind::Image(ImagePrice {
-            file: Some(f),
-            tokens,
-            ..
-        }) if f.estimated && f.probe != Err(FileError::NotBase64) => Some((f, tokens)),
-        _ => None,
-    };
+    fn unreadable<'u>(u: &'u crate::model::Unit<'_>) -> Option<(&'u FilePrice, &'u Option<u64>)> {
+        match &u.kind {
+            crate::model::UnitKind::Image(price) => match &**price {
+                ImagePrice {
+                    file: Some(f),
+                    tokens,
+                    ..
+                } if f.estimated && f.probe != Err(FileError::NotBase64) => Some((f, tokens)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
     let mut warnings = Vec::new();
     if !session.units.iter().any(|u| unreadable(u).is_some()) {
         return warnings;
@@ -385,7 +441,6 @@ impl<'a> Report<'a> {
         dropped: &[usize],
         repairs: Vec<Repair<'a>>,
     ) {
-        let words = self.format.adapter().words();
         let mut kept_physical = vec![false; session.inputs.len()];
         for (m, msg) in session.messages.iter().enumerate() {
             if let (true, Some(p)) = (kept[m], msg.physical) {
@@ -410,33 +465,29 @@ impl<'a> Report<'a> {
             }
         }
         self.dropped_messages.sort_unstable();
+        let physical = |m: usize| session.messages[m].physical.unwrap_or(0) as usize;
+        // Collected in place (an entry is no larger than a repair): one list at a time.
         self.repaired = repairs
             .into_iter()
             .map(|r| {
                 let msg = &session.messages[r.message];
-                let index = msg.physical.unwrap_or(0) as usize;
-                let path = r.path.or_else(|| {
-                    default_path(
-                        r.action,
-                        msg.origin,
-                        index,
-                        self.format.adapter().content_key(),
-                    )
-                });
-                let assistant = match r.reason {
-                    RepairReason::ReplyOfIncomplete { assistant }
-                    | RepairReason::FollowerRemoved { message: assistant } => {
-                        Some(session.messages[assistant].physical.unwrap_or(0) as usize)
+                let reason = match r.reason {
+                    RepairReason::ReplyOfIncomplete { assistant } => {
+                        RepairReason::ReplyOfIncomplete {
+                            assistant: physical(assistant),
+                        }
                     }
-                    _ => None,
+                    RepairReason::FollowerRemoved { message } => RepairReason::FollowerRemoved {
+                        message: physical(message),
+                    },
+                    reason => reason,
                 };
-                let _ = words;
                 RepairEntry {
-                    index,
+                    index: msg.physical.unwrap_or(0) as usize,
                     action: r.action,
-                    reason: r.reason,
-                    assistant,
-                    path,
+                    reason,
+                    given_path: r.path,
+                    at: PathAt::of(msg.origin),
                 }
             })
             .collect();

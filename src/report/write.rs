@@ -8,6 +8,7 @@ impl Report<'_> {
     pub fn write<W: Sink>(&self, out: &mut W, style: Style) {
         let repairs_only = style == Style::Repairs;
         let words = self.format.adapter().words();
+        let content_key = self.format.adapter().content_key();
         let merges = self.format.merges_turns();
         out.push('{');
         if repairs_only {
@@ -15,7 +16,9 @@ impl Report<'_> {
                 let _ = write!(out, "\"format\":\"{}\",", self.format.name());
             }
             out.push_str("\"repaired\":");
-            write_list(out, &self.repaired, |out, r| write_repair(out, r, words));
+            write_list(out, &self.repaired, |out, r| {
+                write_repair(out, r, words, content_key)
+            });
             if merges {
                 out.push_str(",\"merged\":");
                 write_list(out, &self.merged, |out, m| {
@@ -190,7 +193,9 @@ impl Report<'_> {
         }
         out.push(']');
         out.push_str(",\"repaired\":");
-        write_list(out, &self.repaired, |out, r| write_repair(out, r, words));
+        write_list(out, &self.repaired, |out, r| {
+            write_repair(out, r, words, content_key)
+        });
         if merges {
             out.push_str(",\"merged\":");
             write_list(out, &self.merged, |out, m| {
@@ -352,7 +357,7 @@ pub fn reason_text(entry: &RepairEntry<'_>, words: &Words) -> String {
         RepairReason::ReplyOfIncomplete { .. } => format!(
             "{} messages[{}]",
             words.reply_of_incomplete,
-            entry.assistant.unwrap_or(0)
+            entry.assistant().unwrap_or(0)
         ),
         RepairReason::EmptyToolCalls => "tool_calls is an empty array".into(),
         RepairReason::NoContent => "message has no content".into(),
@@ -363,12 +368,12 @@ pub fn reason_text(entry: &RepairEntry<'_>, words: &Words) -> String {
         }
         RepairReason::FollowerRemoved { .. } => format!(
             "the item it must be followed by, messages[{}], was removed",
-            entry.assistant.unwrap_or(0)
+            entry.assistant().unwrap_or(0)
         ),
     }
 }
 
-fn write_repair<W: Sink>(out: &mut W, r: &RepairEntry<'_>, words: &Words) {
+fn write_repair<W: Sink>(out: &mut W, r: &RepairEntry<'_>, words: &Words, content_key: &str) {
     let _ = write!(
         out,
         "{{\"index\":{},\"action\":\"{}\",\"reason\":",
@@ -377,9 +382,9 @@ fn write_repair<W: Sink>(out: &mut W, r: &RepairEntry<'_>, words: &Words) {
     );
     let mut buf = Vec::new();
     write_str(&reason_text(r, words), &mut buf);
-    if let Some(path) = &r.path {
+    if let Some(path) = r.path(content_key) {
         buf.extend_from_slice(b",\"path\":");
-        write_str(path, &mut buf);
+        write_str(&path, &mut buf);
     }
     out.push_str(std::str::from_utf8(&buf).expect("JSON text of a str is UTF-8"));
     out.push('}');

@@ -217,9 +217,9 @@ pub(super) fn rebase(session: &mut Session<'static>, old: &str, new: &str) {
         } = unit;
         match text {
             TextSource::Raw(raw) => moved(raw),
-            TextSource::Document { title, body } => {
-                cow(title);
-                moved(body);
+            TextSource::Document(doc) => {
+                cow(&mut doc.title);
+                moved(&mut doc.body);
             }
             TextSource::None => {}
         }

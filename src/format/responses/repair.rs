@@ -108,7 +108,7 @@ fn orphan_output<'a>(session: &Session<'a>, m: usize, reason: RepairReason<'a>) 
         message: m,
         action: RepairAction::OrphanToolRemoved,
         reason,
-        path: Some(message_path(i, "")),
+        path: Some(message_path(i, "").into()),
     }
 }
 
@@ -144,7 +144,7 @@ fn step<'a>(
                             message: m,
                             action: RepairAction::IncompleteToolCallsRemoved,
                             reason: RepairReason::Malformed(Malformed::DuplicateId),
-                            path: Some(message_path(i, "")),
+                            path: Some(message_path(i, "").into()),
                         });
                     }
                 }
@@ -154,7 +154,7 @@ fn step<'a>(
                         message: m,
                         action: RepairAction::IncompleteToolCallsRemoved,
                         reason: RepairReason::Malformed(*why),
-                        path: Some(path.clone()),
+                        path: Some(path.as_str().into()),
                     });
                 }
                 _ => {}
@@ -193,7 +193,7 @@ fn step<'a>(
                 message: m,
                 action: RepairAction::IncompleteToolCallsRemoved,
                 reason: RepairReason::NoReply(Cow::Owned(id.to_owned())),
-                path: Some(message_path(i, "")),
+                path: Some(message_path(i, "").into()),
             });
         }
     }
