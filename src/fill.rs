@@ -92,7 +92,7 @@ impl Trimmer<'_, '_> {
                         (0, Change::Removed)
                     } else {
                         let text = image_placeholder(&price);
-                        (self.measure.text(&text), Change::Placeholder(text))
+                        (self.measure.text(&text), Change::Placeholder(text.into()))
                     };
                     fixed = fixed - u128::from(unit.bytes) + u128::from(bytes);
                     plan.push(Planned {
@@ -132,7 +132,7 @@ impl Trimmer<'_, '_> {
             cost += u128::from(to);
             plan.push(Planned {
                 unit: u,
-                change: Change::Text(shrunk),
+                change: Change::Text(shrunk.into()),
                 bytes: to,
             });
         }
@@ -267,7 +267,7 @@ impl Trimmer<'_, '_> {
                 continue;
             }
             let unit = &mut self.session.units[u];
-            unit.change = Change::Text(grown);
+            unit.change = Change::Text(grown.into());
             unit.bytes = cost;
             self.total += u128::from(cost - to);
             self.report.truncated[entry].to_bytes = cost;

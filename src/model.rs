@@ -93,9 +93,9 @@ pub enum Change {
     Keep,
     /// The text is replaced (shrunk, attachment body dropped, repair note appended); the part
     /// keeps its other fields.
-    Text(String),
+    Text(Box<str>),
     /// An image part replaced by a text part.
-    Placeholder(String),
+    Placeholder(Box<str>),
     Removed,
 }
 
@@ -133,11 +133,11 @@ pub enum ToolCalls<'a> {
     None,
     Empty,
     /// The calls' ids, in order.
-    Valid(Vec<Cow<'a, str>>),
+    Valid(Box<[Cow<'a, str>]>),
     /// The first defect and the JSON path of the value at fault.
     Malformed {
         why: Malformed,
-        path: String,
+        path: Box<str>,
     },
 }
 
@@ -164,7 +164,7 @@ pub struct Message<'a> {
     pub has_refusal: bool,
     /// Repair appended the note on removed tool calls (a new text part, or the whole content
     /// when there was none).
-    pub note: Option<String>,
+    pub note: Option<Box<str>>,
     pub remove_tool_calls: bool,
 }
 

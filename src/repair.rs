@@ -178,7 +178,7 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
                     None
                 }
                 ToolCalls::Malformed { why, path } => {
-                    Some((RepairReason::Malformed(*why), Some(path.as_str().into())))
+                    Some((RepairReason::Malformed(*why), Some(path.clone())))
                 }
                 ToolCalls::Valid(ids) => match_replies(ids, session, i + 1..end)
                     .err()
@@ -317,10 +317,10 @@ fn append_note(session: &mut Session<'_>, m: usize) {
                 format!("{text}\n{note}")
             };
             unit.bytes = new.len() as u64;
-            unit.change = Change::Text(new);
+            unit.change = Change::Text(new.into());
         }
         ContentShape::Absent | ContentShape::Null | ContentShape::Parts => {
-            session.messages[m].note = Some(note.to_owned());
+            session.messages[m].note = Some(note.into());
         }
     }
 }

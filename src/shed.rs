@@ -110,7 +110,7 @@ fn shrink_texts(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         };
         t.report.truncated.push(truncation);
         t.shrunk.push((m, u, size));
-        set_unit(t, u, to, Change::Text(shrunk));
+        set_unit(t, u, to, Change::Text(shrunk.into()));
     }
     Ok(())
 }
@@ -140,7 +140,7 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         } else {
             (
                 t.measure.text(&placeholder),
-                Change::Placeholder(placeholder),
+                Change::Placeholder(placeholder.into()),
             )
         };
         if bytes >= unit.bytes {
@@ -219,7 +219,7 @@ fn drop_attachments(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         t.report
             .dropped_attachments
             .push(DroppedAttachment { index, part, bytes });
-        set_unit(t, u, stub_cost, Change::Text(stub));
+        set_unit(t, u, stub_cost, Change::Text(stub.into()));
     }
     if !forget.is_empty() {
         t.report
@@ -339,11 +339,14 @@ pub(crate) fn clear_tool_results(
                 let (cost, change) = match (&unit.kind, first) {
                     (UnitKind::Image(_), true) => (
                         placeholder_cost,
-                        Change::Placeholder(clear.placeholder.clone()),
+                        Change::Placeholder(clear.placeholder.as_str().into()),
                     ),
-                    (_, true) => (placeholder_cost, Change::Text(clear.placeholder.clone())),
+                    (_, true) => (
+                        placeholder_cost,
+                        Change::Text(clear.placeholder.as_str().into()),
+                    ),
                     (UnitKind::Image(_), false) => (0, Change::Removed),
-                    (_, false) => (0, Change::Text(String::new())),
+                    (_, false) => (0, Change::Text("".into())),
                 };
                 first = false;
                 unit.bytes = cost;

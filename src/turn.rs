@@ -125,12 +125,9 @@ impl Trimmer<'_, '_> {
             }
             let (bytes, change) = match (first, &unit.kind) {
                 (true, UnitKind::Text | UnitKind::Attachment) => {
-                    (placeholder, Change::Text(TURN_PLACEHOLDER.to_owned()))
+                    (placeholder, Change::Text(TURN_PLACEHOLDER.into()))
                 }
-                (true, _) => (
-                    placeholder,
-                    Change::Placeholder(TURN_PLACEHOLDER.to_owned()),
-                ),
+                (true, _) => (placeholder, Change::Placeholder(TURN_PLACEHOLDER.into())),
                 (false, _) => (0, Change::Removed),
             };
             first = false;

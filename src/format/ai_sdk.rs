@@ -443,8 +443,11 @@ fn tool_calls_of<'a>(
         }
     }
     let tool_calls = match malformed {
-        Some((why, path)) => ToolCalls::Malformed { why, path },
-        None => ToolCalls::Valid(ids.into_vec()),
+        Some((why, path)) => ToolCalls::Malformed {
+            why,
+            path: path.into(),
+        },
+        None => ToolCalls::Valid(ids.into_vec().into()),
     };
     (tool_calls, meta)
 }

@@ -564,8 +564,11 @@ fn tool_calls_of<'a: 'c, 'c>(
     }
     meta.field("tool_calls", array_len);
     let tool_calls = match malformed {
-        Some((why, path)) => ToolCalls::Malformed { why, path },
-        None => ToolCalls::Valid(ids.into_vec()),
+        Some((why, path)) => ToolCalls::Malformed {
+            why,
+            path: path.into(),
+        },
+        None => ToolCalls::Valid(ids.into_vec().into()),
     };
     (tool_calls, meta.total())
 }

@@ -513,7 +513,10 @@ fn split_content<'a>(
         Role::Assistant => {
             s.units.extend(units);
             let tool_calls = match (malformed, calls.is_empty()) {
-                (Some((why, path)), _) => ToolCalls::Malformed { why, path },
+                (Some((why, path)), _) => ToolCalls::Malformed {
+                    why,
+                    path: path.into(),
+                },
                 (None, true) => ToolCalls::None,
                 (None, false) => ToolCalls::Valid(calls.iter().map(|c| c.key.clone()).collect()),
             };

@@ -293,7 +293,7 @@ pub trait Adapter: Sync {
             if let crate::model::ToolCalls::Malformed { path, .. } = &mut msg.tool_calls {
                 let local = message_path(p as usize, "");
                 if first > 0 && path.starts_with(&local) {
-                    *path = message_path(p as usize + first, &path[local.len()..]);
+                    *path = message_path(p as usize + first, &path[local.len()..]).into();
                 }
             }
         }

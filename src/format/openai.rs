@@ -347,7 +347,7 @@ fn check_tool_calls<'a>(
         let fields = &*call;
         let bad = |why: Malformed, rest: &str| ToolCalls::Malformed {
             why,
-            path: message_path(i, &format!(".tool_calls[{c}]{rest}")),
+            path: message_path(i, &format!(".tool_calls[{c}]{rest}")).into(),
         };
         if !object {
             return bad(Malformed::NotObject, "");
@@ -377,7 +377,7 @@ fn check_tool_calls<'a>(
     if ids.is_empty() {
         ToolCalls::Empty
     } else {
-        ToolCalls::Valid(ids.into_vec())
+        ToolCalls::Valid(ids.into_vec().into())
     }
 }
 
@@ -404,8 +404,8 @@ pub(crate) fn new_content(msg: &Message<'_>, units: &[Unit<'_>]) -> Option<NewCo
     }
     if msg.shape != ContentShape::Parts {
         return match (units.first().map(|u| &u.change), &msg.note) {
-            (Some(Change::Text(s)), _) => Some(NewContent::Text(s.clone())),
-            (_, Some(note)) => Some(NewContent::Text(note.clone())),
+            (Some(Change::Text(s)), _) => Some(NewContent::Text(s.to_string())),
+            (_, Some(note)) => Some(NewContent::Text(note.to_string())),
             _ => None,
         };
     }
@@ -417,11 +417,11 @@ pub(crate) fn new_content(msg: &Message<'_>, units: &[Unit<'_>]) -> Option<NewCo
                 Change::Keep => p.map(NewPart::Keep),
                 Change::Text(s) => Some(NewPart::Text {
                     from: p,
-                    text: s.clone(),
+                    text: s.to_string(),
                 }),
                 Change::Placeholder(s) => Some(NewPart::Text {
                     from: None,
-                    text: s.clone(),
+                    text: s.to_string(),
                 }),
                 Change::Removed => None,
             }
@@ -430,7 +430,7 @@ pub(crate) fn new_content(msg: &Message<'_>, units: &[Unit<'_>]) -> Option<NewCo
     if let Some(note) = &msg.note {
         parts.push(NewPart::Text {
             from: None,
-            text: note.clone(),
+            text: note.to_string(),
         });
     }
     Some(NewContent::Parts(parts))

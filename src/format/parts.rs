@@ -111,8 +111,8 @@ pub(crate) fn piece<'r>(
                     ..
                 }),
                 _,
-            ) => Content::Text(s.clone()),
-            (_, Some(note)) => Content::Text(note.clone()),
+            ) => Content::Text(s.to_string()),
+            (_, Some(note)) => Content::Text(note.to_string()),
             _ => Content::Caller(caller),
         });
         return piece;

@@ -241,7 +241,7 @@ pub(super) fn split_bytes(session: &Session<'_>) -> usize {
         .messages
         .iter()
         .map(|m| match &m.tool_calls {
-            ToolCalls::Valid(ids) => ids.capacity() * std::mem::size_of::<std::borrow::Cow<str>>(),
+            ToolCalls::Valid(ids) => ids.len() * std::mem::size_of::<std::borrow::Cow<str>>(),
             _ => 0,
         })
         .sum();

@@ -64,7 +64,9 @@ pub(super) fn settle_approvals(session: &mut Session<'_>) {
         }
         if !waived.is_empty() {
             if let ToolCalls::Valid(ids) = &mut session.messages[m].tool_calls {
-                ids.retain(|id| !waived.iter().any(|w| w == id));
+                let mut kept = std::mem::take(ids).into_vec();
+                kept.retain(|id| !waived.iter().any(|w| w == id));
+                *ids = kept.into_boxed_slice();
             }
         }
         m = end;

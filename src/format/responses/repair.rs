@@ -154,7 +154,7 @@ fn step<'a>(
                         message: m,
                         action: RepairAction::IncompleteToolCallsRemoved,
                         reason: RepairReason::Malformed(*why),
-                        path: Some(path.as_str().into()),
+                        path: Some(path.clone()),
                     });
                 }
                 _ => {}
