@@ -202,7 +202,7 @@ impl Trimmer<'_, '_> {
     pub(crate) fn keep_group(&mut self, g: usize, cost: u128) {
         self.kept[g] = true;
         self.total += cost;
-        self.count += self.repaired.groups[g].len;
+        self.count += self.repaired.groups[g].len();
     }
 
     /// Texts shrunk by shedding in kept messages get the room left back, the exchange in
@@ -311,7 +311,7 @@ impl Trimmer<'_, '_> {
         if !self.options.fill || self.kept[g] || self.report.limited_by != Some(Limit::Budget) {
             return false;
         }
-        if self.count.saturating_add(self.repaired.groups[g].len) > self.options.max_messages {
+        if self.count.saturating_add(self.repaired.groups[g].len()) > self.options.max_messages {
             return false;
         }
         let room = u128::from(budget).saturating_sub(self.total);

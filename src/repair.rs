@@ -89,12 +89,35 @@ pub struct Repair<'a> {
     pub path: Option<Box<str>>,
 }
 
-/// A run of messages kept or dropped together: `order[start..start + len]`.
+/// A run of messages kept or dropped together: `order[start..start + len]` (12 bytes: one
+/// is made for nearly every caller's message).
 #[derive(Debug, Clone, Copy)]
 pub struct Group {
-    pub start: usize,
-    pub len: usize,
+    start: u32,
+    len: u32,
     pub exchange: bool,
+}
+
+impl Group {
+    /// Where its messages start in the order.
+    pub fn start(&self) -> usize {
+        self.start as usize
+    }
+
+    /// How many messages it has.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Never: a group has a message at least.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Its messages' places in the order.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start()..self.start() + self.len()
+    }
 }
 
 /// The session after repair: the usable logical messages in order, cut into groups.
@@ -119,8 +142,8 @@ impl<'a> Repaired<'a> {
     /// Appends a group made of the logical messages `msgs`, in order.
     pub fn push_group(&mut self, msgs: &[usize], exchange: bool) {
         self.groups.push(Group {
-            start: self.order.len(),
-            len: msgs.len(),
+            start: self.order.len() as u32,
+            len: msgs.len() as u32,
             exchange,
         });
         self.order.extend_from_slice(msgs);
@@ -128,7 +151,7 @@ impl<'a> Repaired<'a> {
 
     fn push_single(&mut self, m: usize) {
         self.groups.push(Group {
-            start: self.order.len(),
+            start: self.order.len() as u32,
             len: 1,
             exchange: false,
         });
@@ -201,8 +224,8 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
                     }
                 }
                 out.groups.push(Group {
-                    start,
-                    len: out.order.len() - start,
+                    start: start as u32,
+                    len: (out.order.len() - start) as u32,
                     exchange: true,
                 });
                 i = end;

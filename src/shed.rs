@@ -241,7 +241,7 @@ fn drop_soft_groups(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         }
         t.kept[g] = false;
         t.total -= t.group_cost(g);
-        t.count -= t.repaired.groups[g].len;
+        t.count -= t.repaired.groups[g].len();
         let mut indices: Vec<usize> = t.group_msgs(g).iter().map(|&m| physical(t, m)).collect();
         indices.sort_unstable();
         t.report.forget_messages(&indices);
@@ -271,7 +271,7 @@ pub(crate) fn clear_tool_results(
             reachable[g] = t.kept[g];
             continue;
         }
-        let len = t.repaired.groups[g].len;
+        let len = t.repaired.groups[g].len();
         if count + len > t.options.max_messages {
             break;
         }

@@ -112,7 +112,7 @@ impl Trimmer<'_, '_> {
                     limit = Some(Limit::Budget);
                     break;
                 };
-                (cost, self.repaired.groups[g].len)
+                (cost, self.repaired.groups[g].len())
             } else {
                 (0, 0)
             };
@@ -171,7 +171,7 @@ impl Trimmer<'_, '_> {
             if self.tags[g] != Tag::Optional {
                 continue;
             }
-            count += self.repaired.groups[g].len;
+            count += self.repaired.groups[g].len();
             if count > max {
                 return None;
             }
@@ -201,7 +201,7 @@ impl Trimmer<'_, '_> {
                     used += cost;
                     if !required {
                         anchors.cost += cost;
-                        anchors.count += self.repaired.groups[g].len;
+                        anchors.count += self.repaired.groups[g].len();
                     }
                 }
                 // The turn's user message comes back shrunk to the limit (crate::turn).

@@ -307,7 +307,7 @@ impl<'a> Trimmer<'a, '_> {
             if self.tags[g] != Tag::Optional {
                 self.kept[g] = true;
                 self.total += self.group_cost_within(g, None).unwrap_or(0);
-                self.count += self.repaired.groups[g].len;
+                self.count += self.repaired.groups[g].len();
             }
         }
         if let (Some(clear), Some(budget)) = (&self.options.clear_tool_results, self.budget) {
@@ -337,7 +337,7 @@ impl<'a> Trimmer<'a, '_> {
                 self.frontier = g;
                 continue;
             }
-            let len = self.repaired.groups[g].len;
+            let len = self.repaired.groups[g].len();
             if self.count.saturating_add(len) > self.options.max_messages {
                 return Some(Limit::MaxMessages);
             }

@@ -122,7 +122,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
     pub fn group_cost_within(&mut self, g: usize, limit: Option<u128>) -> Option<u128> {
         let group = self.repaired.groups[g];
         let mut cost = 0u128;
-        for k in group.start..group.start + group.len {
+        for k in group.range() {
             let m = self.repaired.order[k];
             let room = limit.map(|l| l.saturating_sub(cost));
             cost += self.count_message(m, room)?;
@@ -162,7 +162,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
     /// The logical messages of group `g`.
     pub fn group_msgs(&self, g: usize) -> &[usize] {
         let group = self.repaired.groups[g];
-        &self.repaired.order[group.start..group.start + group.len]
+        &self.repaired.order[group.range()]
     }
 
     pub fn group_cost(&self, g: usize) -> u128 {

@@ -50,7 +50,7 @@ impl Trimmer<'_, '_> {
                 self.missing_turn_start = true;
                 return;
             };
-            let len = self.repaired.groups[user].len;
+            let len = self.repaired.groups[user].len();
             if self.count.saturating_add(len) <= self.options.max_messages && self.bring_back(user)
             {
                 return;
@@ -148,7 +148,7 @@ impl Trimmer<'_, '_> {
         self.stopped = Some(g);
         self.frontier = g + 1;
         self.total -= self.group_cost(g);
-        self.count -= self.repaired.groups[g].len;
+        self.count -= self.repaired.groups[g].len();
         let mut indices: Vec<usize> = self
             .group_msgs(g)
             .iter()

@@ -86,7 +86,7 @@ pub struct Doc<'a> {
     root_arrays: Vec<(usize, usize)>,
     /// start → end of the long strings with escapes scanned so far.
     scanned: RefCell<HashMap<usize, usize, BuildHasherDefault<OffsetHasher>>>,
-    /// The objects and arrays of at least [`NOTE`] bytes, by start, when the text was
+    /// The objects and arrays of at least [`scan::CONTAINER_NOTE`] bytes, by start, when the text was
     /// validated by the scanner (empty otherwise), and their fields.
     containers: Vec<scan::Container>,
     fields: Vec<scan::FieldSpan>,
@@ -118,7 +118,7 @@ impl<'a> Doc<'a> {
     /// Validates `text` as serde_json reads it into values (its grammar, nesting limit,
     /// escapes and error messages; but a number past f64, such as `1E400`, is valid JSON and
     /// passes as written), in one pass that notes where each long string without
-    /// escapes, each container of [`NOTE`] bytes or more and its fields lie, so reading the
+    /// escapes, each container of [`scan::CONTAINER_NOTE`] bytes or more and its fields lie, so reading the
     /// text later scans none of them again. The pass is the crate's own scanner; what it
     /// leaves to serde_json (invalid JSON, surrogate escapes, deep nesting) takes serde_json's.
     pub fn parse(text: &'a str) -> Result<Doc<'a>, serde_json::Error> {

@@ -3,7 +3,7 @@
 //! [`scan`] accepts a subset of what serde_json accepts and, on what it accepts, notes what
 //! [`Doc`](super::Doc) needs: the long strings without escapes, the root object's keys and
 //! array lengths (as the serde_json pass does), and where each container of at least
-//! [`NOTE`](super::NOTE) bytes ends, so reading a message's fields later never scans a nested
+//! [`CONTAINER_NOTE`] bytes ends, so reading a message's fields later never scans a nested
 //! value twice. On anything it does not accept — invalid JSON, but also what it leaves to
 //! serde_json to judge exactly: surrogate escapes, nesting past 100 levels, texts of 2 GiB
 //! or more — it answers `None` and the text goes through serde_json, whose verdict and error
@@ -14,6 +14,10 @@
 
 use super::NOTE;
 
+/// Containers at least this long are noted (and their fields): a shorter one is read again
+/// quickly, and on a text made of tiny messages the index would outweigh the text.
+pub(super) const CONTAINER_NOTE: usize = 48;
+
 /// What a successful scan notes down.
 pub(super) struct Scan {
     /// (start, end) of the strings without escapes of at least [`NOTE`] bytes, in order.
@@ -23,7 +27,7 @@ pub(super) struct Scan {
     pub root_keys: Option<Vec<usize>>,
     /// (key index, items) of the root object's array values.
     pub root_arrays: Vec<(usize, usize)>,
-    /// The objects and arrays of at least [`NOTE`] bytes, by start.
+    /// The objects and arrays of at least [`CONTAINER_NOTE`] bytes, by start.
     pub containers: Vec<Container>,
     /// The fields of those objects, each object's together (see [`Container::fields`]).
     pub fields: Vec<FieldSpan>,
@@ -74,8 +78,8 @@ pub(super) fn scan(text: &str) -> Option<Scan> {
         containers: Vec::with_capacity(text.len() / 64),
         fields: Vec::with_capacity(text.len() / 32),
         pending: Vec::new(),
-        // Field spans are 16 bytes: at most the text's size in all.
-        field_cap: text.len() / 16,
+        // Field spans are 16 bytes: at most half the text's size in all.
+        field_cap: text.len() / 32,
         loose: 0,
         root_keys: None,
         root_arrays: Vec::new(),
@@ -408,7 +412,7 @@ impl Scanner<'_> {
     fn close(&mut self, open: Open, object: bool) {
         self.depth -= 1;
         let start = self.containers[open.slot].start as usize;
-        if self.i - start < NOTE {
+        if self.i - start < CONTAINER_NOTE {
             self.containers.truncate(open.slot);
             self.pending.truncate(open.pending);
             return;
@@ -538,7 +542,7 @@ mod tests {
             let (start, end) = (c.start as usize, (c.end & !super::FLAG) as usize);
             assert!(last.is_none_or(|l| l < start), "in order: {text:?}");
             last = Some(start);
-            assert!(end - start >= super::NOTE);
+            assert!(end - start >= super::CONTAINER_NOTE);
             let value = &text[start..end];
             assert!(value.starts_with(['{', '[']) && value.ends_with(['}', ']']));
             assert!(
