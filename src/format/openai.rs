@@ -338,7 +338,8 @@ fn check_tool_calls<'a>(
     call: &mut Fields<'a>,
     function: &mut Fields<'a>,
 ) -> ToolCalls<'a> {
-    let mut ids = CallIds::with_capacity(0);
+    // Room for one call, the common case: the ids are then boxed without a reallocation.
+    let mut ids = CallIds::with_capacity(1);
     let Some(mut items) = doc.object_items(calls) else {
         return ToolCalls::Empty;
     };
