@@ -148,10 +148,8 @@ pub struct Message<'a> {
     pub physical: Option<u32>,
     /// Format-specific: where in the physical message this logical one came from.
     pub origin: Origin,
-    /// `None` for a role the library does not know.
+    /// `None` for a role the library does not know (as written: [`Session::role_raw`]).
     pub role: Option<Role>,
-    /// The role as written, for the report of an unknown role.
-    pub role_raw: &'a str,
     pub shape: ContentShape,
     /// `units[start..end]` of the session.
     pub units: (u32, u32),
@@ -228,6 +226,20 @@ impl<'a> Session<'a> {
             inputs: Vec::with_capacity(messages),
             notes_in_meta: false,
         }
+    }
+
+    /// The role of logical message `m` as written (its JSON token), for the report of an
+    /// unknown role: read again from the caller's message (no message holds it: a message of
+    /// the library's roles never needs it, and every message would pay for it).
+    pub fn role_raw(&self, m: usize) -> Raw<'a> {
+        self.messages[m]
+            .physical
+            .and_then(|p| self.inputs.get(p as usize))
+            .and_then(|&input| {
+                let doc = crate::raw::Doc::from_validated(input, Vec::new());
+                crate::raw::get(&doc.fields(doc.root())?, "role")
+            })
+            .unwrap_or("null")
     }
 
     pub fn units_of(&self, m: usize) -> &[Unit<'a>] {

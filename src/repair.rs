@@ -175,7 +175,7 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
             out.note(
                 i,
                 RepairAction::UnknownRoleRemoved,
-                RepairReason::UnknownRole(Cow::Borrowed(session.messages[i].role_raw)),
+                RepairReason::UnknownRole(Cow::Borrowed(session.role_raw(i))),
             );
             i += 1;
             continue;

@@ -242,15 +242,7 @@ fn split_message<'a>(
     let logical = |origin, shape, units, meta_bytes, tool_calls| Message {
         meta_without_calls: base_meta,
         tool_calls,
-        ..super::units::logical(
-            Some(i as u32),
-            origin,
-            role,
-            role_raw,
-            shape,
-            units,
-            meta_bytes,
-        )
+        ..super::units::logical(Some(i as u32), origin, role, shape, units, meta_bytes)
     };
     let start = s.units.len() as u32;
     let whole = |shape| {
@@ -336,10 +328,10 @@ fn split_message<'a>(
                     .units
                     .push(part_unit(doc, i, b, part, fields, &ty, pricing)?),
                 (Some(Role::Tool), "tool-result") => {
-                    split_tool_result(doc, i, b, part, fields, base_meta, role_raw, pricing, s)?
+                    split_tool_result(doc, i, b, part, fields, base_meta, pricing, s)?
                 }
                 (Some(Role::Tool), "tool-approval-response") => {
-                    split_approval_response(i, b, part, fields, base_meta, role_raw, s)?
+                    split_approval_response(i, b, part, fields, base_meta, s)?
                 }
                 (Some(Role::Tool), other) => {
                     return Err(Error::invalid_request(
@@ -456,7 +448,6 @@ fn tool_calls_of<'a>(
 fn reply<'a>(
     i: usize,
     b: usize,
-    role_raw: Raw<'a>,
     units: (u32, u32),
     base_meta: u64,
     id: Cow<'a, str>,
@@ -467,7 +458,6 @@ fn reply<'a>(
         Some(i as u32),
         origin,
         Some(Role::Tool),
-        role_raw,
         shape,
         units,
         base_meta,
@@ -502,7 +492,6 @@ fn split_approval_response<'a>(
     part: Raw<'a>,
     fields: &Fields<'a>,
     base_meta: u64,
-    role_raw: Raw<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
     let id = string_field(fields, "approvalId", "a tool-approval-response", i, b)?;
@@ -510,7 +499,7 @@ fn split_approval_response<'a>(
     s.units
         .push(opaque(Some(b as u32), None, canonical_len(part)));
     s.messages
-        .push(reply(i, b, role_raw, (start, start + 1), base_meta, id));
+        .push(reply(i, b, (start, start + 1), base_meta, id));
     Ok(())
 }
 
@@ -525,7 +514,6 @@ fn split_tool_result<'a>(
     part: Raw<'a>,
     fields: &Fields<'a>,
     base_meta: u64,
-    role_raw: Raw<'a>,
     pricing: &Pricing<'_>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
@@ -573,8 +561,7 @@ fn split_tool_result<'a>(
     }
     s.units[start as usize].bytes = canonical_len(part).saturating_sub(taken);
     let end = s.units.len() as u32;
-    s.messages
-        .push(reply(i, b, role_raw, (start, end), base_meta, id));
+    s.messages.push(reply(i, b, (start, end), base_meta, id));
     Ok(())
 }
 

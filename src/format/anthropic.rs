@@ -318,7 +318,6 @@ fn split_message<'a>(
         physical: Some(i as u32),
         origin: Origin::Whole,
         role: Some(role),
-        role_raw,
         shape,
         units,
         meta_bytes,
@@ -501,15 +500,8 @@ fn split_tool_result<'a>(
     let meta = meta.total();
     let origin = Origin::Reply { part: b as u32 };
     let units = (start, s.units.len() as u32);
-    let mut msg = super::units::logical(
-        Some(i as u32),
-        origin,
-        Some(Role::Tool),
-        "\"tool\"",
-        shape,
-        units,
-        meta,
-    );
+    let mut msg =
+        super::units::logical(Some(i as u32), origin, Some(Role::Tool), shape, units, meta);
     msg.tool_call_id = Some(id);
     s.messages.push(msg);
     Ok(())

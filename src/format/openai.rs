@@ -187,7 +187,6 @@ fn split_message<'a>(
         physical: Some(i as u32),
         origin: Origin::Whole,
         role,
-        role_raw,
         shape,
         units: (start, session.units.len() as u32),
         meta_bytes,

@@ -229,14 +229,9 @@ fn split_instructions<'a>(system: Raw<'a>, s: &mut Session<'a>) -> Result<(), Er
 }
 
 /// A logical message for item `i` with no content units yet.
-fn item_message<'a>(
-    i: usize,
-    origin: Origin,
-    role: Option<Role>,
-    role_raw: &'a str,
-) -> Message<'a> {
+fn item_message<'a>(i: usize, origin: Origin, role: Option<Role>) -> Message<'a> {
     let shape = ContentShape::Absent;
-    units::logical(Some(i as u32), origin, role, role_raw, shape, (0, 0), 0)
+    units::logical(Some(i as u32), origin, role, shape, (0, 0), 0)
 }
 
 fn split_item<'a>(
@@ -288,12 +283,7 @@ fn split_item<'a>(
     } else {
         (ItemKind::Opaque, "")
     };
-    let mut msg = item_message(
-        i,
-        Origin::Item(kind_),
-        Some(Role::Assistant),
-        "\"assistant\"",
-    );
+    let mut msg = item_message(i, Origin::Item(kind_), Some(Role::Assistant));
     let start = s.units.len() as u32;
     msg.units = (start, start);
     // Never edited: the whole item is what it costs.
@@ -341,7 +331,7 @@ fn split_message<'a>(
             message_path(i, ".tool_calls"),
         ));
     }
-    let mut msg = item_message(i, Origin::Whole, role, role_raw);
+    let mut msg = item_message(i, Origin::Whole, role);
     msg.meta_bytes = object_len_without(fields, &["content"]);
     msg.meta_without_calls = msg.meta_bytes;
     let start = s.units.len() as u32;
@@ -390,7 +380,6 @@ fn split_output<'a>(
         i,
         Origin::Item(ItemKind::Output { family }),
         Some(Role::Tool),
-        "\"tool\"",
     );
     msg.tool_call_id = id;
     msg.meta_bytes = object_len_without(fields, &["output"]);

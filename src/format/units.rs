@@ -112,7 +112,6 @@ pub(crate) fn logical<'a>(
     physical: Option<u32>,
     origin: Origin,
     role: Option<Role>,
-    role_raw: &'a str,
     shape: ContentShape,
     units: (u32, u32),
     meta: u64,
@@ -121,7 +120,6 @@ pub(crate) fn logical<'a>(
         physical,
         origin,
         role,
-        role_raw,
         shape,
         units,
         meta_bytes: meta,
@@ -136,13 +134,5 @@ pub(crate) fn logical<'a>(
 
 /// The system prompt given outside the messages (request key `system`), pinned.
 pub(crate) fn system_message<'a>(shape: ContentShape, units: (u32, u32), meta: u64) -> Message<'a> {
-    logical(
-        None,
-        Origin::System,
-        Some(Role::System),
-        "\"system\"",
-        shape,
-        units,
-        meta,
-    )
+    logical(None, Origin::System, Some(Role::System), shape, units, meta)
 }

@@ -186,7 +186,6 @@ pub(super) fn rebase(session: &mut Session<'static>, old: &str, new: &str) {
             physical: _,
             origin: _,
             role: _,
-            role_raw,
             shape: _,
             units: _,
             meta_bytes: _,
@@ -197,7 +196,6 @@ pub(super) fn rebase(session: &mut Session<'static>, old: &str, new: &str) {
             note: _,
             remove_tool_calls: _,
         } = message;
-        moved(role_raw);
         match tool_calls {
             ToolCalls::None | ToolCalls::Empty | ToolCalls::Malformed { why: _, path: _ } => {}
             ToolCalls::Valid(ids) => ids.iter_mut().for_each(cow),

@@ -86,7 +86,7 @@ fn turn<'a>(session: &Session<'a>, m: usize, alive: &mut [bool], out: &mut Repai
     } else if msg.role.is_none() {
         Some((
             RepairAction::UnknownRoleRemoved,
-            RepairReason::UnknownRole(std::borrow::Cow::Borrowed(msg.role_raw)),
+            RepairReason::UnknownRole(std::borrow::Cow::Borrowed(session.role_raw(m))),
         ))
     } else if !session.has_content(m) {
         Some((RepairAction::EmptyMessageRemoved, RepairReason::NoContent))
