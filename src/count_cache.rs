@@ -22,7 +22,7 @@ struct Counted {
 impl CountCache {
     fn eligible(session: &Session<'_>, m: usize) -> bool {
         let msg = &session.messages[m];
-        msg.note.is_none() && session.units_of(m).iter().all(|u| u.change == Change::Keep)
+        !msg.has_note && session.units_of(m).iter().all(|u| u.change == Change::Keep)
     }
 
     /// Applies the kept costs of message `m` when there are: `Some(Some(cost))`, or

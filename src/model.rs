@@ -161,8 +161,8 @@ pub struct Message<'a> {
     pub tool_call_id: Option<Cow<'a, str>>,
     pub has_refusal: bool,
     /// Repair appended the note on removed tool calls (a new text part, or the whole content
-    /// when there was none).
-    pub note: Option<Box<str>>,
+    /// when there was none): [`Message::note`].
+    pub has_note: bool,
     pub remove_tool_calls: bool,
 }
 
@@ -200,6 +200,12 @@ pub enum ItemKind {
 }
 
 impl Message<'_> {
+    /// The note repair appended ([`crate::repair::INCOMPLETE_TOOL_CALLS_NOTE`], the only one).
+    pub fn note(&self) -> Option<&'static str> {
+        self.has_note
+            .then_some(crate::repair::INCOMPLETE_TOOL_CALLS_NOTE)
+    }
+
     pub fn unit_range(&self) -> std::ops::Range<usize> {
         self.units.0 as usize..self.units.1 as usize
     }
@@ -255,7 +261,7 @@ impl<'a> Session<'a> {
             msg.meta_bytes
         };
         let units: u128 = self.units_of(m).iter().map(|u| u128::from(u.bytes)).sum();
-        let note = match &msg.note {
+        let note = match msg.note() {
             Some(n) if !self.notes_in_meta => n.len() as u128,
             _ => 0,
         };
@@ -266,7 +272,7 @@ impl<'a> Session<'a> {
     pub fn has_content(&self, m: usize) -> bool {
         let msg = &self.messages[m];
         msg.has_refusal
-            || msg.note.is_some()
+            || msg.has_note
             || self
                 .units_of(m)
                 .iter()

@@ -343,7 +343,7 @@ fn append_note(session: &mut Session<'_>, m: usize) {
             unit.change = Change::Text(new.into());
         }
         ContentShape::Absent | ContentShape::Null | ContentShape::Parts => {
-            session.messages[m].note = Some(note.into());
+            session.messages[m].has_note = true;
         }
     }
 }

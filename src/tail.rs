@@ -457,7 +457,7 @@ fn plain_role(session: &Session<'_>, p: usize) -> Option<Role> {
         Some(Role::User | Role::Assistant | Role::System | Role::Developer)
     ) && m.tool_calls == ToolCalls::None
         && m.tool_call_id.is_none()
-        && m.note.is_none()
+        && !m.has_note
         && !m.has_refusal
         && session.has_content(i)
         && session.units[m.unit_range()]

@@ -198,7 +198,7 @@ pub(crate) fn count_message(
         FRAMING_TOKENS.saturating_add_signed(crate::framing::framing_adjust(measure, role));
     let (meta, meta_without_calls) = (meta + framing, meta_without_calls + framing);
     let msg = &session.messages[m];
-    let note = msg.note.as_deref().map_or(0, |n| measure.text(n));
+    let note = msg.note().map_or(0, |n| measure.text(n));
     let mut used = note
         + if msg.remove_tool_calls {
             meta_without_calls

@@ -325,7 +325,7 @@ fn split_message<'a>(
         tool_calls,
         tool_call_id: tool_call_id.clone(),
         has_refusal,
-        note: None,
+        has_note: false,
         remove_tool_calls: false,
     };
     let start = s.units.len() as u32;

@@ -419,7 +419,7 @@ fn split_content<'a>(
         tool_calls,
         tool_call_id: None,
         has_refusal: false,
-        note: None,
+        has_note: false,
         remove_tool_calls: false,
     };
     let mut units = Vec::new();

@@ -194,7 +194,7 @@ fn split_message<'a>(
         tool_calls,
         tool_call_id,
         has_refusal,
-        note: None,
+        has_note: false,
         remove_tool_calls: false,
     });
     Ok(())
@@ -399,11 +399,11 @@ fn edit_of(session: &Session<'_>, m: usize) -> Out {
 
 /// The new content of a message, when something in it changed.
 pub(crate) fn new_content(msg: &Message<'_>, units: &[Unit<'_>]) -> Option<NewContent> {
-    if msg.note.is_none() && units.iter().all(|u| u.change == Change::Keep) {
+    if !msg.has_note && units.iter().all(|u| u.change == Change::Keep) {
         return None;
     }
     if msg.shape != ContentShape::Parts {
-        return match (units.first().map(|u| &u.change), &msg.note) {
+        return match (units.first().map(|u| &u.change), msg.note()) {
             (Some(Change::Text(s)), _) => Some(NewContent::Text(s.to_string())),
             (_, Some(note)) => Some(NewContent::Text(note.to_string())),
             _ => None,
@@ -427,7 +427,7 @@ pub(crate) fn new_content(msg: &Message<'_>, units: &[Unit<'_>]) -> Option<NewCo
             }
         })
         .collect();
-    if let Some(note) = &msg.note {
+    if let Some(note) = msg.note() {
         parts.push(NewPart::Text {
             from: None,
             text: note.to_string(),

@@ -51,7 +51,7 @@ pub(crate) fn unchanged(
 ) -> bool {
     range.into_iter().all(|m| {
         kept[m]
-            && session.messages[m].note.is_none()
+            && !session.messages[m].has_note
             && !session.messages[m].remove_tool_calls
             && session.units_of(m).iter().all(|u| u.change == Change::Keep)
     })
@@ -104,17 +104,19 @@ pub(crate) fn piece<'r>(
     let fields = doc.fields(message).unwrap_or_default();
     let caller = get(&fields, w.key());
     if first.origin == Origin::Whole {
-        piece.content = Some(match (session.units_of(range.start).first(), &first.note) {
-            (
-                Some(Unit {
-                    change: Change::Text(s),
-                    ..
-                }),
-                _,
-            ) => Content::Text(s.to_string()),
-            (_, Some(note)) => Content::Text(note.to_string()),
-            _ => Content::Caller(caller),
-        });
+        piece.content = Some(
+            match (session.units_of(range.start).first(), first.note()) {
+                (
+                    Some(Unit {
+                        change: Change::Text(s),
+                        ..
+                    }),
+                    _,
+                ) => Content::Text(s.to_string()),
+                (_, Some(note)) => Content::Text(note.to_string()),
+                _ => Content::Caller(caller),
+            },
+        );
         return piece;
     }
     let parts = caller.and_then(|c| doc.items(c)).unwrap_or_default();
@@ -157,7 +159,7 @@ pub(crate) fn piece<'r>(
             Some(u) => out.extend(w.changed(doc, part, &session.units[u])),
         }
     }
-    if let Some(note) = own.and_then(|own| session.messages[own].note.as_ref()) {
+    if let Some(note) = own.and_then(|own| session.messages[own].note()) {
         out.push(w.text(note));
     }
     piece.content = Some(Content::Parts(out));

@@ -127,7 +127,7 @@ pub(crate) fn logical<'a>(
         tool_calls: ToolCalls::None,
         tool_call_id: None,
         has_refusal: false,
-        note: None,
+        has_note: false,
         remove_tool_calls: false,
     }
 }

@@ -193,7 +193,7 @@ pub(super) fn rebase(session: &mut Session<'static>, old: &str, new: &str) {
             tool_calls,
             tool_call_id,
             has_refusal: _,
-            note: _,
+            has_note: _,
             remove_tool_calls: _,
         } = message;
         match tool_calls {
