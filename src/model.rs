@@ -61,8 +61,6 @@ pub enum TextSource<'a> {
     /// An attachment made of a title and a body (a document block): its text is
     /// `Attached file: {title}\n{body}` (boxed: most units are not documents).
     Document(Box<Document<'a>>),
-    /// Not a text unit.
-    None,
 }
 
 /// The title and body of a document block.
@@ -71,6 +69,12 @@ pub struct Document<'a> {
     pub title: Cow<'a, str>,
     /// A JSON string token, or any raw JSON value (priced as written).
     pub body: Raw<'a>,
+}
+
+impl TextSource<'static> {
+    /// Not a text unit: no characters (an empty string token, so that the type stays two
+    /// words, its variants told apart by the pointer alone).
+    pub const NONE: TextSource<'static> = TextSource::Raw("\"\"");
 }
 
 impl TextSource<'_> {
@@ -82,7 +86,6 @@ impl TextSource<'_> {
                 let body = crate::raw::string(doc.body).unwrap_or(Cow::Borrowed(doc.body));
                 Cow::Owned(format!("{ATTACHMENT_PREFIX} {}\n{body}", doc.title))
             }
-            TextSource::None => Cow::Borrowed(""),
         }
     }
 }

@@ -446,6 +446,10 @@ impl<'a> Trimmer<'a, '_> {
         if self.options.cache.stable {
             self.report.cut = Some(self.report_cut(!dropped.is_empty()));
         }
+        // Selection is done with its order and groups: freed before the report's lists are
+        // built (where a history of many tiny messages peaks).
+        drop(std::mem::take(&mut self.repaired.order));
+        drop(std::mem::take(&mut self.repaired.groups));
         let mut cost = 0u128;
         for (m, &k) in kept.iter().enumerate() {
             if k {

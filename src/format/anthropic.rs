@@ -671,12 +671,12 @@ fn block_unit<'a>(
                 }
             };
             let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-            unit(kind, TextSource::None, bytes)
+            unit(kind, TextSource::NONE, bytes)
         }
         "document" => {
             if let Some(kind) = document_file(doc, fields, pricing) {
                 let bytes = super::image_price(&kind).map_or(0, |p| p.budget_bytes);
-                return Ok(unit(kind, TextSource::None, bytes));
+                return Ok(unit(kind, TextSource::NONE, bytes));
             }
             let title = get(fields, "title")
                 .and_then(raw::string)
@@ -701,7 +701,7 @@ fn block_unit<'a>(
                 bytes,
             )
         }
-        _ => unit(UnitKind::Other, TextSource::None, canonical_len(block)),
+        _ => unit(UnitKind::Other, TextSource::NONE, canonical_len(block)),
     })
 }
 

@@ -88,7 +88,7 @@ pub(crate) fn opaque<'a>(part: Option<u32>, sub: Option<u32>, bytes: u64) -> Uni
         part,
         sub,
         kind: UnitKind::Other,
-        text: TextSource::None,
+        text: TextSource::NONE,
         bytes,
         change: Change::Keep,
     }

@@ -16,7 +16,7 @@ use super::NOTE;
 
 /// Containers at least this long are noted (and their fields): a shorter one is read again
 /// quickly, and on a text made of tiny messages the index would outweigh the text.
-pub(super) const CONTAINER_NOTE: usize = 64;
+pub(super) const CONTAINER_NOTE: usize = 48;
 
 /// What a successful scan notes down.
 pub(super) struct Scan {

@@ -219,7 +219,6 @@ pub(super) fn rebase(session: &mut Session<'static>, old: &str, new: &str) {
                 cow(&mut doc.title);
                 moved(&mut doc.body);
             }
-            TextSource::None => {}
         }
     }
     inputs.iter_mut().for_each(moved);
