@@ -8,6 +8,10 @@ use crate::pricing::ImagePrice;
 use crate::raw::Raw;
 use std::borrow::Cow;
 
+/// Appended to an assistant message whose tool calls were removed (the one repair note).
+pub const INCOMPLETE_TOOL_CALLS_NOTE: &str =
+    "[Incomplete tool calls removed from restored session.]";
+
 /// A text part whose text starts with this is an attachment body (DESIGN §4).
 pub const ATTACHMENT_PREFIX: &str = "Attached file:";
 
@@ -203,10 +207,9 @@ pub enum ItemKind {
 }
 
 impl Message<'_> {
-    /// The note repair appended ([`crate::repair::INCOMPLETE_TOOL_CALLS_NOTE`], the only one).
+    /// The note repair appended ([`INCOMPLETE_TOOL_CALLS_NOTE`], the only one).
     pub fn note(&self) -> Option<&'static str> {
-        self.has_note
-            .then_some(crate::repair::INCOMPLETE_TOOL_CALLS_NOTE)
+        self.has_note.then_some(INCOMPLETE_TOOL_CALLS_NOTE)
     }
 
     pub fn unit_range(&self) -> std::ops::Range<usize> {

@@ -7,9 +7,7 @@ use crate::model::{Change, ContentShape, Malformed, Role, Session, ToolCalls};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-/// Appended to an assistant message whose tool calls were removed.
-pub const INCOMPLETE_TOOL_CALLS_NOTE: &str =
-    "[Incomplete tool calls removed from restored session.]";
+pub use crate::model::INCOMPLETE_TOOL_CALLS_NOTE;
 
 /// What a repair did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
