@@ -91,7 +91,7 @@ impl Trimmer<'_, '_> {
                         left -= 1;
                         (0, Change::Removed)
                     } else {
-                        let text = image_placeholder(&price);
+                        let text = image_placeholder(price);
                         (self.measure.text(&text), Change::Placeholder(text.into()))
                     };
                     fixed = fixed - u128::from(unit.bytes) + u128::from(bytes);

@@ -127,7 +127,7 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
             unreachable!("only images are selected")
         };
         let part = unit.part.expect("images are parts") as usize;
-        let placeholder = image_placeholder(&price);
+        let placeholder = image_placeholder(price);
         // A message must keep saying something: its last part becomes the placeholder.
         // Searched from the end: the parts after this one are not removed yet, so the search
         // stops at once and dropping n images from one message stays linear.
@@ -154,8 +154,8 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
                 format!(
                     "{} {path} ({}) does not fit the context budget and on_image_overflow is \
                      \"error\".",
-                    media_word(&price),
-                    describe_image(&price)
+                    media_word(price),
+                    describe_image(price)
                 ),
             )
             .at(path));
@@ -163,7 +163,7 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         if let Some(file) = price.file {
             t.report
                 .dropped_files
-                .push(DroppedFile::new(index, part, &file, &price));
+                .push(DroppedFile::new(index, part, &file, price));
             set_unit(t, u, bytes, change);
             continue;
         }

@@ -124,7 +124,7 @@ mod tests {
                     _ => m.role == Some(want),
                 };
                 assert!(role_ok, "{} {role}: {:?}", format.name(), m.role);
-                assert!(m.tool_call_id.is_none() && m.note.is_none() && !m.has_refusal);
+                assert!(m.tool_call_id.is_none() && !m.has_note && !m.has_refusal);
                 assert!(session.units[m.unit_range()]
                     .iter()
                     .all(|u| matches!(u.kind, UnitKind::Text)));

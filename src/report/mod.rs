@@ -364,7 +364,7 @@ pub(crate) fn file_warnings(session: &Session<'_>, format: Format) -> Vec<Warnin
             };
             let message = format!(
                 "the file could not be read; priced conservatively: {}",
-                describe_file(&file, tokens.unwrap_or(0))
+                describe_file(file, tokens.unwrap_or(0))
             );
             warnings.push(Warning::of_unit(
                 "unreadable_file",
