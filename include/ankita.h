@@ -443,6 +443,16 @@ char *ankita_trim_many(const char *const *requests,
  */
 char *ankita_formats(void);
 
+/**
+ * Describes every option of a trim request (every key but `messages`), the one table the
+ * front ends' options follow: `{"ok": true, "options": [{"name": "max_bytes", "type":
+ * "integer", "doc": "..."}, ...]}`.
+ *
+ * Ownership: the returned string is owned by the caller and must be released with
+ * `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+ */
+char *ankita_options(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 mod batch;
 mod contract;
 pub use batch::ankita_trim_many;
-pub use contract::ankita_formats;
+pub use contract::{ankita_formats, ankita_options};
 
 /// Every string the library returns is `[capacity: usize][text][NUL]` in one allocation of the
 /// text's exact size; the caller holds a pointer to the text, and [`ankita_string_free`] finds

@@ -129,6 +129,7 @@ fn help_for_every_command_exits_0_on_stdout() {
         "--memory",
         "--system",
         "--image-sizes",
+        "--file-sizes",
         "--profile",
         "--image-profile",
         "--model",

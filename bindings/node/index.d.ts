@@ -157,6 +157,8 @@ export interface TrimOptions {
   strict_model?: boolean;
   /** Pixel sizes of remote (http/https) images by URL: `[width, height]` or `{width, height}`. */
   image_sizes?: Record<string, [number, number] | { width: number; height: number }>;
+  /** Pages (documents) or seconds (audio) of remote files and file ids, by URL or id. */
+  file_sizes?: Record<string, number>;
   /** Default `placeholder`. */
   on_image_overflow?: OnImageOverflow;
   /**

@@ -29,3 +29,14 @@ fn with_ok(value: Value) -> Value {
     }
     out
 }
+
+/// Describes every option of a trim request (every key but `messages`), the one table the
+/// front ends' options follow: `{"ok": true, "options": [{"name": "max_bytes", "type":
+/// "integer", "doc": "..."}, ...]}`.
+///
+/// Ownership: the returned string is owned by the caller and must be released with
+/// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+#[no_mangle]
+pub extern "C" fn ankita_options() -> *mut c_char {
+    boundary(|| Ok(with_ok(crate::request::describe_options())))
+}

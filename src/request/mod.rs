@@ -13,7 +13,9 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
 mod measure;
+mod options;
 pub use measure::{measure_of, profile_of, unknown_model};
+pub use options::{describe_options, is_option, option_names, TrimOption, OPTIONS};
 
 /// The history budget below which `trim` refuses to run.
 pub const MIN_HISTORY_BYTES: u64 = 512;
@@ -239,34 +241,6 @@ impl Default for TrimOptions {
     }
 }
 
-/// Request keys other than `messages`.
-pub const OPTION_KEYS: &[&str] = &[
-    "max_bytes",
-    "context_tokens",
-    "max_output_tokens",
-    "tools",
-    "memory",
-    "overhead_bytes",
-    "bytes_per_token",
-    "max_messages",
-    "image_profile",
-    "model",
-    "image_sizes",
-    "file_sizes",
-    "on_image_overflow",
-    "format",
-    "system",
-    "tokenizer",
-    "token_factor",
-    "overhead_tokens",
-    "clear_tool_results",
-    "strict_model",
-    "fill",
-    "trim_to",
-    "cut",
-    "cache_breakpoint",
-];
-
 impl TrimOptions {
     /// Reads the options from a request object, ignoring `messages`. Unknown keys are an error:
     /// a typo must not silently change the budget. `null` means "not given".
@@ -358,7 +332,7 @@ impl TrimOptions {
                     return Err(Error::invalid_request(
                         format!(
                             "unknown request key {key:?}; known keys: messages, {}",
-                            OPTION_KEYS.join(", ")
+                            option_names()
                         ),
                         key,
                     ))

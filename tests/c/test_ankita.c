@@ -242,6 +242,11 @@ static void test_formats(void) {
     CHECK(r && strstr(r, "\"text_key\":\"parts\",\"text_parts\":true") != NULL, "%s", r);
     CHECK(r && strstr(r, "\"name\":\"ai-sdk\"") != NULL, "%s", r);
     ankita_string_free(r);
+    r = ankita_options();
+    CHECK(r && strncmp(r, "{\"ok\":true,\"options\":[{\"name\":\"max_bytes\",\"type\":\"integer\",", 59) == 0,
+          "%s", r);
+    CHECK(r && strstr(r, "{\"name\":\"cache_breakpoint\",\"type\":\"boolean\",") != NULL, "%s", r);
+    ankita_string_free(r);
 }
 
 /* Takes a library string, checks it equals `expected`, and frees it. */

@@ -122,8 +122,8 @@ impl TrimResult {
     tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, tokenizer=None, \
     token_factor=None, overhead_tokens=None, clear_tool_results=None, max_messages=40, \
     image_profile='ankita', on_image_overflow='placeholder', model=None, image_sizes=None, \
-    format='openai', system=None, strict_model=False, fill=True, trim_to=None, cut=None, \
-    cache_breakpoint=False)")]
+    file_sizes=None, format='openai', system=None, strict_model=False, fill=True, trim_to=None, \
+    cut=None, cache_breakpoint=False)")]
 #[allow(clippy::too_many_arguments)]
 pub fn trim<'py>(
     py: Python<'py>,

@@ -312,6 +312,15 @@ pub const TRIM: &[Flag] = &[
               {\"https://…/cat.png\": [1920, 1080]}",
         sets: Sets::FileJson("image_sizes"),
     },
+    Flag {
+        long: "file-sizes",
+        alias: None,
+        short: None,
+        value: Some("FILE"),
+        doc: "a JSON object giving the pages (documents) or seconds (audio) of remote files and \
+              file ids: {\"https://…/q3.pdf\": 10}",
+        sets: Sets::FileJson("file_sizes"),
+    },
     PROFILE,
     MODEL,
     STRICT_MODEL,
@@ -637,5 +646,15 @@ mod tests {
                 assert!(!flag.doc.is_empty());
             }
         }
+    }
+
+    /// `ankita trim` sets every option of the request's one table (`ankita::request::OPTIONS`),
+    /// and only those: an option added to the table fails here until it has its flag.
+    #[test]
+    fn trim_flags_are_the_option_table() {
+        use std::collections::BTreeSet;
+        let table: BTreeSet<&str> = ankita::request::OPTIONS.iter().map(|o| o.name).collect();
+        let flags: BTreeSet<&str> = TRIM.iter().filter_map(|f| f.sets.request_key()).collect();
+        assert_eq!(flags, table, "the request keys of ankita trim's flags");
     }
 }

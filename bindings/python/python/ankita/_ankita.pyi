@@ -188,6 +188,7 @@ def trim(
     on_image_overflow: OnImageOverflow | None = "placeholder",
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
+    file_sizes: Mapping[str, float] | None = None,
     format: MessageFormat | None = "openai",
     system: str | Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
@@ -208,7 +209,8 @@ def trim(
       smaller wins; with neither only ``max_messages`` applies;
     - ``bytes_per_token``, ``max_messages``;
     - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
-      ``{url: (width, height)}`` for remote images whose size the caller knows; any model name
+      ``{url: (width, height)}`` for remote images whose size the caller knows (``file_sizes``:
+      ``{url or file id: pages or seconds}`` for remote files); any model name
       answers (provider prefixes and routes such as "openrouter/openai/gpt-4o", Bedrock ids,
       dated suffixes): one no family claims is priced by the default recipe, counted with
       o200k_base × 1.35, and ``report["warnings"]`` holds an ``unknown_model`` entry saying so;

@@ -158,6 +158,7 @@ def trim(  # type: ignore[overload-overlap]
     on_image_overflow: OnImageOverflow | None = "placeholder",
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
+    file_sizes: Mapping[str, float] | None = None,
     format: Literal["gemini"],
     system: str | _GeminiContent | Sequence[Any] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
@@ -188,6 +189,7 @@ def trim(
     on_image_overflow: OnImageOverflow | None = "placeholder",
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
+    file_sizes: Mapping[str, float] | None = None,
     format: MessageFormat | None = None,
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
@@ -218,6 +220,7 @@ def trim(
     on_image_overflow: OnImageOverflow | None = "placeholder",
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
+    file_sizes: Mapping[str, float] | None = None,
     format: MessageFormat | None = None,
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
@@ -248,7 +251,8 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
       ``tools`` and ``memory``; Claude and Gemini models are estimated (o200k_base times a
       safety factor, ``token_factor`` overriding it);
     - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
-      ``{url: (width, height)}`` for remote images whose size the caller knows; any model name
+      ``{url: (width, height)}`` for remote images whose size the caller knows (``file_sizes``:
+      ``{url or file id: pages or seconds}`` for remote files); any model name
       answers (provider prefixes and routes such as "openrouter/openai/gpt-4o", Bedrock ids,
       dated suffixes): one no family claims is priced by the default recipe, counted with
       o200k_base × 1.35, and ``report["warnings"]`` holds an ``unknown_model`` entry saying so;
