@@ -178,6 +178,21 @@ fn main() {
             responses_request(&shots, tight.clone()),
             0.0,
         ),
+        // Appended (the rows above are compared by place below): the text session with a
+        // byte budget, where keeping everything does not count every message in tokens.
+        (
+            "20,000-message text session, tight in bytes",
+            request(chat.clone(), json!({"max_bytes": 128_000})),
+            3.0,
+        ),
+        (
+            "20,000-message text session, loose in bytes",
+            request(
+                chat.clone(),
+                json!({"max_messages": 1_000_000_000u64, "max_bytes": 1_000_000_000u64}),
+            ),
+            3.0,
+        ),
     ];
     println!(
         "{:<52} {:>8} {:>10} {:>10} {:>7} {:>7}",
