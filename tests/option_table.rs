@@ -24,15 +24,6 @@ const ADAPTERS_LEAVE_OUT: &[(&str, &str)] = &[
         "cache_breakpoint",
         "an Anthropic-format option; the adapters send another format",
     ),
-    ("file_sizes", "not offered by the adapters yet"),
-    ("tokenizer", "not offered by the adapters yet"),
-    ("token_factor", "not offered by the adapters yet"),
-    ("overhead_tokens", "not offered by the adapters yet"),
-    ("clear_tool_results", "not offered by the adapters yet"),
-    ("strict_model", "not offered by the adapters yet"),
-    ("fill", "not offered by the adapters yet"),
-    ("trim_to", "not offered by the adapters yet"),
-    ("cut", "not offered by the adapters yet"),
 ];
 
 fn read(path: &str) -> String {

@@ -287,3 +287,30 @@ def test_count_tokens_in_a_models_tokens_as_token_counter() -> None:
         messages, max_tokens=500, token_counter=counter, strategy="last", include_system=True
     )
     assert kept[0] is messages[0] and counter(kept) <= 500 < whole
+
+
+def test_every_option_of_trim_reaches_the_trim() -> None:
+    import inspect
+
+    # The options of ankita.trim but those the adapter decides (it sends AI SDK messages).
+    own = {"messages", "format", "system", "cache_breakpoint"}
+    options = set(inspect.signature(ankita.trim).parameters) - own
+    for adapter in (trim_messages, trim_messages_with_report):
+        assert set(inspect.signature(adapter).parameters) - {"messages"} == options
+    history = [
+        HumanMessage("Read the log."),
+        AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": "a"}, "id": "c1"}]),
+        ToolMessage("warning: unused variable\n" * 400, tool_call_id="c1"),
+        HumanMessage("And the other one."),
+        AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": "b"}, "id": "c2"}]),
+        ToolMessage("ok", tool_call_id="c2"),
+        HumanMessage("Thanks."),
+    ]
+    kept, report = trim_messages_with_report(
+        history, max_bytes=2000, clear_tool_results={"keep": 1}, tokenizer="bytes"
+    )
+    assert report["cleared_tool_results"], report
+    assert len(kept) == len(history) and kept[2] is not history[2]
+    assert "cleared" in str(kept[2].content) and kept[5] is history[5]
+    with pytest.raises(ankita.InvalidRequest):
+        trim_messages(history, model="no-such-model-family-xyz", strict_model=True)

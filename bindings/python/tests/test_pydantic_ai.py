@@ -185,3 +185,15 @@ def test_the_newest_instructions_are_reserved_like_memory() -> None:
     assert without["budget_tokens"] is not None and with_them["budget_tokens"] is not None
     # "Answer in French. " is 4 o200k tokens: 50 of them come off the budget.
     assert without["budget_tokens"] - with_them["budget_tokens"] >= 4 * 50
+
+
+def test_the_options_are_those_of_trim() -> None:
+    import inspect
+
+    import ankita
+
+    # The options of ankita.trim but those the adapter decides (it sends AI SDK messages).
+    own = {"messages", "format", "system", "cache_breakpoint"}
+    options = set(inspect.signature(ankita.trim).parameters) - own
+    for adapter in (trim_messages, trim_messages_with_report, history_processor):
+        assert set(inspect.signature(adapter).parameters) - {"messages"} == options, adapter

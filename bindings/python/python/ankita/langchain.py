@@ -36,7 +36,13 @@ from langchain_core.messages import (
 from ._adapters import trim_chat
 from ._messages import count_tokens as _count
 from ._messages import trim as _trim
-from ._types import OnImageOverflow, TrimReport
+from ._types import (
+    ClearToolResults,
+    OnImageOverflow,
+    Tokenizer,
+    TokenizerFile,
+    TrimReport,
+)
 
 __all__ = ["count_tokens", "to_openai", "trim_messages", "trim_messages_with_report"]
 
@@ -158,6 +164,15 @@ def trim_messages_with_report(
     on_image_overflow: OnImageOverflow | None = None,
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
+    file_sizes: Mapping[str, float] | None = None,
+    tokenizer: Tokenizer | TokenizerFile | None = None,
+    token_factor: float | None = None,
+    overhead_tokens: int | None = None,
+    clear_tool_results: bool | ClearToolResults | None = None,
+    strict_model: bool | None = None,
+    fill: bool | None = None,
+    trim_to: float | None = None,
+    cut: int | None = None,
 ) -> tuple[list[BaseMessage], TrimReport]:
     """Like ``trim_messages``, but also returns ankita's report: that of the trim of the messages
     as AI SDK model messages (``report["format"] == "ai-sdk"``; message indices are indices in
@@ -178,6 +193,15 @@ def trim_messages_with_report(
         on_image_overflow=on_image_overflow,
         model=model,
         image_sizes=image_sizes,
+        file_sizes=file_sizes,
+        tokenizer=tokenizer,
+        token_factor=token_factor,
+        overhead_tokens=overhead_tokens,
+        clear_tool_results=clear_tool_results,
+        strict_model=strict_model,
+        fill=fill,
+        trim_to=trim_to,
+        cut=cut,
     )
     out: list[BaseMessage] = []
     for i, got in kept:
@@ -200,6 +224,15 @@ def trim_messages(
     on_image_overflow: OnImageOverflow | None = None,
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
+    file_sizes: Mapping[str, float] | None = None,
+    tokenizer: Tokenizer | TokenizerFile | None = None,
+    token_factor: float | None = None,
+    overhead_tokens: int | None = None,
+    clear_tool_results: bool | ClearToolResults | None = None,
+    strict_model: bool | None = None,
+    fill: bool | None = None,
+    trim_to: float | None = None,
+    cut: int | None = None,
 ) -> list[BaseMessage]:
     """Trims LangChain messages to a context budget with ``ankita.trim``.
 
@@ -224,6 +257,15 @@ def trim_messages(
         on_image_overflow=on_image_overflow,
         model=model,
         image_sizes=image_sizes,
+        file_sizes=file_sizes,
+        tokenizer=tokenizer,
+        token_factor=token_factor,
+        overhead_tokens=overhead_tokens,
+        clear_tool_results=clear_tool_results,
+        strict_model=strict_model,
+        fill=fill,
+        trim_to=trim_to,
+        cut=cut,
     )[0]
 
 

@@ -56,7 +56,13 @@ from pydantic_ai.messages import (
 )
 
 from ._adapters import trim_chat
-from ._types import OnImageOverflow, TrimReport
+from ._types import (
+    ClearToolResults,
+    OnImageOverflow,
+    Tokenizer,
+    TokenizerFile,
+    TrimReport,
+)
 
 __all__ = ["history_processor", "trim_messages", "trim_messages_with_report"]
 
@@ -222,6 +228,15 @@ def trim_messages_with_report(
     on_image_overflow: OnImageOverflow | None = None,
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
+    file_sizes: Mapping[str, float] | None = None,
+    tokenizer: Tokenizer | TokenizerFile | None = None,
+    token_factor: float | None = None,
+    overhead_tokens: int | None = None,
+    clear_tool_results: bool | ClearToolResults | None = None,
+    strict_model: bool | None = None,
+    fill: bool | None = None,
+    trim_to: float | None = None,
+    cut: int | None = None,
 ) -> tuple[list[ModelMessage], TrimReport]:
     """Like ``trim_messages``, but also returns ankita's report, whose indices are those of the
     chat messages the history is sent as (a request's tool returns first, then its other parts),
@@ -247,6 +262,15 @@ def trim_messages_with_report(
         on_image_overflow=on_image_overflow,
         model=model,
         image_sizes=image_sizes,
+        file_sizes=file_sizes,
+        tokenizer=tokenizer,
+        token_factor=token_factor,
+        overhead_tokens=overhead_tokens,
+        clear_tool_results=clear_tool_results,
+        strict_model=strict_model,
+        fill=fill,
+        trim_to=trim_to,
+        cut=cut,
     )
     got: dict[int, dict[str, Any]] = dict(kept)
     out: list[ModelMessage] = []
@@ -295,6 +319,15 @@ def trim_messages(
     on_image_overflow: OnImageOverflow | None = None,
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
+    file_sizes: Mapping[str, float] | None = None,
+    tokenizer: Tokenizer | TokenizerFile | None = None,
+    token_factor: float | None = None,
+    overhead_tokens: int | None = None,
+    clear_tool_results: bool | ClearToolResults | None = None,
+    strict_model: bool | None = None,
+    fill: bool | None = None,
+    trim_to: float | None = None,
+    cut: int | None = None,
 ) -> list[ModelMessage]:
     """Trims a Pydantic AI message history to a context budget with ``ankita.trim``.
 
@@ -317,6 +350,15 @@ def trim_messages(
         on_image_overflow=on_image_overflow,
         model=model,
         image_sizes=image_sizes,
+        file_sizes=file_sizes,
+        tokenizer=tokenizer,
+        token_factor=token_factor,
+        overhead_tokens=overhead_tokens,
+        clear_tool_results=clear_tool_results,
+        strict_model=strict_model,
+        fill=fill,
+        trim_to=trim_to,
+        cut=cut,
     )[0]
 
 
@@ -334,6 +376,15 @@ def history_processor(
     on_image_overflow: OnImageOverflow | None = None,
     model: str | None = None,
     image_sizes: Mapping[str, Sequence[int]] | None = None,
+    file_sizes: Mapping[str, float] | None = None,
+    tokenizer: Tokenizer | TokenizerFile | None = None,
+    token_factor: float | None = None,
+    overhead_tokens: int | None = None,
+    clear_tool_results: bool | ClearToolResults | None = None,
+    strict_model: bool | None = None,
+    fill: bool | None = None,
+    trim_to: float | None = None,
+    cut: int | None = None,
 ) -> Callable[[list[ModelMessage]], list[ModelMessage]]:
     """A history processor that trims with these options before every model request:
     ``Agent(..., capabilities=[ProcessHistory(history_processor(context_tokens=...))])``."""
@@ -353,6 +404,15 @@ def history_processor(
             on_image_overflow=on_image_overflow,
             model=model,
             image_sizes=image_sizes,
+            file_sizes=file_sizes,
+            tokenizer=tokenizer,
+            token_factor=token_factor,
+            overhead_tokens=overhead_tokens,
+            clear_tool_results=clear_tool_results,
+            strict_model=strict_model,
+            fill=fill,
+            trim_to=trim_to,
+            cut=cut,
         )
 
     return process
