@@ -71,12 +71,12 @@ for f in pyproject.toml Cargo.toml Cargo.lock LICENSE-MIT LICENSE-APACHE build.r
 done
 check "sdist holds no tests, fuzz, examples, docs, node or CI files" \
     bash -c "! grep -E '^(tests|fuzz|examples|docs|\.ci|bindings/node|bindings/python/(tests|bench))/' '$scratch/sdist.txt'"
-# Sources (four format adapters, the CLI, the bindings' Rust and Python): ~300 KB besides the
-# two vendored vocabularies (src/tokens/data, 2.4 MB, compressed already); a stray build output
-# or data file would be megabytes more.
+# Sources (five format adapters, the CLI, the bindings' Rust and Python, the README): ~410 KB
+# besides the two vendored vocabularies (src/tokens/data, 2.4 MB, compressed already); a stray
+# build output or data file would be megabytes more.
 vocabularies="$(cat "$repo"/src/tokens/data/*.gz 2>/dev/null | wc -c)"
-check "sdist is under 400 KB besides the vocabularies ($vocabularies bytes)" \
-    test "$(( $(stat -c %s "$sdist") - vocabularies ))" -lt 400000
+check "sdist is under 600 KB besides the vocabularies ($vocabularies bytes)" \
+    test "$(( $(stat -c %s "$sdist") - vocabularies ))" -lt 600000
 
 echo "== a wheel from the sdist (pip, maturin backend, reusing the wheel's build in target/)"
 if PATH="$repo/target/dist/venv/bin:$PATH" CARGO_TARGET_DIR="$repo/target" \
