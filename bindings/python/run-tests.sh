@@ -57,6 +57,10 @@ else
     "$py" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps "$here"
 fi
 
+echo "== ruff: the package, its tests and benchmarks formatted and linted"
+"$py" -m ruff format --check --quiet "$here"
+"$py" -m ruff check --quiet "$here"
+
 echo "== running the tests"
 cd "$here"
 exec "$py" -m pytest "$@"

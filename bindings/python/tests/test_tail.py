@@ -280,7 +280,7 @@ def test_keeping_everything_prices_old_plain_messages_as_the_whole_history() -> 
     # system and developer messages, a name.
     for fmt in ("openai", "responses"):
         messages = history(fmt, 1200, 9)
-        messages[7] = {"role": "user", "content": "déjà vu 😀 \"quoted\"\n"}
+        messages[7] = {"role": "user", "content": 'déjà vu 😀 "quoted"\n'}
         messages[9] = {"role": "system", "content": "mid-history system"}
         messages[11] = {"role": "developer", "content": "ünïcödé developer"}
         if fmt == "openai":
