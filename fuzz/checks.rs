@@ -4,7 +4,7 @@
 
 #![allow(dead_code)] // each fuzz target uses one of the checks
 
-use ankita::pricing::{price_image_url, price_probe, ImageProfile};
+use ankita::pricing::{price_image_url, price_probe, Header, ImageProfile};
 use ankita::probe::{is_data_url, probe_base64, probe_bytes, probe_data_url, probe_text};
 use serde_json::Value;
 
@@ -54,7 +54,7 @@ pub fn check_probe_bytes(data: &[u8]) {
             for detail in [None, Some("low"), Some("high"), Some("auto")] {
                 let tokens = profile.tokens(info.width, info.height, detail);
                 assert!(tokens >= 1, "{name} {info:?} {tokens}");
-                let price = price_probe(result, data.len(), profile, detail, 4);
+                let price = price_probe(result, data.len(), profile, detail, 4, Header::AsRead);
                 assert_eq!(price.tokens, Some(tokens));
                 assert_eq!(price.budget_bytes, tokens.saturating_mul(4));
             }

@@ -57,32 +57,6 @@ pub struct FilePrice {
 // Whether a header is plausible is the probe's to say (the stand-in policy reads it too).
 pub use crate::probe::plausible::{is_implausible, MAX_PLAUSIBLE_SIDE, MAX_PNG_PIXELS_PER_BYTE};
 
-/// As [`price_probe`], but an image whose header is implausible for its `encoded_len`
-/// ([`is_implausible`]) is priced as the profile's largest typical image
-/// ([`ImageProfile::remote_image_tokens`]), not as the millions of tokens its header claims,
-/// and marked [`ImagePrice::implausible`]. What trimming uses.
-pub fn price_probe_checked(
-    probe: Result<ImageInfo, ProbeError>,
-    encoded_len: usize,
-    profile: ImageProfile,
-    detail: Option<&str>,
-    bytes_per_token: u64,
-) -> ImagePrice {
-    match probe {
-        Ok(info) if is_implausible(&info, encoded_len) => {
-            let tokens = profile.remote_image_tokens(detail);
-            ImagePrice {
-                probe,
-                tokens: Some(tokens),
-                budget_bytes: tokens.saturating_mul(bytes_per_token),
-                implausible: true,
-                file: None,
-            }
-        }
-        _ => price_probe(probe, encoded_len, profile, detail, bytes_per_token),
-    }
-}
-
 /// Whether an `image_url.url` is a remote `http://` or `https://` URL (scheme in any case,
 /// leading white space ignored), whose image the library cannot see.
 ///
@@ -146,41 +120,59 @@ pub fn price_image_url_with_size(
             file: None,
         };
     }
-    price_probe_checked(
+    price_probe(
         probe::probe_data_url(url),
         url.len(),
         profile,
         detail,
         bytes_per_token,
+        Header::Checked,
     )
 }
 
-/// Prices a probe result; `fallback_bytes` is what an undecodable image costs.
+/// How [`price_probe`] reads an image's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Header {
+    /// As read: the probe reports what the header claims.
+    AsRead,
+    /// An image whose header is implausible for its `encoded_len` ([`is_implausible`]) is
+    /// priced as the profile's largest typical image ([`ImageProfile::remote_image_tokens`]),
+    /// not as the millions of tokens its header claims, and marked [`ImagePrice::implausible`].
+    /// What trimming uses.
+    Checked,
+}
+
+/// Prices a probe result; `encoded_len` is what an undecodable image costs (and, with
+/// [`Header::Checked`], what its header must be plausible for).
 pub fn price_probe(
     probe: Result<ImageInfo, ProbeError>,
-    fallback_bytes: usize,
+    encoded_len: usize,
     profile: ImageProfile,
     detail: Option<&str>,
     bytes_per_token: u64,
+    header: Header,
 ) -> ImagePrice {
-    match probe {
-        Ok(info) => {
-            let tokens = profile.tokens(info.width, info.height, detail);
-            ImagePrice {
+    let (tokens, implausible) = match &probe {
+        Ok(info) if header == Header::Checked && is_implausible(info, encoded_len) => {
+            (profile.remote_image_tokens(detail), true)
+        }
+        Ok(info) => (profile.tokens(info.width, info.height, detail), false),
+        Err(_) => {
+            return ImagePrice {
                 probe,
-                tokens: Some(tokens),
-                budget_bytes: tokens.saturating_mul(bytes_per_token),
+                tokens: None,
+                budget_bytes: encoded_len as u64,
                 implausible: false,
                 file: None,
             }
         }
-        Err(_) => ImagePrice {
-            probe,
-            tokens: None,
-            budget_bytes: fallback_bytes as u64,
-            implausible: false,
-            file: None,
-        },
+    };
+    ImagePrice {
+        probe,
+        tokens: Some(tokens),
+        budget_bytes: tokens.saturating_mul(bytes_per_token),
+        implausible,
+        file: None,
     }
 }
 

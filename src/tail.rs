@@ -37,9 +37,7 @@ use crate::raw::{get, kind, Doc, Kind, Raw};
 use crate::report::Style;
 use crate::request::format_of;
 use crate::request::TrimOptions;
-use crate::trim::{
-    plan_sanitize_split, plan_split_reach, split, split_more, Plan, EARLIER_ANCHORS,
-};
+use crate::trim::{plan_sanitize_split, plan_split_reach, split, Plan, Start, EARLIER_ANCHORS};
 
 /// A trim request for the tail of a history (see the module documentation).
 pub struct TailRequest<'a> {
@@ -148,7 +146,7 @@ impl<'a> TailRequest<'a> {
     /// (a left-out message could merge with a neighbour repair left beside it).
     pub fn plan_sanitize(&self) -> Result<TailPlan<'a>, Error> {
         if self.from == 0 {
-            let session = split(&self.doc, self.messages, None, &self.options)?;
+            let session = split(&self.doc, self.messages, Start::Whole(None), &self.options)?;
             let plan = plan_sanitize_split(&self.doc, session, &self.options);
             return Ok(TailPlan::Plan(Box::new(plan)));
         }
@@ -187,7 +185,12 @@ impl<'a> TailRequest<'a> {
         let system = self.system.filter(|s| kind(s) != Kind::Null);
         let budget = self.options.history_budget()?;
         if self.from == 0 {
-            let session = split(&self.doc, self.messages, system, &self.options)?;
+            let session = split(
+                &self.doc,
+                self.messages,
+                Start::Whole(system),
+                &self.options,
+            )?;
             let (mut plan, _) =
                 plan_split_reach(&self.doc, session, &self.options, budget, None, false)?;
             crate::api::finish_answer(&self.doc, system, &self.options, &mut plan);
@@ -379,13 +382,29 @@ impl<'a> TailRequest<'a> {
         for (k, &(start, run)) in self.earlier.iter().enumerate() {
             let before = previous(start, run);
             parts.push(if k == 0 {
-                split(doc, run, system, options)?
+                split(doc, run, Start::Whole(system), options)?
             } else {
-                split_more(doc, run, start, before, options)?
+                split(
+                    doc,
+                    run,
+                    Start::After {
+                        first: start,
+                        previous: before,
+                    },
+                    options,
+                )?
             });
         }
         let before = previous(self.from, self.messages);
-        parts.push(split_more(doc, self.messages, self.from, before, options)?);
+        parts.push(split(
+            doc,
+            self.messages,
+            Start::After {
+                first: self.from,
+                previous: before,
+            },
+            options,
+        )?);
         let length = self.from + doc.items(self.messages).map_or(0, |i| i.len());
         let mut session = Session {
             messages: Vec::new(),
@@ -472,7 +491,7 @@ fn plain_role(session: &Session<'_>, p: usize) -> Option<Role> {
 fn plain_meta(role: &str, options: &TrimOptions) -> Option<u128> {
     let text = format!("[{{\"role\":{role},\"content\":\"x\"}}]");
     let doc = Doc::parse(&text).ok()?;
-    let session = split(&doc, doc.root(), None, options).ok()?;
+    let session = split(&doc, doc.root(), Start::Whole(None), options).ok()?;
     plain_role(&session, 0)?;
     (session.messages.len() == 1).then(|| session.cost(0) - 1)
 }

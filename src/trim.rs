@@ -56,7 +56,7 @@ pub fn plan_trim<'a>(
     options: &TrimOptions,
 ) -> Result<Plan<'a>, Error> {
     let budget = options.history_budget()?;
-    let session = split(doc, messages, system, options)?;
+    let session = split(doc, messages, Start::Whole(system), options)?;
     plan_split_reach(doc, session, options, budget, None, false).map(|(plan, _)| plan)
 }
 
@@ -139,7 +139,7 @@ pub fn plan_sanitize<'a>(
         format,
         ..TrimOptions::default()
     };
-    let session = split(doc, messages, None, &options)?;
+    let session = split(doc, messages, Start::Whole(None), &options)?;
     Ok(plan_sanitize_split(doc, session, &options))
 }
 
@@ -180,7 +180,7 @@ pub fn plan_count<'a>(
     system: Option<Raw<'a>>,
     options: &TrimOptions,
 ) -> Result<Count, Error> {
-    let mut session = split(doc, messages, system, options)?;
+    let mut session = split(doc, messages, Start::Whole(system), options)?;
     let adapter = options.format.adapter();
     let mut count = Count {
         messages: vec![0; session.inputs.len()],
@@ -204,21 +204,6 @@ pub fn plan_count<'a>(
     Ok(count)
 }
 
-/// Splits the caller's messages from index `first` on, appended after `previous` (see
-/// `Adapter::split_more`).
-pub(crate) fn split_more<'a>(
-    doc: &Doc<'a>,
-    messages: Raw<'a>,
-    first: usize,
-    previous: Option<Raw<'a>>,
-    options: &TrimOptions,
-) -> Result<Session<'a>, Error> {
-    options
-        .format
-        .adapter()
-        .split_more(doc, messages, first, previous, &pricing(options))
-}
-
 fn pricing(options: &TrimOptions) -> Pricing<'_> {
     Pricing {
         profile: options.image_profile,
@@ -233,16 +218,33 @@ fn pricing(options: &TrimOptions) -> Pricing<'_> {
     }
 }
 
+/// Where the messages a split reads stand in the caller's history.
+pub(crate) enum Start<'a> {
+    /// The whole history, with the format's outside system prompt, if any.
+    Whole(Option<Raw<'a>>),
+    /// The messages from index `first` on, appended after `previous` (see
+    /// `Adapter::split_more`).
+    After {
+        first: usize,
+        previous: Option<Raw<'a>>,
+    },
+}
+
+/// Splits the caller's messages with the options' format and pricing.
 pub(crate) fn split<'a>(
     doc: &Doc<'a>,
     messages: Raw<'a>,
-    system: Option<Raw<'a>>,
+    start: Start<'a>,
     options: &TrimOptions,
 ) -> Result<Session<'a>, Error> {
-    options
-        .format
-        .adapter()
-        .split(doc, messages, system, &pricing(options))
+    let adapter = options.format.adapter();
+    let pricing = pricing(options);
+    match start {
+        Start::Whole(system) => adapter.split(doc, messages, system, &pricing),
+        Start::After { first, previous } => {
+            adapter.split_more(doc, messages, first, previous, &pricing)
+        }
+    }
 }
 
 /// The caller's indices of the messages none of whose logical messages is in `order` (what

@@ -131,6 +131,7 @@ pub fn probe_response_with(
         profile,
         detail,
         bytes_per_token,
+        pricing::Header::AsRead,
     );
     let mut response = json!({"ok": true});
     response

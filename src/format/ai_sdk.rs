@@ -328,10 +328,24 @@ fn split_message<'a>(
                     .units
                     .push(part_unit(doc, i, b, part, fields, &ty, pricing)?),
                 (Some(Role::Tool), "tool-result") => {
-                    split_tool_result(doc, i, b, part, fields, base_meta, pricing, s)?
+                    let reply = ToolPart {
+                        i,
+                        b,
+                        part,
+                        fields,
+                        base_meta,
+                    };
+                    reply.split_result(doc, pricing, s)?
                 }
                 (Some(Role::Tool), "tool-approval-response") => {
-                    split_approval_response(i, b, part, fields, base_meta, s)?
+                    let reply = ToolPart {
+                        i,
+                        b,
+                        part,
+                        fields,
+                        base_meta,
+                    };
+                    reply.split_approval_response(s)?
                 }
                 (Some(Role::Tool), other) => {
                     return Err(Error::invalid_request(
@@ -444,125 +458,114 @@ fn tool_calls_of<'a>(
     (tool_calls, meta)
 }
 
-/// A reply of a tool message: logical message `Origin::Reply { part: b }`.
-fn reply<'a>(
-    i: usize,
-    b: usize,
-    units: (u32, u32),
-    base_meta: u64,
-    id: Cow<'a, str>,
-) -> Message<'a> {
-    let origin = Origin::Reply { part: b as u32 };
-    let shape = ContentShape::Parts;
-    let mut msg = super::units::logical(
-        Some(i as u32),
-        origin,
-        Some(Role::Tool),
-        shape,
-        units,
-        base_meta,
-    );
-    msg.tool_call_id = Some(id);
-    msg
-}
-
-/// A part's string field `key`, or an error naming it.
-fn string_field<'a>(
-    fields: &[(Cow<'a, str>, Raw<'a>)],
-    key: &str,
-    what: &str,
-    i: usize,
-    b: usize,
-) -> Result<Cow<'a, str>, Error> {
-    get(fields, key)
-        .filter(|v| kind(v) == Kind::String)
-        .map(raw::decode)
-        .ok_or_else(|| {
-            Error::invalid_request(
-                format!("{what} needs a string {key}"),
-                message_path(i, &format!(".content[{b}].{key}")),
-            )
-        })
-}
-
-/// One `tool-approval-response` part as the reply to its `tool-approval-request`.
-fn split_approval_response<'a>(
+/// A reply part of a tool message (`tool-result`, `tool-approval-response`): part `b` of the
+/// caller's message `i`, its fields, and what its logical message shares with the message.
+struct ToolPart<'a, 'f> {
     i: usize,
     b: usize,
     part: Raw<'a>,
-    fields: &Fields<'a>,
+    fields: &'f Fields<'a>,
     base_meta: u64,
-    s: &mut Session<'a>,
-) -> Result<(), Error> {
-    let id = string_field(fields, "approvalId", "a tool-approval-response", i, b)?;
-    let start = s.units.len() as u32;
-    s.units
-        .push(opaque(Some(b as u32), None, canonical_len(part)));
-    s.messages
-        .push(reply(i, b, (start, start + 1), base_meta, id));
-    Ok(())
 }
 
-/// One `tool-result` part as a tool reply: its JSON is one opaque unit, the text of a `text`
-/// or `error-text` output a text unit, and each text and medium of a `content` output a unit of
-/// its own (texts shrinkable, images priced by their pixels).
-#[allow(clippy::too_many_arguments)]
-fn split_tool_result<'a>(
-    doc: &Doc<'a>,
-    i: usize,
-    b: usize,
-    part: Raw<'a>,
-    fields: &Fields<'a>,
-    base_meta: u64,
-    pricing: &Pricing<'_>,
-    s: &mut Session<'a>,
-) -> Result<(), Error> {
-    let id = string_field(fields, "toolCallId", "a tool-result", i, b)?;
-    let start = s.units.len() as u32;
-    s.units.push(opaque(Some(b as u32), None, 0));
-    // The JSON of what has a unit of its own, and what those units cost instead.
-    let mut taken = 0u64;
-    let output = get(fields, "output")
-        .and_then(|o| doc.fields(o))
-        .unwrap_or_default();
-    let value = get(&output, "value");
-    match part_type(&output).as_deref() {
-        Some("text" | "error-text") => {
-            if let Some(v) = value.filter(|v| kind(v) == Kind::String) {
-                taken += canonical_len(v);
-                s.units.push(text_unit(Some(b as u32), v));
-            }
-        }
-        Some("content") => {
-            let items = value.and_then(|v| doc.items(v)).unwrap_or_default();
-            for (k, item) in items.into_iter().enumerate() {
-                let Some(f) = doc.fields(item) else { continue };
-                let sub = Some(k as u32);
-                let unit = match part_type(&f).as_deref() {
-                    Some("text") => get(&f, "text")
-                        .filter(|t| kind(t) == Kind::String)
-                        .map(|t| {
-                            let mut u = text_unit(Some(b as u32), t);
-                            u.sub = sub;
-                            u
-                        }),
-                    Some(ty) => {
-                        media_of(ty, &f, pricing).map(|kind| priced(Some(b as u32), sub, kind))
-                    }
-                    None => None,
-                };
-                if let Some(unit) = unit {
-                    taken += canonical_len(item);
-                    s.units.push(unit);
+impl<'a> ToolPart<'a, '_> {
+    /// The part's string field `key`, or an error naming it (`what` names the part).
+    fn string(&self, key: &str, what: &str) -> Result<Cow<'a, str>, Error> {
+        get(self.fields, key)
+            .filter(|v| kind(v) == Kind::String)
+            .map(raw::decode)
+            .ok_or_else(|| {
+                Error::invalid_request(
+                    format!("{what} needs a string {key}"),
+                    message_path(self.i, &format!(".content[{}].{key}", self.b)),
+                )
+            })
+    }
+
+    /// The reply's logical message (`Origin::Reply { part: b }`) over `units`, answering `id`.
+    fn reply(&self, units: (u32, u32), id: Cow<'a, str>) -> Message<'a> {
+        let origin = Origin::Reply {
+            part: self.b as u32,
+        };
+        let mut msg = super::units::logical(
+            Some(self.i as u32),
+            origin,
+            Some(Role::Tool),
+            ContentShape::Parts,
+            units,
+            self.base_meta,
+        );
+        msg.tool_call_id = Some(id);
+        msg
+    }
+
+    /// A `tool-approval-response` part as the reply to its `tool-approval-request`.
+    fn split_approval_response(&self, s: &mut Session<'a>) -> Result<(), Error> {
+        let id = self.string("approvalId", "a tool-approval-response")?;
+        let start = s.units.len() as u32;
+        s.units
+            .push(opaque(Some(self.b as u32), None, canonical_len(self.part)));
+        s.messages.push(self.reply((start, start + 1), id));
+        Ok(())
+    }
+
+    /// A `tool-result` part as a tool reply: its JSON is one opaque unit, the text of a `text`
+    /// or `error-text` output a text unit, and each text and medium of a `content` output a unit
+    /// of its own (texts shrinkable, images priced by their pixels).
+    fn split_result(
+        &self,
+        doc: &Doc<'a>,
+        pricing: &Pricing<'_>,
+        s: &mut Session<'a>,
+    ) -> Result<(), Error> {
+        let (b, fields, part) = (self.b, self.fields, self.part);
+        let id = self.string("toolCallId", "a tool-result")?;
+        let start = s.units.len() as u32;
+        s.units.push(opaque(Some(b as u32), None, 0));
+        // The JSON of what has a unit of its own, and what those units cost instead.
+        let mut taken = 0u64;
+        let output = get(fields, "output")
+            .and_then(|o| doc.fields(o))
+            .unwrap_or_default();
+        let value = get(&output, "value");
+        match part_type(&output).as_deref() {
+            Some("text" | "error-text") => {
+                if let Some(v) = value.filter(|v| kind(v) == Kind::String) {
+                    taken += canonical_len(v);
+                    s.units.push(text_unit(Some(b as u32), v));
                 }
             }
+            Some("content") => {
+                let items = value.and_then(|v| doc.items(v)).unwrap_or_default();
+                for (k, item) in items.into_iter().enumerate() {
+                    let Some(f) = doc.fields(item) else { continue };
+                    let sub = Some(k as u32);
+                    let unit =
+                        match part_type(&f).as_deref() {
+                            Some("text") => get(&f, "text")
+                                .filter(|t| kind(t) == Kind::String)
+                                .map(|t| {
+                                    let mut u = text_unit(Some(b as u32), t);
+                                    u.sub = sub;
+                                    u
+                                }),
+                            Some(ty) => media_of(ty, &f, pricing)
+                                .map(|kind| priced(Some(b as u32), sub, kind)),
+                            None => None,
+                        };
+                    if let Some(unit) = unit {
+                        taken += canonical_len(item);
+                        s.units.push(unit);
+                    }
+                }
+            }
+            _ => {}
         }
-        _ => {}
+        s.units[start as usize].bytes = canonical_len(part).saturating_sub(taken);
+        let end = s.units.len() as u32;
+        s.messages.push(self.reply((start, end), id));
+        Ok(())
     }
-    s.units[start as usize].bytes = canonical_len(part).saturating_sub(taken);
-    let end = s.units.len() as u32;
-    s.messages.push(reply(i, b, (start, end), base_meta, id));
-    Ok(())
 }
 
 /// The price of a medium of a tool result's `content` output (`media` and `image-data` with

@@ -24,7 +24,7 @@ pub(crate) mod write;
 use crate::error::Error;
 use crate::model::{Session, UnitKind};
 use crate::pricing::{
-    price_file_data, price_file_remote, price_image_url_with_size, price_probe_checked, ImagePrice,
+    price_file_data, price_file_remote, price_image_url_with_size, price_probe, Header, ImagePrice,
     ImageProfile,
 };
 use crate::probe::file::FileKind;
@@ -626,12 +626,13 @@ impl Pricing<'_> {
 
     /// [`Pricing::base64`] with the `detail` the profile reads (Gemini 3's media resolution).
     pub fn base64_with(&self, data: &str, fallback_bytes: usize, detail: Option<&str>) -> UnitKind {
-        UnitKind::Image(Box::new(price_probe_checked(
+        UnitKind::Image(Box::new(price_probe(
             crate::probe::probe_base64(data),
             fallback_bytes,
             self.profile,
             detail,
             self.bytes_per_token,
+            Header::Checked,
         )))
     }
 }

@@ -219,8 +219,8 @@ impl TrimSession {
         });
         let doc = Doc::from_validated(text, self.noted[notes_from..].to_vec());
         let previous = previous.map(|(_, raw)| raw);
-        let Ok(part) = crate::trim::split_more(&doc, &text[open..], first, previous, &self.options)
-        else {
+        let start = crate::trim::Start::After { first, previous };
+        let Ok(part) = crate::trim::split(&doc, &text[open..], start, &self.options) else {
             // The trim answers the error, from a split of the whole history.
             self.split = None;
             return;

@@ -130,7 +130,12 @@ pub(super) fn split_all(
         .map(|(s, e)| &text[s..e])
         .filter(|s| kind(s) != Kind::Null);
     let doc = Doc::from_validated(text, noted.to_vec());
-    let session = crate::trim::split(&doc, &text[open..], given, options)?;
+    let session = crate::trim::split(
+        &doc,
+        &text[open..],
+        crate::trim::Start::Whole(given),
+        options,
+    )?;
     // SAFETY: see `Split`.
     let mut session: Session<'static> = unsafe { std::mem::transmute(session) };
     session.messages.shrink_to_fit();

@@ -2,7 +2,7 @@
 //! an image, from its header alone; `probe_file`: a PDF's pages or an audio file's duration.
 
 use ankita::api::probe_file_response;
-use ankita::pricing::{price_probe, DEFAULT_BYTES_PER_TOKEN};
+use ankita::pricing::{price_probe, Header, DEFAULT_BYTES_PER_TOKEN};
 use ankita::probe::file::{probe_file_bytes, probe_file_text};
 use ankita::probe::{probe_bytes, probe_text};
 use ankita::request::{profile_of, unknown_model};
@@ -104,6 +104,7 @@ pub fn probe_image(
         profile,
         detail.as_deref(),
         DEFAULT_BYTES_PER_TOKEN,
+        Header::AsRead,
     );
     Ok(match (price.probe, price.tokens) {
         (Ok(info), Some(tokens)) => Some(ImageInfo {
