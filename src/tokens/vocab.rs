@@ -151,9 +151,7 @@ fn decimal(text: &[u8]) -> Option<usize> {
 
 impl Vocab {
     /// Reads a gzip-compressed tiktoken file: a line per token, its bytes in base64 and its
-    /// rank, ranks 0, 1, 2, … in order. Never inlined: it runs once per process, and its
-    /// instructions (most of a small trim's) then stay the same whatever is inlined elsewhere.
-    #[inline(never)]
+    /// rank, ranks 0, 1, 2, … in order.
     pub(crate) fn from_tiktoken_gz(gz: &[u8]) -> Result<Vocab, String> {
         let mut text = Vec::with_capacity(gz.len() * 3);
         flate2::read::GzDecoder::new(gz)
