@@ -432,7 +432,8 @@ pub(crate) fn trim_from_tail<'py>(
     let clears = options
         .get("clear_tool_results")
         .is_some_and(|v| !v.is_null());
-    let (Some(format), false) = (format, clears) else {
+    // A `window` of the caller's is no trim option: the whole history's trim names it.
+    let (Some(format), false, false) = (format, clears, options.contains_key("window")) else {
         return Ok(None);
     };
     let root = Path::Root("messages");

@@ -293,6 +293,17 @@ def test_keeping_everything_prices_old_plain_messages_as_the_whole_history() -> 
             assert all(a is b for a, b in zip(result.messages, messages) if a == b)
 
 
+def test_a_window_keyword_is_an_unknown_request_key_as_in_the_whole_history() -> None:
+    messages = history("openai", 1000, 5)
+    for limit in (40, None):
+        # Not a keyword of trim's: given as the extra keywords it passes on.
+        options: dict[str, Any] = {"max_messages": limit, "window": {"from": 990}}
+        with pytest.raises(ankita.AnkitaError) as raised:
+            ankita.trim(messages, **options)
+        assert raised.value.code == "invalid_request"
+        assert "window" in str(raised.value)
+
+
 def test_a_lone_surrogate_in_an_old_plain_message_is_named_as_in_the_whole_history() -> None:
     messages = history("openai", 1000, 5)
     messages[10] = {"role": "user", "content": "bad \ud800"}
