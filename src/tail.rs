@@ -161,20 +161,11 @@ impl<'a> TailRequest<'a> {
             return Ok(TailPlan::Widen { scale: None });
         };
         let mut plan = plan_sanitize_split(&self.doc, session, &self.options);
-        let mut left_out = gaps.into_iter().flatten().peekable();
-        let mut messages = Vec::with_capacity(plan.messages.len() + left_out.size_hint().0);
-        for out in std::mem::take(&mut plan.messages) {
-            let index = match &out {
-                Out::Same(i) => *i,
-                Out::Edited(edit) => edit.index,
-                Out::New(_) => return Ok(TailPlan::Widen { scale: None }),
-            };
-            while let Some(i) = left_out.next_if(|&i| i < index) {
-                messages.push(Out::Same(i));
-            }
-            messages.push(out);
+        // A message repair made (no index of the caller's): the whole history answers.
+        if plan.messages.iter().any(|out| matches!(out, Out::New(_))) {
+            return Ok(TailPlan::Widen { scale: None });
         }
-        messages.extend(left_out.map(Out::Same));
+        let messages = put_back(std::mem::take(&mut plan.messages), &gaps);
         plan.report.output_messages = messages.len();
         plan.messages = messages;
         Ok(TailPlan::Plan(Box::new(plan)))
@@ -340,23 +331,7 @@ impl<'a> TailRequest<'a> {
         if reach.stopped_at.is_some() {
             return Ok(whole);
         }
-        let mut left_out = gaps.iter().flat_map(|g| g.clone()).peekable();
-        let mut messages = Vec::with_capacity(plan.messages.len() + sizes.len());
-        for out in std::mem::take(&mut plan.messages) {
-            // A message repair made has no index: it stands after the one it was made for.
-            let index = match &out {
-                Out::Same(i) => Some(*i),
-                Out::Edited(edit) => Some(edit.index),
-                Out::New(_) => None,
-            };
-            if let Some(index) = index {
-                while let Some(i) = left_out.next_if(|&i| i < index) {
-                    messages.push(Out::Same(i));
-                }
-            }
-            messages.push(out);
-        }
-        messages.extend(left_out.map(Out::Same));
+        let messages = put_back(std::mem::take(&mut plan.messages), gaps);
         let report = &mut plan.report;
         report.output_messages = messages.len();
         report.cost_bytes = report
@@ -585,6 +560,30 @@ fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'a>, Error> 
         }
     };
     Ok((from, earlier, sizes))
+}
+
+/// The answer's messages `outs` with the left-out messages (`gaps`, ascending) put back in
+/// their places, as returned unchanged. A message repair made has no index: it stays after the
+/// one it was made for.
+fn put_back(outs: Vec<Out>, gaps: &[std::ops::Range<usize>]) -> Vec<Out> {
+    let mut left_out = gaps.iter().flat_map(|g| g.clone()).peekable();
+    let count: usize = gaps.iter().map(|g| g.len()).sum();
+    let mut messages = Vec::with_capacity(outs.len() + count);
+    for out in outs {
+        let index = match &out {
+            Out::Same(i) => Some(*i),
+            Out::Edited(edit) => Some(edit.index),
+            Out::New(_) => None,
+        };
+        if let Some(index) = index {
+            while let Some(i) = left_out.next_if(|&i| i < index) {
+                messages.push(Out::Same(i));
+            }
+        }
+        messages.push(out);
+    }
+    messages.extend(left_out.map(Out::Same));
+    messages
 }
 
 /// Merges the runs `gaps` (ascending, none of their indices in `list`) into `list`
