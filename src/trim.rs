@@ -218,17 +218,7 @@ fn pricing(options: &TrimOptions) -> Pricing<'_> {
     }
 }
 
-/// Where the messages a split reads stand in the caller's history.
-pub(crate) enum Start<'a> {
-    /// The whole history, with the format's outside system prompt, if any.
-    Whole(Option<Raw<'a>>),
-    /// The messages from index `first` on, appended after `previous` (see
-    /// `Adapter::split_more`).
-    After {
-        first: usize,
-        previous: Option<Raw<'a>>,
-    },
-}
+pub(crate) use crate::format::split::Start;
 
 /// Splits the caller's messages with the options' format and pricing.
 pub(crate) fn split<'a>(
@@ -237,14 +227,14 @@ pub(crate) fn split<'a>(
     start: Start<'a>,
     options: &TrimOptions,
 ) -> Result<Session<'a>, Error> {
-    let adapter = options.format.adapter();
     let pricing = pricing(options);
-    match start {
-        Start::Whole(system) => adapter.split(doc, messages, system, &pricing),
-        Start::After { first, previous } => {
-            adapter.split_more(doc, messages, first, previous, &pricing)
-        }
-    }
+    let input = crate::format::Input {
+        doc,
+        messages,
+        start,
+        pricing: &pricing,
+    };
+    options.format.adapter().split(&input)
 }
 
 /// The caller's indices of the messages none of whose logical messages is in `order` (what

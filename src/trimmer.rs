@@ -2,7 +2,7 @@
 //! ([`crate::shed`]): the repaired session in groups, each group's tag and whether it is kept,
 //! and the running total of what is kept.
 
-use crate::format::Adapter;
+use crate::format::{Adapter, Logical};
 use crate::model::{Change, Role, Session, UnitKind};
 use crate::raw::Doc;
 use crate::repair::Repaired;
@@ -191,7 +191,7 @@ pub(crate) fn count_message(
     limit: Option<u128>,
 ) -> Option<u128> {
     let limit = limit.map_or(u64::MAX, |l| u64::try_from(l).unwrap_or(u64::MAX));
-    let (meta, meta_without_calls) = adapter.meta_cost(doc, session, m, measure);
+    let (meta, meta_without_calls) = adapter.meta_cost(doc, Logical::of(session, m), measure);
     // A tokenizer file's chat template frames a message its own way.
     let role = session.messages[m].role;
     let framing =

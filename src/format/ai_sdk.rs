@@ -32,9 +32,9 @@
 //! parts are never edited and stay with their message.
 
 use super::calls::{part_call_names, CallIds};
-use super::split::{split_each, Buffers};
+use super::split::{split_all, Input, Step};
 use super::units::{opaque, priced, string_unit, text_unit};
-use super::{message_path, role_token, Adapter, Pricing, Rebuilt, Traits, Words};
+use super::{message_path, role_token, Adapter, Logical, Pricing, Rebuilt, Traits, Words};
 use crate::error::Error;
 use crate::model::{
     ContentShape, Malformed, Message, Origin, Role, Session, TextSource, ToolCalls, Unit, UnitKind,
@@ -92,25 +92,8 @@ impl Adapter for AiSdk {
         &TRAITS
     }
 
-    fn split<'a>(
-        &self,
-        doc: &Doc<'a>,
-        messages: Raw<'a>,
-        _system: Option<Raw<'a>>,
-        pricing: &Pricing<'_>,
-    ) -> Result<Session<'a>, Error> {
-        let mut s = Session::with_capacity(doc.len_hint(messages));
-        let mut scratch = Scratch::default();
-        split_each(
-            doc,
-            messages,
-            0,
-            "message",
-            &mut scratch,
-            &mut s,
-            |i, _, b, s| split_message(doc, i, pricing, b, s),
-        )?;
-        Ok(s)
+    fn split<'a>(&self, input: &Input<'a, '_>) -> Result<Session<'a>, Error> {
+        split_all(input, "message", input.session(), split_message)
     }
 
     fn repair<'a>(&self, session: &mut Session<'a>) -> Repaired<'a> {
@@ -124,27 +107,14 @@ impl Adapter for AiSdk {
 
     /// A message's fields but `content`, with its `tool-call` and `tool-approval-request`
     /// parts (whole) as its calls; a tool reply's few fields cost their bytes, an upper bound.
-    fn meta_cost(
-        &self,
-        doc: &Doc<'_>,
-        session: &Session<'_>,
-        m: usize,
-        measure: &Measure,
-    ) -> (u64, u64) {
-        let msg = &session.messages[m];
-        let Some(p) = msg.physical else {
-            return (msg.meta_bytes, msg.meta_without_calls);
-        };
-        match msg.origin {
-            Origin::Parts => super::blocks_meta_cost(
-                doc,
-                session.inputs[p as usize],
-                "content",
-                is_call_part,
-                measure,
-            ),
-            Origin::Whole => {
-                let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
+    fn meta_cost(&self, doc: &Doc<'_>, at: Logical<'_, '_>, measure: &Measure) -> (u64, u64) {
+        let msg = at.msg;
+        match (msg.origin, at.input) {
+            (Origin::Parts, Some(m)) => {
+                super::blocks_meta_cost(doc, m, "content", is_call_part, measure)
+            }
+            (Origin::Whole, Some(m)) => {
+                let fields = doc.fields(m).unwrap_or_default();
                 let (base, _) = super::fields_cost(&fields, &["content"], "", measure);
                 (base, base)
             }
@@ -167,16 +137,9 @@ impl Adapter for AiSdk {
 /// message.
 #[derive(Default)]
 struct Scratch<'a> {
-    message: Fields<'a>,
     part: Fields<'a>,
     /// The units of the message's parts other than calls and replies.
     units: Vec<Unit<'a>>,
-}
-
-impl<'a> Buffers<'a> for Scratch<'a> {
-    fn message(&mut self) -> &mut Fields<'a> {
-        &mut self.message
-    }
 }
 
 fn part_type<'a>(fields: &[(Cow<'a, str>, Raw<'a>)]) -> Option<Cow<'a, str>> {
@@ -207,14 +170,9 @@ fn meant_for_another(part_type: &str) -> Option<&'static str> {
     super::meant_for(part_type, TRAITS.name)
 }
 
-fn split_message<'a>(
-    doc: &Doc<'a>,
-    i: usize,
-    pricing: &Pricing<'_>,
-    scratch: &mut Scratch<'a>,
-    s: &mut Session<'a>,
-) -> Result<(), Error> {
-    let fields = &scratch.message;
+fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Result<(), Error> {
+    let (doc, pricing, i, fields) = (step.doc, step.pricing, step.i, step.fields);
+    let scratch = step.scratch;
     let role_raw = role_token(fields, i)?;
     let role = match raw::decode(role_raw).as_ref() {
         "system" => Some(Role::System),

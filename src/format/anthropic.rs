@@ -21,11 +21,12 @@
 
 use super::calls::{part_call_names, CallIds};
 use super::parts::PartWriter;
-use super::split::{split_each, Buffers};
+use super::split::{split_all, Input, Step};
 use super::units::{string_unit, text_unit};
 use super::write::{array, json_string, object_with, typed_text};
 use super::{
-    fields_cost, message_path, reply_fields, role_token, Adapter, Pricing, Rebuilt, Traits, Words,
+    fields_cost, message_path, reply_fields, role_token, Adapter, Logical, Pricing, Rebuilt,
+    Traits, Words,
 };
 use crate::error::Error;
 use crate::json::compact_len;
@@ -102,28 +103,12 @@ impl Adapter for Anthropic {
         ImageProfile::Anthropic(crate::profiles::claude::Anthropic::standard())
     }
 
-    fn split<'a>(
-        &self,
-        doc: &Doc<'a>,
-        messages: Raw<'a>,
-        system: Option<Raw<'a>>,
-        pricing: &Pricing<'_>,
-    ) -> Result<Session<'a>, Error> {
-        let mut s = Session::with_capacity(doc.len_hint(messages));
-        if let Some(system) = system {
-            split_system(doc, system, pricing, &mut s)?;
+    fn split<'a>(&self, input: &Input<'a, '_>) -> Result<Session<'a>, Error> {
+        let mut s = input.session();
+        if let Some(system) = input.system() {
+            split_system(input.doc, system, input.pricing, &mut s)?;
         }
-        let mut scratch = Scratch::default();
-        split_each(
-            doc,
-            messages,
-            0,
-            "message",
-            &mut scratch,
-            &mut s,
-            |i, _, b, s| split_message(doc, i, pricing, b, s),
-        )?;
-        Ok(s)
+        split_all(input, "message", s, split_message)
     }
 
     fn settle(&self, session: &Session<'_>, kept: &mut [bool]) -> Vec<usize> {
@@ -132,30 +117,23 @@ impl Adapter for Anthropic {
 
     /// A message's fields but `content`; its `tool_use` blocks (ids, names, inputs as
     /// written) as its tool calls; a `tool_result`'s fields but its content, as its reply's.
-    fn meta_cost(
-        &self,
-        doc: &Doc<'_>,
-        session: &Session<'_>,
-        m: usize,
-        measure: &Measure,
-    ) -> (u64, u64) {
-        let msg = &session.messages[m];
-        let Some(p) = msg.physical else {
+    fn meta_cost(&self, doc: &Doc<'_>, at: Logical<'_, '_>, measure: &Measure) -> (u64, u64) {
+        let Some(message) = at.input else {
             return (0, 0); // the top-level system: only its text
         };
-        match msg.origin {
+        match at.msg.origin {
             // A few short fields (the id): their bytes, an upper bound, without reading the
             // message's blocks again for each of its tool results.
-            Origin::Reply { .. } => (msg.meta_bytes, msg.meta_without_calls),
+            Origin::Reply { .. } => (at.msg.meta_bytes, at.msg.meta_without_calls),
             Origin::Parts => super::blocks_meta_cost(
                 doc,
-                session.inputs[p as usize],
+                message,
                 "content",
                 |f| get(f, "type").and_then(raw::string).as_deref() == Some("tool_use"),
                 measure,
             ),
             Origin::Whole | Origin::System | Origin::Item(_) => {
-                let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
+                let fields = doc.fields(message).unwrap_or_default();
                 let (base, _) = fields_cost(&fields, &["content"], "", measure);
                 (base, base)
             }
@@ -262,7 +240,6 @@ fn split_system<'a>(
 /// message.
 #[derive(Default)]
 struct Scratch<'a> {
-    message: Fields<'a>,
     block: Fields<'a>,
     inner: Fields<'a>,
     /// The fields of the message's tool_use blocks, one after the other.
@@ -273,20 +250,9 @@ struct Scratch<'a> {
     parts: Vec<Unit<'a>>,
 }
 
-impl<'a> Buffers<'a> for Scratch<'a> {
-    fn message(&mut self) -> &mut Fields<'a> {
-        &mut self.message
-    }
-}
-
-fn split_message<'a>(
-    doc: &Doc<'a>,
-    i: usize,
-    pricing: &Pricing<'_>,
-    scratch: &mut Scratch<'a>,
-    s: &mut Session<'a>,
-) -> Result<(), Error> {
-    let fields = &scratch.message;
+fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Result<(), Error> {
+    let (doc, pricing, i, fields) = (step.doc, step.pricing, step.i, step.fields);
+    let scratch = step.scratch;
     let role_raw = role_token(fields, i)?;
     let role = match raw::decode(role_raw).as_ref() {
         "user" => Role::User,
@@ -399,7 +365,7 @@ fn split_message<'a>(
             .call_at
             .iter()
             .map(|(b, at)| (*b, &scratch.calls[at.clone()]));
-        let (tool_calls, meta) = tool_calls_of(doc, i, calls, base_meta, &scratch.message);
+        let (tool_calls, meta) = tool_calls_of(doc, i, calls, base_meta, fields);
         let mut msg = logical(
             ContentShape::Parts,
             (start, s.units.len() as u32),

@@ -113,10 +113,13 @@ mod tests {
                     image_sizes: &images,
                     file_sizes: &files,
                 };
-                let session = format
-                    .adapter()
-                    .split(&doc, &messages, None, &pricing)
-                    .unwrap();
+                let input = crate::format::Input {
+                    doc: &doc,
+                    messages: &messages,
+                    start: crate::format::split::Start::Whole(None),
+                    pricing: &pricing,
+                };
+                let session = format.adapter().split(&input).unwrap();
                 assert_eq!(session.messages.len(), 1, "{} {role}", format.name());
                 let m = &session.messages[0];
                 let role_ok = match want {

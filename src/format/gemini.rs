@@ -36,13 +36,14 @@
 //! note) are `{"text": ...}`, the same in both spellings.
 
 use super::calls::part_call_names;
-use super::split::{split_each, Buffers};
+use super::split::{split_each, Input, Step};
 use super::units::{opaque, priced, string_unit};
-use super::{message_path, Adapter, Pricing, Rebuilt, Traits, Words};
+use super::{message_path, Adapter, Logical, Pricing, Rebuilt, Traits, Words};
 use crate::error::Error;
 use crate::model::{ContentShape, Malformed, Message, Origin, Role, Session, ToolCalls};
 use crate::pricing::ImageProfile;
 use crate::raw::{self, canonical_len, get, kind, object_len_without, Doc, Fields, Kind, Raw};
+use crate::tokens::Measure;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -96,31 +97,6 @@ impl Adapter for Gemini {
         &TRAITS
     }
 
-    /// Responses without ids are matched to the calls of the content before them: those are
-    /// read from a split of that content alone (thrown away), and the new contents are
-    /// numbered from `first` (ids made from paths, error paths).
-    fn split_more<'a>(
-        &self,
-        doc: &Doc<'a>,
-        messages: Raw<'a>,
-        first: usize,
-        previous: Option<Raw<'a>>,
-        pricing: &Pricing<'_>,
-    ) -> Result<Session<'a>, Error> {
-        let mut s = Session::with_capacity(doc.len_hint(messages));
-        let mut scratch = Scratch::default();
-        let mut calls: Vec<Call<'a>> = Vec::new();
-        if let (Some(previous), Some(p)) = (previous, first.checked_sub(1)) {
-            if !doc.read_fields(previous, &mut scratch.content) {
-                return Err(super::split::not_object("content", p));
-            }
-            let mut thrown = Session::default();
-            calls = split_content(doc, p, pricing, &[], &mut scratch, &mut thrown)?;
-        }
-        split_contents(doc, messages, first, calls, pricing, &mut scratch, &mut s)?;
-        Ok(s)
-    }
-
     fn call_names(&self, doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Vec<String> {
         part_call_names(doc, session, m, "parts", "name", |_, part| call_of(part))
     }
@@ -128,18 +104,10 @@ impl Adapter for Gemini {
     /// A content's fields but its parts (its role), with its `functionCall` parts (whole: name,
     /// args, id, signature) as its calls. A function response's and the system instruction's
     /// few fields cost their bytes, an upper bound.
-    fn meta_cost(
-        &self,
-        doc: &Doc<'_>,
-        session: &Session<'_>,
-        m: usize,
-        measure: &crate::tokens::Measure,
-    ) -> (u64, u64) {
-        let msg = &session.messages[m];
-        let (Origin::Parts, Some(p)) = (msg.origin, msg.physical) else {
-            return (msg.meta_bytes, msg.meta_without_calls);
+    fn meta_cost(&self, doc: &Doc<'_>, at: Logical<'_, '_>, measure: &Measure) -> (u64, u64) {
+        let (Origin::Parts, Some(message)) = (at.msg.origin, at.input) else {
+            return (at.msg.meta_bytes, at.msg.meta_without_calls);
         };
-        let message = session.inputs[p as usize];
         super::blocks_meta_cost(doc, message, "parts", |f| call_of(f).is_some(), measure)
     }
 
@@ -148,19 +116,23 @@ impl Adapter for Gemini {
         ImageProfile::Gemini
     }
 
-    fn split<'a>(
-        &self,
-        doc: &Doc<'a>,
-        messages: Raw<'a>,
-        system: Option<Raw<'a>>,
-        pricing: &Pricing<'_>,
-    ) -> Result<Session<'a>, Error> {
-        let mut s = Session::with_capacity(doc.len_hint(messages));
+    /// Responses without ids are matched to the calls of the content before them; for
+    /// contents appended to a history, those are read from a split of the content before them
+    /// alone (thrown away).
+    fn split<'a>(&self, input: &Input<'a, '_>) -> Result<Session<'a>, Error> {
+        let mut s = input.session();
         let mut scratch = Scratch::default();
-        if let Some(system) = system {
-            split_system(doc, system, pricing, &mut scratch, &mut s)?;
+        if let Some(system) = input.system() {
+            split_system(input.doc, system, input.pricing, &mut scratch, &mut s)?;
         }
-        split_contents(doc, messages, 0, Vec::new(), pricing, &mut scratch, &mut s)?;
+        let mut calls = match (input.previous(), input.first().checked_sub(1)) {
+            (Some(previous), Some(p)) => calls_before(input, previous, p, &mut scratch)?,
+            _ => Vec::new(),
+        };
+        split_each(input, "content", &mut scratch, &mut s, |step, s| {
+            calls = split_content(step, &calls, s)?;
+            Ok(())
+        })?;
         Ok(s)
     }
 
@@ -217,15 +189,8 @@ impl Loc {
 /// content.
 #[derive(Default)]
 struct Scratch<'a> {
-    content: Fields<'a>,
     part: Fields<'a>,
     inner: Fields<'a>,
-}
-
-impl<'a> Buffers<'a> for Scratch<'a> {
-    fn message(&mut self) -> &mut Fields<'a> {
-        &mut self.content
-    }
 }
 
 /// A function call of a model content, for matching the responses of the next content.
@@ -334,34 +299,37 @@ fn response_of<'a>(fields: &[(Cow<'a, str>, Raw<'a>)]) -> Option<Raw<'a>> {
     pick(fields, "functionResponse", "function_response")
 }
 
-/// Splits content `i`; returns its calls when it is a model content (for the next content).
-/// Splits the contents of the array `messages`, the caller's contents from index `first` on,
-/// into `s`; `calls` are those of the content right before them (a response without an id
-/// answers one of them).
-fn split_contents<'a>(
-    doc: &Doc<'a>,
-    messages: Raw<'a>,
-    first: usize,
-    mut calls: Vec<Call<'a>>,
-    pricing: &Pricing<'_>,
+/// The calls of content `p`, `previous`, which comes right before the contents split (a
+/// response without an id answers one of them).
+fn calls_before<'a>(
+    input: &Input<'a, '_>,
+    previous: Raw<'a>,
+    p: usize,
     scratch: &mut Scratch<'a>,
-    s: &mut Session<'a>,
-) -> Result<(), Error> {
-    split_each(doc, messages, first, "content", scratch, s, |i, _, b, s| {
-        calls = split_content(doc, i, pricing, &calls, b, s)?;
-        Ok(())
-    })
+) -> Result<Vec<Call<'a>>, Error> {
+    let mut fields = Fields::new();
+    if !input.doc.read_fields(previous, &mut fields) {
+        return Err(super::split::not_object("content", p));
+    }
+    let step = Step {
+        doc: input.doc,
+        pricing: input.pricing,
+        i: p,
+        message: previous,
+        fields: &fields,
+        scratch,
+    };
+    split_content(step, &[], &mut Session::default())
 }
 
+/// Splits content `i`; returns its calls when it is a model content (for the next content).
 fn split_content<'a>(
-    doc: &Doc<'a>,
-    i: usize,
-    pricing: &Pricing<'_>,
+    step: Step<'a, '_, Scratch<'a>>,
     previous: &[Call<'a>],
-    scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<Vec<Call<'a>>, Error> {
-    let fields = &scratch.content;
+    let (doc, pricing, i, fields) = (step.doc, step.pricing, step.i, step.fields);
+    let scratch = step.scratch;
     let role_raw = match get(fields, "role") {
         Some(r) if kind(r) == Kind::String => r,
         Some(_) => {

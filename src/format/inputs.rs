@@ -114,13 +114,22 @@ pub(crate) fn freed(
     let cost = |message: &str| -> Option<u64> {
         let text = format!("[{message}]");
         let doc = Doc::parse(&text).ok()?;
-        let session = adapter.split(&doc, &text, None, pricing).ok()?;
+        let session = adapter
+            .split(&super::Input {
+                doc: &doc,
+                messages: &text,
+                start: super::split::Start::Whole(None),
+                pricing,
+            })
+            .ok()?;
         let k = session
             .messages
             .iter()
             .position(|m| matches!(m.tool_calls, crate::model::ToolCalls::Valid(_)))?;
         Some(if measure.in_tokens() {
-            adapter.meta_cost(&doc, &session, k, measure).0
+            adapter
+                .meta_cost(&doc, super::Logical::of(&session, k), measure)
+                .0
         } else {
             session.messages[k].meta_bytes
         })

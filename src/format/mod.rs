@@ -32,6 +32,7 @@ use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
 use crate::repair::Repaired;
 use crate::tokens::Measure;
 pub use facts::{describe_formats, Plain};
+pub use split::Input;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -234,15 +235,10 @@ pub trait Adapter: Sync {
         ImageProfile::default()
     }
 
-    /// Splits the caller's messages (an array, and the format's outside system prompt) into
-    /// logical messages. Shape errors name the JSON path of the offending value.
-    fn split<'a>(
-        &self,
-        doc: &Doc<'a>,
-        messages: Raw<'a>,
-        system: Option<Raw<'a>>,
-        pricing: &Pricing<'_>,
-    ) -> Result<Session<'a>, Error>;
+    /// Splits the caller's messages (an array, and the format's outside system prompt, or the
+    /// messages appended after a history: [`Input`]) into logical messages, numbered by their
+    /// index in the caller's history. Shape errors name the JSON path of the offending value.
+    fn split<'a>(&self, input: &Input<'a, '_>) -> Result<Session<'a>, Error>;
 
     /// Repair (DESIGN §5) and the cut into groups, on the logical messages. Formats whose
     /// tool calls are not answered by the messages right after them repair in their own way.
@@ -256,48 +252,12 @@ pub trait Adapter: Sync {
         Vec::new()
     }
 
-    /// In token mode: the cost of logical message `m`'s fields other than its content units, with
+    /// In token mode: the cost of a logical message's fields other than its content units, with
     /// and without its tool calls, counted with `measure` (the message's framing is added by the
     /// caller). The default is the adapter's byte costs, an upper bound (no token is shorter
     /// than a byte); adapters count the fields' text instead.
-    fn meta_cost(
-        &self,
-        _doc: &Doc<'_>,
-        session: &Session<'_>,
-        m: usize,
-        _measure: &Measure,
-    ) -> (u64, u64) {
-        let msg = &session.messages[m];
-        (msg.meta_bytes, msg.meta_without_calls)
-    }
-
-    /// Splits `messages`, the caller's messages from index `first` on, appended after
-    /// `previous` (the message before them, if any): an incremental session splits only what
-    /// is appended. The default splits them alone and numbers them from `first`, right where
-    /// a message splits the same whatever comes before it; Gemini matches a response without
-    /// an id to the calls of the content before it.
-    fn split_more<'a>(
-        &self,
-        doc: &Doc<'a>,
-        messages: Raw<'a>,
-        first: usize,
-        _previous: Option<Raw<'a>>,
-        pricing: &Pricing<'_>,
-    ) -> Result<Session<'a>, Error> {
-        let mut s = self.split(doc, messages, None, pricing)?;
-        for msg in &mut s.messages {
-            let Some(p) = msg.physical else { continue };
-            msg.physical = Some(p + first as u32);
-            // The path of a malformed call names the message by its index in the caller's
-            // history, not in `messages`.
-            if let crate::model::ToolCalls::Malformed { path, .. } = &mut msg.tool_calls {
-                let local = message_path(p as usize, "");
-                if first > 0 && path.starts_with(&local) {
-                    *path = message_path(p as usize + first, &path[local.len()..]).into();
-                }
-            }
-        }
-        Ok(s)
+    fn meta_cost(&self, _doc: &Doc<'_>, at: Logical<'_, '_>, _measure: &Measure) -> (u64, u64) {
+        (at.msg.meta_bytes, at.msg.meta_without_calls)
     }
 
     /// Whether an incremental session may trim a long history from its newest messages only
@@ -351,6 +311,23 @@ pub struct Placed {
     pub index: usize,
     pub part: usize,
     pub message: Option<String>,
+}
+
+/// A logical message of a session, with the caller's message it came from (none for an outside
+/// system prompt).
+#[derive(Clone, Copy)]
+pub struct Logical<'s, 'a> {
+    pub msg: &'s crate::model::Message<'a>,
+    pub input: Option<Raw<'a>>,
+}
+
+impl<'s, 'a> Logical<'s, 'a> {
+    /// Logical message `m` of `session`.
+    pub fn of(session: &'s Session<'a>, m: usize) -> Self {
+        let msg = &session.messages[m];
+        let input = msg.physical.map(|p| session.inputs[p as usize]);
+        Logical { msg, input }
+    }
 }
 
 /// What an adapter rebuilt.

@@ -1,11 +1,11 @@
 //! OpenAI Chat Completions messages (DESIGN §4): one logical message per message.
 
 use super::calls::CallIds;
-use super::split::{split_each, Buffers};
+use super::split::{split_all, Input, Step};
 use super::units::{self, opaque, priced, text_unit, Content};
 use super::{
-    fields_cost, message_path, reply_fields, role_token, Adapter, Edit, NewContent, NewPart, Out,
-    Pricing, Rebuilt, Traits, Words,
+    fields_cost, message_path, reply_fields, role_token, Adapter, Edit, Logical, NewContent,
+    NewPart, Out, Pricing, Rebuilt, Traits, Words,
 };
 use crate::error::Error;
 use crate::model::{
@@ -51,41 +51,14 @@ impl Adapter for OpenAi {
         &TRAITS
     }
 
-    fn split<'a>(
-        &self,
-        doc: &Doc<'a>,
-        messages: Raw<'a>,
-        _system: Option<Raw<'a>>,
-        pricing: &Pricing<'_>,
-    ) -> Result<Session<'a>, Error> {
-        let mut session = Session::with_capacity(doc.len_hint(messages));
-        let mut scratch = Scratch::default();
-        split_each(
-            doc,
-            messages,
-            0,
-            "message",
-            &mut scratch,
-            &mut session,
-            |i, _, b, s| split_message(doc, i, pricing, b, s),
-        )?;
-        Ok(session)
+    fn split<'a>(&self, input: &Input<'a, '_>) -> Result<Session<'a>, Error> {
+        split_all(input, "message", input.session(), split_message)
     }
 
     /// Every field but `content`: role, name, `tool_calls` (ids, names and arguments as
     /// written), `tool_call_id`, refusal, unknown fields.
-    fn meta_cost(
-        &self,
-        doc: &Doc<'_>,
-        session: &Session<'_>,
-        m: usize,
-        measure: &Measure,
-    ) -> (u64, u64) {
-        let msg = &session.messages[m];
-        let fields = msg
-            .physical
-            .and_then(|p| doc.fields(session.inputs[p as usize]))
-            .unwrap_or_default();
+    fn meta_cost(&self, doc: &Doc<'_>, at: Logical<'_, '_>, measure: &Measure) -> (u64, u64) {
+        let fields = at.input.and_then(|m| doc.fields(m)).unwrap_or_default();
         let (all, calls) = fields_cost(&fields, &["content"], "tool_calls", measure);
         (all, all - calls)
     }
@@ -114,26 +87,17 @@ impl Adapter for OpenAi {
 /// Buffers for the fields of the objects inside a message, reused from message to message.
 #[derive(Default)]
 struct Scratch<'a> {
-    message: Fields<'a>,
     part: Fields<'a>,
     call: Fields<'a>,
     function: Fields<'a>,
 }
 
-impl<'a> Buffers<'a> for Scratch<'a> {
-    fn message(&mut self) -> &mut Fields<'a> {
-        &mut self.message
-    }
-}
-
 fn split_message<'a>(
-    doc: &Doc<'a>,
-    i: usize,
-    pricing: &Pricing<'_>,
-    scratch: &mut Scratch<'a>,
+    step: Step<'a, '_, Scratch<'a>>,
     session: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = &scratch.message;
+    let (doc, pricing, i, fields) = (step.doc, step.pricing, step.i, step.fields);
+    let scratch = step.scratch;
     let role_raw = role_token(fields, i)?;
     let role = Role::parse(&raw::decode(role_raw));
     let start = session.units.len() as u32;

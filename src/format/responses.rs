@@ -27,10 +27,12 @@
 //! computer screenshot's price); every other item its compact JSON. `instructions` (request key
 //! `system`) costs `{"role":"system"}` plus its text.
 
-use super::split::{split_each, Buffers};
+use super::split::{split_all, Input, Step};
 use super::units::{self, opaque, priced, string_unit, text_unit, Content};
 use super::write::{array, json_string, object_with, typed_text};
-use super::{fields_cost, message_path, role_token, Adapter, Out, Pricing, Rebuilt, Traits, Words};
+use super::{
+    fields_cost, message_path, role_token, Adapter, Logical, Out, Pricing, Rebuilt, Traits, Words,
+};
 use crate::error::Error;
 use crate::model::{
     Change, ContentShape, ItemKind, Malformed, Message, Origin, Role, Session, TextSource,
@@ -39,6 +41,7 @@ use crate::model::{
 use crate::raw::Raw;
 use crate::raw::{self, canonical_len, get, kind, object_len_without, str_len, Doc, Fields, Kind};
 use crate::repair::{Repair, RepairAction, RepairReason, Repaired};
+use crate::tokens::Measure;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -128,19 +131,12 @@ impl Adapter for Responses {
 
     /// A message item's fields but its content, an output's but its output, and every other
     /// item whole (a call, a reasoning item: never edited, they cost what they say).
-    fn meta_cost(
-        &self,
-        doc: &Doc<'_>,
-        session: &Session<'_>,
-        m: usize,
-        measure: &crate::tokens::Measure,
-    ) -> (u64, u64) {
-        let msg = &session.messages[m];
-        let Some(p) = msg.physical else {
+    fn meta_cost(&self, doc: &Doc<'_>, at: Logical<'_, '_>, measure: &Measure) -> (u64, u64) {
+        let Some(item) = at.input else {
             return (0, 0); // the instructions: only their text
         };
-        let fields = doc.fields(session.inputs[p as usize]).unwrap_or_default();
-        let skip: &[&str] = match msg.origin {
+        let fields = doc.fields(item).unwrap_or_default();
+        let skip: &[&str] = match at.msg.origin {
             Origin::Item(ItemKind::Output { .. }) => &["output"],
             Origin::Item(_) => &[],
             _ => &["content"],
@@ -149,28 +145,12 @@ impl Adapter for Responses {
         (all, all)
     }
 
-    fn split<'a>(
-        &self,
-        doc: &Doc<'a>,
-        messages: Raw<'a>,
-        system: Option<Raw<'a>>,
-        pricing: &Pricing<'_>,
-    ) -> Result<Session<'a>, Error> {
-        let mut s = Session::with_capacity(doc.len_hint(messages));
-        if let Some(system) = system {
+    fn split<'a>(&self, input: &Input<'a, '_>) -> Result<Session<'a>, Error> {
+        let mut s = input.session();
+        if let Some(system) = input.system() {
             split_instructions(system, &mut s)?;
         }
-        let mut scratch = Scratch::default();
-        split_each(
-            doc,
-            messages,
-            0,
-            "input item",
-            &mut scratch,
-            &mut s,
-            |i, item, b, s| split_item(doc, i, item, pricing, b, s),
-        )?;
-        Ok(s)
+        split_all(input, "input item", s, split_item)
     }
 
     fn repair<'a>(&self, session: &mut Session<'a>) -> Repaired<'a> {
@@ -198,14 +178,7 @@ impl Adapter for Responses {
 /// Buffers for the fields of an item and of the parts inside it, reused from item to item.
 #[derive(Default)]
 struct Scratch<'a> {
-    item: Fields<'a>,
     part: Fields<'a>,
-}
-
-impl<'a> Buffers<'a> for Scratch<'a> {
-    fn message(&mut self) -> &mut Fields<'a> {
-        &mut self.item
-    }
 }
 
 fn split_instructions<'a>(system: Raw<'a>, s: &mut Session<'a>) -> Result<(), Error> {
@@ -234,15 +207,8 @@ fn item_message<'a>(i: usize, origin: Origin, role: Option<Role>) -> Message<'a>
     units::logical(Some(i as u32), origin, role, shape, (0, 0), 0)
 }
 
-fn split_item<'a>(
-    doc: &Doc<'a>,
-    i: usize,
-    item: Raw<'a>,
-    pricing: &Pricing<'_>,
-    scratch: &mut Scratch<'a>,
-    s: &mut Session<'a>,
-) -> Result<(), Error> {
-    let fields = &scratch.item;
+fn split_item<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Result<(), Error> {
+    let (doc, i, item, fields) = (step.doc, step.i, step.message, step.fields);
     let item_type = match get(fields, "type") {
         None => None,
         Some(t) if kind(t) == Kind::String => Some(raw::decode(t)),
@@ -265,7 +231,7 @@ fn split_item<'a>(
         Some(t) => t,
     };
     if item_type == "message" {
-        return split_message(doc, i, pricing, scratch, s);
+        return split_message(step, s);
     }
     let (kind_, id_key) = if let Some(f) = CALLS.iter().position(|&c| c == item_type) {
         let id_key = if item_type == "mcp_approval_request" {
@@ -275,7 +241,7 @@ fn split_item<'a>(
         };
         (ItemKind::Call { family: f as u8 }, id_key)
     } else if let Some(f) = OUTPUTS.iter().position(|&c| c == item_type) {
-        return split_output(doc, i, f as u8, pricing, scratch, s);
+        return split_output(step, f as u8, s);
     } else if item_type == "reasoning" {
         (ItemKind::Reasoning, "")
     } else if item_type == "item_reference" {
@@ -302,14 +268,9 @@ fn split_item<'a>(
     Ok(())
 }
 
-fn split_message<'a>(
-    doc: &Doc<'a>,
-    i: usize,
-    pricing: &Pricing<'_>,
-    scratch: &mut Scratch<'a>,
-    s: &mut Session<'a>,
-) -> Result<(), Error> {
-    let fields = &scratch.item;
+fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Result<(), Error> {
+    let (doc, pricing, i, fields) = (step.doc, step.pricing, step.i, step.fields);
+    let scratch = step.scratch;
     let role_raw = role_token(fields, i)?;
     let role = match raw::decode(role_raw).as_ref() {
         "user" => Some(Role::User),
@@ -356,14 +317,12 @@ fn split_message<'a>(
 
 /// An output item: a tool reply tied to its call by id, its `output` priced as content.
 fn split_output<'a>(
-    doc: &Doc<'a>,
-    i: usize,
+    step: Step<'a, '_, Scratch<'a>>,
     family: u8,
-    pricing: &Pricing<'_>,
-    scratch: &mut Scratch<'a>,
     s: &mut Session<'a>,
 ) -> Result<(), Error> {
-    let fields = &scratch.item;
+    let (doc, pricing, i, fields) = (step.doc, step.pricing, step.i, step.fields);
+    let scratch = step.scratch;
     let id_key = match OUTPUTS[family as usize] {
         "mcp_approval_response" => "approval_request_id",
         // The SDK types name the call's id `id` here; the API's examples `call_id`.

@@ -4,27 +4,32 @@
 use super::*;
 
 impl Report<'_> {
+    /// The repairs (after `key`), and the merges where the format merges turns.
+    fn write_repaired<W: Sink>(&self, out: &mut W, key: &str, merges: bool) {
+        let words = self.format.adapter().words();
+        let content_key = self.format.adapter().content_key();
+        out.push_str(key);
+        write_list(out, &self.repaired, |out, r| {
+            write_repair(out, r, words, content_key)
+        });
+        if merges {
+            out.push_str(",\"merged\":");
+            write_list(out, &self.merged, |out, m| {
+                let _ = write!(out, "{{\"index\":{},\"into\":{}}}", m.index, m.into);
+            });
+        }
+    }
+
     /// Writes the report in `style`.
     pub fn write<W: Sink>(&self, out: &mut W, style: Style) {
         let repairs_only = style == Style::Repairs;
-        let words = self.format.adapter().words();
-        let content_key = self.format.adapter().content_key();
         let merges = self.format.merges_turns();
         out.push('{');
         if repairs_only {
             if merges {
                 let _ = write!(out, "\"format\":\"{}\",", self.format.name());
             }
-            out.push_str("\"repaired\":");
-            write_list(out, &self.repaired, |out, r| {
-                write_repair(out, r, words, content_key)
-            });
-            if merges {
-                out.push_str(",\"merged\":");
-                write_list(out, &self.merged, |out, m| {
-                    let _ = write!(out, "{{\"index\":{},\"into\":{}}}", m.index, m.into);
-                });
-            }
+            self.write_repaired(out, "\"repaired\":", merges);
             out.push('}');
             return;
         }
@@ -192,15 +197,8 @@ impl Report<'_> {
             out.push('}');
         }
         out.push(']');
-        out.push_str(",\"repaired\":");
-        write_list(out, &self.repaired, |out, r| {
-            write_repair(out, r, words, content_key)
-        });
+        self.write_repaired(out, ",\"repaired\":", merges);
         if merges {
-            out.push_str(",\"merged\":");
-            write_list(out, &self.merged, |out, m| {
-                let _ = write!(out, "{{\"index\":{},\"into\":{}}}", m.index, m.into);
-            });
             out.push_str(",\"dropped_blocks\":");
             write_list(out, &self.dropped_blocks, |out, d| {
                 let _ = write!(out, "{{\"index\":{},\"part\":{}}}", d.index, d.part);
