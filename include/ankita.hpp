@@ -445,6 +445,13 @@ inline std::string estimate_image_tokens(std::uint32_t width, std::uint32_t heig
 /** The library's version (static; never released). */
 inline std::string_view version() noexcept { return ankita_version(); }
 
+/** `ankita_formats`: what the core says of each wire format (name, whether it takes `system`,
+ * merges turns, rebuilds messages; its plain message), as JSON text. */
+inline std::string formats() { return detail::take(ankita_formats()).value(); }
+
+/** `ankita_options`: every option of a trim request (name, type, doc), as JSON text. */
+inline std::string options() { return detail::take(ankita_options()).value(); }
+
 /**
  * An incremental session (`ankita_session_*`): a history given message by message, trimmed at
  * any time with the answer `trim` gives for the same history and options. Move-only; the

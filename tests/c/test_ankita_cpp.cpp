@@ -41,6 +41,18 @@ int main() {
     CHECK(counted.find("\"unit\":\"tokens\"") != std::string::npos);
     CHECK(ankita::try_count_tokens(request).has_value());
 
+    // formats and options: the C ABI's descriptions, every format and option named.
+    std::string formats = ankita::formats();
+    CHECK(formats == c_answer(ankita_formats()));
+    for (const char *name : {"openai", "anthropic", "responses", "gemini", "ai-sdk"}) {
+        CHECK(formats.find(std::string("\"name\":\"") + name + "\"") != std::string::npos);
+    }
+    std::string options = ankita::options();
+    CHECK(options == c_answer(ankita_options()));
+    for (const char *name : {"max_bytes", "context_tokens", "format", "file_sizes"}) {
+        CHECK(options.find(std::string("\"name\":\"") + name + "\"") != std::string::npos);
+    }
+
     // An error: the try_ form holds it, the plain form throws it.
     const std::string bad = R"({"messages": [{"role": "user", "content": 3}]})";
     ankita::result failed = ankita::try_trim(bad);
