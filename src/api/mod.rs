@@ -22,12 +22,13 @@ use crate::json::write_str;
 use crate::pricing::{self, ImagePrice, ImageProfile, DEFAULT_BYTES_PER_TOKEN};
 use crate::probe;
 use crate::raw::{get, kind, Doc, Fields, Kind, Raw};
-use crate::report::{Breakpoint, Bytes, Counter, Report, RequestWarning, Style};
+use crate::report::{Breakpoint, Bytes, Report, RequestWarning, Style};
 use crate::request::{format_of, TrimOptions};
 use crate::trim::{plan_count, plan_sanitize, plan_trim, Plan};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 
+mod chunks;
 mod probing;
 use probing::add_warning;
 pub use probing::{
@@ -503,6 +504,8 @@ pub struct Answer<'a> {
     /// New text not yet closed into a piece.
     buf: Vec<u8>,
     len: usize,
+    /// A report written at the end (a [`Piece::Report`]) has characters beyond ASCII.
+    wide_report: bool,
 }
 
 enum Piece<'a> {
@@ -526,6 +529,7 @@ impl<'a> Answer<'a> {
             len: text.len(),
             buf: text.into_bytes(),
             pieces: Vec::new(),
+            wide_report: false,
         }
     }
 
@@ -550,9 +554,10 @@ impl<'a> Answer<'a> {
             self.pieces.push(Piece::Owned(text.into_bytes()));
             return;
         }
-        let mut counter = Counter::default();
-        report.write(&mut counter, style);
-        self.len += counter.0;
+        let mut measure = chunks::Measure::default();
+        report.write(&mut measure, style);
+        self.len += measure.len;
+        self.wide_report |= measure.wide;
         self.pieces.push(Piece::Report(Box::new(report), style));
     }
 
