@@ -1,13 +1,15 @@
 //! One option table (`ankita::request::OPTIONS`, answered by `ankita_options`): every front
-//! end offers exactly its options. Read from the sources: the Python keywords of `trim` (the
-//! native signature, the typed wrapper's overloads, the stub), the Node option type
-//! (`TrimOptions` in index.d.ts), and the framework adapters' keywords (langchain.py,
+//! end offers exactly its options, taking the kinds of values the table says. Read from the
+//! sources: the Python keywords of `trim` (the native signature, the typed wrapper's overloads,
+//! the stub) and the package's option TypedDicts (`RequestOptions`, `TrimOptions`,
+//! `AdapterOptions` in _types.py, with their types), the Node option type (`TrimOptions` in
+//! index.d.ts, with its types), and the framework adapters' keywords (langchain.py,
 //! pydantic_ai.py). The command line's flags are checked in its own tests
 //! (`flags::tests::trim_flags_are_the_option_table`). An option added to the table fails here
 //! until each front end has it (or is listed below as not offering it, with the reason).
 
 use ankita::request::OPTIONS;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Options the framework adapters do not offer, and why.
@@ -26,6 +28,8 @@ const ADAPTERS_LEAVE_OUT: &[(&str, &str)] = &[
     ),
 ];
 
+const TYPES_PY: &str = "bindings/python/python/ankita/_types.py";
+
 fn read(path: &str) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -37,7 +41,7 @@ fn table() -> BTreeSet<String> {
 
 /// The keyword parameters of each `def name(` in a Python file whose parameters are one a line
 /// (each overload), `messages` left out: the names at the start of the lines up to the line
-/// that closes the parameters.
+/// that closes the parameters, and the keys of the TypedDict of `**options: Unpack[...]`.
 fn python_keywords(text: &str, name: &str) -> Vec<BTreeSet<String>> {
     let header = format!("def {name}(");
     let mut out = Vec::new();
@@ -57,6 +61,13 @@ fn python_keywords(text: &str, name: &str) -> Vec<BTreeSet<String>> {
             if trimmed.starts_with(')') {
                 break;
             }
+            if let Some(typed) = trimmed
+                .strip_prefix("**options: Unpack[")
+                .and_then(|t| t.strip_suffix("],"))
+            {
+                names.extend(typed_dict(typed).into_keys());
+                continue;
+            }
             let Some((param, _)) = trimmed.split_once(':') else {
                 continue;
             };
@@ -68,6 +79,182 @@ fn python_keywords(text: &str, name: &str) -> Vec<BTreeSet<String>> {
         out.push(names);
     }
     assert!(!out.is_empty(), "no def {name}( found");
+    out
+}
+
+/// The keys of TypedDict `name` in `_types.py` with their annotations, its bases' included.
+fn typed_dict(name: &str) -> BTreeMap<String, String> {
+    let text = read(TYPES_PY);
+    let header = format!("\nclass {name}(");
+    let at = text
+        .find(&header)
+        .unwrap_or_else(|| panic!("class {name} in {TYPES_PY}"));
+    let rest = &text[at + header.len()..];
+    let bases = &rest[..rest.find(')').expect("the bases' end")];
+    let mut keys = BTreeMap::new();
+    for base in bases.split(',').map(str::trim) {
+        if base != "TypedDict" && !base.starts_with("total") {
+            keys.extend(typed_dict(base));
+        }
+    }
+    for line in rest.lines().skip(1) {
+        if !line.is_empty() && !line.starts_with("    ") {
+            break;
+        }
+        let Some((key, annotation)) = line.trim().split_once(": ") else {
+            continue;
+        };
+        if key.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            keys.insert(key.to_owned(), annotation.to_owned());
+        }
+    }
+    keys
+}
+
+/// The kinds of values a table type names: `integer`, `number`, `string`, `boolean`, `array`,
+/// `object`, `null`, `any`.
+fn table_kinds(ty: &str) -> BTreeSet<&'static str> {
+    ty.split(" | ")
+        .map(|t| match t {
+            "integer" => "integer",
+            "number" => "number",
+            "string" => "string",
+            "boolean" => "boolean",
+            "array" | "string[]" => "array",
+            "object" => "object",
+            "null" => "null",
+            "any" => "any",
+            other => panic!("a table type this test does not know: {other}"),
+        })
+        .collect()
+}
+
+/// `text` split at `sep` outside brackets.
+fn split_top(text: &str, sep: char) -> Vec<&str> {
+    let (mut depth, mut start, mut out) = (0i32, 0, Vec::new());
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' | '(' | '{' | '<' => depth += 1,
+            ']' | ')' | '}' | '>' => depth -= 1,
+            c if c == sep && depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(text[start..].trim());
+    out.into_iter().filter(|t| !t.is_empty()).collect()
+}
+
+/// The kinds of a Python annotation of `_types.py` (aliases and TypedDicts read from it).
+fn python_kinds(annotation: &str) -> BTreeSet<&'static str> {
+    let types = read(TYPES_PY);
+    let mut out = BTreeSet::new();
+    let inner = |t: &str, head: &str| {
+        t.strip_prefix(head)
+            .and_then(|t| t.strip_suffix(']'))
+            .map(str::to_owned)
+    };
+    if let Some(t) = inner(annotation, "Optional[") {
+        out.insert("null");
+        out.extend(python_kinds(&t));
+        return out;
+    }
+    if let Some(t) = inner(annotation, "Union[") {
+        for part in split_top(&t, ',') {
+            out.extend(python_kinds(part));
+        }
+        return out;
+    }
+    let head = annotation.split('[').next().unwrap();
+    out.insert(match head {
+        "int" => "integer",
+        "float" => "number",
+        "str" | "Literal" => "string",
+        "bool" => "boolean",
+        "Sequence" | "list" => "array",
+        "Mapping" | "dict" => "object",
+        "Any" => "any",
+        alias if types.contains(&format!("\n{alias} = Literal[")) => "string",
+        class if types.contains(&format!("\nclass {class}(")) => "object",
+        other => panic!("a Python type this test does not know: {other}"),
+    });
+    out
+}
+
+/// The kinds of a TypeScript type of index.d.ts (aliases and interfaces read from it); a
+/// number is either of `integer` and `number`.
+fn ts_kinds(ty: &str) -> BTreeSet<&'static str> {
+    let dts = read("bindings/node/index.d.ts");
+    let mut out = BTreeSet::new();
+    for part in split_top(ty, '|') {
+        let kind = match part {
+            "number" => "number",
+            "string" | "(string & {})" => "string",
+            "boolean" => "boolean",
+            "null" => "null",
+            "unknown" | "any" => "any",
+            "object" => "object",
+            t if t.starts_with('"') => "string",
+            t if t.ends_with("[]") || t.starts_with("Array<") => "array",
+            t if t.starts_with("Record<") || t.starts_with('{') => "object",
+            name if dts.contains(&format!("export interface {name} ")) => "object",
+            name => {
+                let header = format!("export type {name} =");
+                let at = dts
+                    .find(&header)
+                    .unwrap_or_else(|| panic!("a TypeScript type this test does not know: {name}"));
+                let rest = &dts[at + header.len()..];
+                out.extend(ts_kinds(rest[..rest.find(';').unwrap()].trim()));
+                continue;
+            }
+        };
+        out.insert(kind);
+    }
+    out
+}
+
+/// Each member of `export interface TrimOptions` with its type (members over several lines
+/// joined).
+fn node_option_types() -> BTreeMap<String, String> {
+    let text = read("bindings/node/index.d.ts");
+    let at = text
+        .find("export interface TrimOptions {")
+        .expect("TrimOptions in index.d.ts");
+    let body = &text[at + "export interface TrimOptions {".len()..];
+    let body = &body[..body.find("\n}").expect("the end of TrimOptions")];
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    let mut last: Option<String> = None;
+    for line in body.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("/*") || trimmed.starts_with('*') || trimmed.starts_with("//") {
+            continue;
+        }
+        match line.strip_prefix("  ") {
+            Some(member) if !member.starts_with(' ') => {
+                let Some((name, ty)) = member.split_once(':') else {
+                    continue;
+                };
+                let name = name.trim_end_matches('?').to_owned();
+                out.insert(name.clone(), ty.trim().to_owned());
+                last = Some(name);
+            }
+            _ => {
+                if let Some(name) = &last {
+                    let ty = out.get_mut(name).unwrap();
+                    ty.push(' ');
+                    ty.push_str(trimmed);
+                }
+            }
+        }
+    }
+    for ty in out.values_mut() {
+        *ty = ty.trim_end_matches(';').trim().to_owned();
+        if let Some(t) = ty.strip_prefix("| ") {
+            *ty = t.to_owned();
+        }
+    }
     out
 }
 
@@ -198,6 +385,59 @@ fn adapter_keywords_are_the_table_but_the_documented_exceptions() {
     }
 }
 
+/// The Python options' types: `RequestOptions` (every request key but `messages`: `Session`,
+/// `trim_many`), whose base `TrimOptions` every `**options` of `trim` unpacks (and
+/// `AdapterOptions` the adapters'), holds exactly the table's options, each taking the table's
+/// kinds of values and None besides (None means "not given").
+#[test]
+fn python_option_types_are_the_table() {
+    let options = typed_dict("RequestOptions");
+    let got: BTreeSet<String> = options.keys().cloned().collect();
+    assert_eq!(
+        got,
+        table(),
+        "RequestOptions: {}",
+        differences(&got, &table())
+    );
+    for option in OPTIONS {
+        let annotation = &options[option.name];
+        let mut want = table_kinds(option.kind);
+        let got = python_kinds(annotation);
+        if !want.contains("any") {
+            want.insert("null");
+        }
+        assert_eq!(
+            got, want,
+            "RequestOptions.{}: {annotation} takes {got:?}; the table says {} (and None)",
+            option.name, option.kind
+        );
+    }
+}
+
+/// Node's option types take exactly the table's kinds of values (a number may be an integer).
+#[test]
+fn node_option_types_take_the_table_kinds() {
+    let types = node_option_types();
+    for option in OPTIONS {
+        let ty = types
+            .get(option.name)
+            .unwrap_or_else(|| panic!("{} is not in TrimOptions", option.name));
+        let mut want = table_kinds(option.kind);
+        if want.remove("integer") {
+            want.insert("number");
+        }
+        let got = ts_kinds(ty);
+        if want.contains("any") {
+            continue; // the system prompt: typed by the format it goes with
+        }
+        assert_eq!(
+            got, want,
+            "TrimOptions.{}: {ty} takes {got:?}; the table says {}",
+            option.name, option.kind
+        );
+    }
+}
+
 /// The readers above find what the files hold (a reader that found nothing would pass).
 #[test]
 fn the_readers_read() {
@@ -210,4 +450,19 @@ fn the_readers_read() {
     );
     assert!(native_signature().contains("max_bytes"));
     assert!(node_options().contains("clear_tool_results"));
+    assert!(typed_dict("TrimOptions").contains_key("max_bytes")); // from the base AdapterOptions
+    assert_eq!(
+        python_kinds("Optional[Union[str, Sequence[str]]]"),
+        ["array", "null", "string"].into()
+    );
+    assert_eq!(
+        ts_kinds("boolean | { keep?: number }"),
+        ["boolean", "object"].into()
+    );
+    assert_eq!(
+        ts_kinds("Tokenizer | TokenizerFile"),
+        ["object", "string"].into()
+    );
+    let types = node_option_types();
+    assert!(types["clear_tool_results"].contains("keep?: number"));
 }

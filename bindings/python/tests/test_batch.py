@@ -215,13 +215,13 @@ def test_options_fill_in_what_a_request_lacks() -> None:
 def test_bad_options_and_arguments_raise_at_once() -> None:
     rows = [compact({"messages": []})]
     with pytest.raises(ankita.InvalidRequest) as e:
-        ankita.trim_many(rows, max_byte=1)
+        ankita.trim_many(rows, max_byte=1)  # type: ignore[call-arg]
     assert e.value.path == "max_byte"
     with pytest.raises(ankita.InvalidRequest) as e:
-        ankita.trim_many(rows, context_tokens="many")
+        ankita.trim_many(rows, context_tokens="many")  # type: ignore[arg-type]
     assert e.value.path == "context_tokens"
     with pytest.raises(ankita.InvalidRequest):
-        ankita.trim_many(rows, messages=[])
+        ankita.trim_many(rows, messages=[])  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="threads must be at least 1"):
         ankita.trim_many(rows, threads=0)
     with pytest.raises(TypeError, match="threads"):

@@ -187,7 +187,7 @@ def test_a_changed_message_keeps_the_callers_parts() -> None:
 
 def test_bad_options_and_messages_raise() -> None:
     with pytest.raises(ankita.InvalidRequest):
-        ankita.Session(max_byts=1)
+        ankita.Session(max_byts=1)  # type: ignore[call-arg]
     session = ankita.Session(max_bytes=4096)
     with pytest.raises(ankita.InvalidRequest):
         session.append("not messages")

@@ -41,6 +41,24 @@ def test_typed_messages_keep_their_type() -> None:
     assert len(repaired) == 2  # the assistant message has no content
 
 
+def test_options_kept_in_a_dict_type_check() -> None:
+    messages: list[UserMessage | AssistantMessage] = [{"role": "user", "content": "x" * 400}] * 3
+    options: ankita.TrimOptions = {"max_bytes": 1000, "max_messages": None, "fill": False}
+    result = ankita.trim(messages, **options)
+    assert result.report["budget_bytes"] == 1000
+    assert result.report["limited_by"] == "budget"
+    assert (result.report["cost_bytes"] or 0) <= 1000 < 3 * 400
+    # The mypy run below (warn_unused_ignores, from --strict) fails if any of these is not an
+    # error: a misspelt key, a value of the wrong type, an option trim takes apart.
+    typo: ankita.TrimOptions = {"max_byte": 1000}  # type: ignore[typeddict-unknown-key]
+    wrong: ankita.TrimOptions = {"max_bytes": "1000"}  # type: ignore[typeddict-item]
+    apart: ankita.TrimOptions = {"format": "gemini"}  # type: ignore[typeddict-unknown-key]
+    request: ankita.RequestOptions = {"format": "anthropic", "system": "Be brief.", **options}
+    session = ankita.Session(messages, **request)
+    assert session.trim().report["format"] == "anthropic"
+    del typo, wrong, apart
+
+
 def mypy(*args: str) -> None:
     pytest.importorskip("mypy")
     done = subprocess.run(

@@ -24,6 +24,7 @@ from ._ankita import (
 )
 from ._messages import count_tokens, sanitize, sanitize_with_report, trim
 from ._types import (
+    AdapterOptions,
     CacheBreakpoint,
     ClearedToolResult,
     ClearToolResults,
@@ -37,10 +38,12 @@ from ._types import (
     MessageFormat,
     OnImageOverflow,
     Repair,
+    RequestOptions,
     SanitizeReport,
     TokenCount,
     Tokenizer,
     TokenizerFile,
+    TrimOptions,
     TrimReport,
     TrimWarning,
     Truncation,
@@ -48,6 +51,7 @@ from ._types import (
 )
 
 __all__ = [
+    "AdapterOptions",
     "AnkitaError",
     "CacheBreakpoint",
     "ClearToolResults",
@@ -67,11 +71,13 @@ __all__ = [
     "MessageFormat",
     "OnImageOverflow",
     "Repair",
+    "RequestOptions",
     "SanitizeReport",
     "Session",
     "TokenCount",
     "Tokenizer",
     "TokenizerFile",
+    "TrimOptions",
     "TrimReport",
     "TrimResult",
     "TrimWarning",

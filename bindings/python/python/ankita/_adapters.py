@@ -13,12 +13,30 @@ given where nothing changed, and the given content parts where they are unchange
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
+from . import _ankita
 from ._messages import trim as _trim
-from ._types import TrimReport
+from ._types import AdapterOptions, TrimReport
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def takes_options(func: _F) -> _F:
+    """Shows, in the signature of ``func`` (which takes ``**options: Unpack[AdapterOptions]``),
+    the keywords of ``ankita.trim`` the adapters pass on, with their defaults: help() and editors
+    list them instead of ``**options``."""
+    passed_on = AdapterOptions.__optional_keys__ | AdapterOptions.__required_keys__
+    native = inspect.signature(_ankita.trim).parameters.values()
+    own = inspect.signature(func)
+    params = [p for p in own.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    params += [p for p in native if p.name in passed_on]
+    func.__signature__ = own.replace(parameters=params)  # type: ignore[attr-defined]
+    return func
+
 
 # Repairs that remove the message at `index` (the others change it and keep it), in the words of
 # the OpenAI format and of the AI SDK format.

@@ -3,12 +3,15 @@
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Generic, Protocol, TypeVar, Union, final
 
+from typing_extensions import Unpack
+
 from ._types import (
     ClearToolResults,
     FileInfo,
     ImageFormat,
     MessageFormat,
     OnImageOverflow,
+    RequestOptions,
     SanitizeReport,
     TokenCount,
     Tokenizer,
@@ -82,7 +85,9 @@ class Session:
     session runs raises RuntimeError. The GIL is released while the plan is computed.
     """
 
-    def __new__(cls, messages: Sequence[Any] | None = None, **options: Any) -> Session: ...
+    def __new__(
+        cls, messages: Sequence[Any] | None = None, **options: Unpack[RequestOptions]
+    ) -> Session: ...
     def append(self, messages: Sequence[Any]) -> int:
         """Appends messages (a list or tuple); returns how many the session holds."""
     def truncate(self, length: int) -> int:
@@ -92,7 +97,7 @@ class Session:
     def snapshot(self) -> list[Any]:
         """The messages held, as a new list of the objects given (to save, then restore)."""
     @classmethod
-    def restore(cls, messages: Sequence[Any], **options: Any) -> Session:
+    def restore(cls, messages: Sequence[Any], **options: Unpack[RequestOptions]) -> Session:
         """A session holding ``messages`` (a snapshot, or what an application saved)."""
     def __len__(self) -> int: ...
     @property
@@ -361,7 +366,7 @@ def trim_many(
     requests: Iterable[_Request] | _ArrowArray | _ArrowChunkedArray,
     *,
     threads: int | None = None,
-    **options: Any,
+    **options: Unpack[RequestOptions],
 ) -> list[str]:
     """Trims many requests at once, in order, on ``threads`` threads (default: every core), with
     the GIL released: the answers are the JSON texts ``trim_json`` answers, one per request.

@@ -18,13 +18,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from . import _ankita
 from ._ankita import TrimResult
 from ._types import (
-    ClearToolResults,
     MessageFormat,
-    OnImageOverflow,
     SanitizeReport,
     TokenCount,
     Tokenizer,
     TokenizerFile,
+    TrimOptions,
 )
 
 # The core's facts of every format (`format::facts`): no list of format names here.
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     # Gemini contents as google-genai types them (for type checkers only: ankita does not need
     # google-genai; without it these names are Any).
     from google.genai.types import ContentUnionDict as _GeminiContent
+    from typing_extensions import Unpack
 
 
 def _dumped(obj: Any) -> Any:
@@ -142,30 +142,9 @@ def _restored(messages: list[Any], originals: dict[int, Any]) -> None:
 def trim(  # type: ignore[overload-overlap]
     messages: Sequence[_GeminiContent],
     *,
-    max_bytes: int | None = None,
-    context_tokens: int | None = None,
-    max_output_tokens: int | None = 0,
-    tools: Sequence[Any] | None = None,
-    memory: str | Sequence[str] | None = None,
-    overhead_bytes: int | None = 1024,
-    bytes_per_token: int | None = 4,
-    tokenizer: Tokenizer | TokenizerFile | None = None,
-    token_factor: float | None = None,
-    overhead_tokens: int | None = None,
-    clear_tool_results: bool | ClearToolResults | None = None,
-    max_messages: int | None = 40,
-    image_profile: str | None = "ankita",
-    on_image_overflow: OnImageOverflow | None = "placeholder",
-    model: str | None = None,
-    image_sizes: Mapping[str, Sequence[int]] | None = None,
-    file_sizes: Mapping[str, float] | None = None,
     format: Literal["gemini"],
     system: str | _GeminiContent | Sequence[Any] | Mapping[str, Any] | None = None,
-    strict_model: bool | None = False,
-    fill: bool | None = True,
-    trim_to: float | None = None,
-    cut: int | None = None,
-    cache_breakpoint: bool | None = False,
+    **options: Unpack[TrimOptions],
 ) -> TrimResult[_GeminiContent]: ...
 
 
@@ -173,30 +152,9 @@ def trim(  # type: ignore[overload-overlap]
 def trim(
     messages: Sequence[_M],
     *,
-    max_bytes: int | None = None,
-    context_tokens: int | None = None,
-    max_output_tokens: int | None = 0,
-    tools: Sequence[Any] | None = None,
-    memory: str | Sequence[str] | None = None,
-    overhead_bytes: int | None = 1024,
-    bytes_per_token: int | None = 4,
-    tokenizer: Tokenizer | TokenizerFile | None = None,
-    token_factor: float | None = None,
-    overhead_tokens: int | None = None,
-    clear_tool_results: bool | ClearToolResults | None = None,
-    max_messages: int | None = 40,
-    image_profile: str | None = "ankita",
-    on_image_overflow: OnImageOverflow | None = "placeholder",
-    model: str | None = None,
-    image_sizes: Mapping[str, Sequence[int]] | None = None,
-    file_sizes: Mapping[str, float] | None = None,
     format: MessageFormat | None = None,
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
-    strict_model: bool | None = False,
-    fill: bool | None = True,
-    trim_to: float | None = None,
-    cut: int | None = None,
-    cache_breakpoint: bool | None = False,
+    **options: Unpack[TrimOptions],
 ) -> TrimResult[_M]: ...
 
 
@@ -204,30 +162,9 @@ def trim(
 def trim(
     messages: Sequence[_O],
     *,
-    max_bytes: int | None = None,
-    context_tokens: int | None = None,
-    max_output_tokens: int | None = 0,
-    tools: Sequence[Any] | None = None,
-    memory: str | Sequence[str] | None = None,
-    overhead_bytes: int | None = 1024,
-    bytes_per_token: int | None = 4,
-    tokenizer: Tokenizer | TokenizerFile | None = None,
-    token_factor: float | None = None,
-    overhead_tokens: int | None = None,
-    clear_tool_results: bool | ClearToolResults | None = None,
-    max_messages: int | None = 40,
-    image_profile: str | None = "ankita",
-    on_image_overflow: OnImageOverflow | None = "placeholder",
-    model: str | None = None,
-    image_sizes: Mapping[str, Sequence[int]] | None = None,
-    file_sizes: Mapping[str, float] | None = None,
     format: MessageFormat | None = None,
     system: str | Sequence[Any] | Mapping[str, Any] | None = None,
-    strict_model: bool | None = False,
-    fill: bool | None = True,
-    trim_to: float | None = None,
-    cut: int | None = None,
-    cache_breakpoint: bool | None = False,
+    **options: Unpack[TrimOptions],
 ) -> TrimResult[_O | dict[str, Any]]: ...
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Optional, TypedDict, Union
 
 ImageFormat = Literal["png", "jpeg", "gif", "webp"]
 OnImageOverflow = Literal["placeholder", "drop", "error"]
@@ -185,6 +186,52 @@ class ClearToolResults(TypedDict, total=False):
     placeholder: str
     clear_at_least: int
     clear_tool_inputs: bool
+
+
+class AdapterOptions(TypedDict, total=False):
+    """The keyword options of ``ankita.trim`` but ``format``, ``system`` and
+    ``cache_breakpoint``: those the framework adapters (``ankita.langchain``,
+    ``ankita.pydantic_ai``) pass on. Each is a request key of the JSON contract (the table
+    ``ankita_options`` answers); None, like a key left out, means "not given" (the default),
+    but ``max_messages=None`` is no count limit (left out: 40)."""
+
+    max_bytes: Optional[int]
+    context_tokens: Optional[int]
+    max_output_tokens: Optional[int]
+    tools: Optional[Sequence[Any]]
+    memory: Optional[Union[str, Sequence[str]]]
+    overhead_bytes: Optional[int]
+    bytes_per_token: Optional[int]
+    max_messages: Optional[int]
+    image_profile: Optional[str]
+    model: Optional[str]
+    image_sizes: Optional[Mapping[str, Sequence[int]]]
+    file_sizes: Optional[Mapping[str, float]]
+    on_image_overflow: Optional[OnImageOverflow]
+    tokenizer: Optional[Union[Tokenizer, TokenizerFile]]
+    token_factor: Optional[float]
+    overhead_tokens: Optional[int]
+    clear_tool_results: Optional[Union[bool, ClearToolResults]]
+    strict_model: Optional[bool]
+    fill: Optional[bool]
+    trim_to: Optional[float]
+    cut: Optional[int]
+
+
+class TrimOptions(AdapterOptions, total=False):
+    """The keyword options of ``ankita.trim`` but ``format`` and ``system`` (which choose the
+    messages' type): ``trim(messages, **options)`` with ``options: TrimOptions`` type-checks
+    its keys and values."""
+
+    cache_breakpoint: Optional[bool]
+
+
+class RequestOptions(TrimOptions, total=False):
+    """Every request key but ``messages``: the keyword options of ``Session(...)``,
+    ``Session.restore`` and ``trim_many`` (``format`` and ``system`` included)."""
+
+    format: Optional[MessageFormat]
+    system: Any
 
 
 class CacheBreakpoint(TypedDict):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import (
     AIMessage,
@@ -33,16 +33,13 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from ._adapters import trim_chat
+from ._adapters import takes_options, trim_chat
 from ._messages import count_tokens as _count
 from ._messages import trim as _trim
-from ._types import (
-    ClearToolResults,
-    OnImageOverflow,
-    Tokenizer,
-    TokenizerFile,
-    TrimReport,
-)
+from ._types import AdapterOptions, TrimReport
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["count_tokens", "to_openai", "trim_messages", "trim_messages_with_report"]
 
@@ -149,30 +146,10 @@ def _from_openai(original: BaseMessage, sent: dict[str, Any], got: dict[str, Any
     return original.model_copy(update=update)
 
 
+@takes_options
 def trim_messages_with_report(
     messages: Sequence[BaseMessage],
-    *,
-    max_bytes: int | None = None,
-    context_tokens: int | None = None,
-    max_output_tokens: int | None = None,
-    tools: Sequence[Any] | None = None,
-    memory: str | Sequence[str] | None = None,
-    overhead_bytes: int | None = None,
-    bytes_per_token: int | None = None,
-    max_messages: int | None = 40,
-    image_profile: str | None = None,
-    on_image_overflow: OnImageOverflow | None = None,
-    model: str | None = None,
-    image_sizes: Mapping[str, Sequence[int]] | None = None,
-    file_sizes: Mapping[str, float] | None = None,
-    tokenizer: Tokenizer | TokenizerFile | None = None,
-    token_factor: float | None = None,
-    overhead_tokens: int | None = None,
-    clear_tool_results: bool | ClearToolResults | None = None,
-    strict_model: bool | None = None,
-    fill: bool | None = None,
-    trim_to: float | None = None,
-    cut: int | None = None,
+    **options: Unpack[AdapterOptions],
 ) -> tuple[list[BaseMessage], TrimReport]:
     """Like ``trim_messages``, but also returns ankita's report: that of the trim of the messages
     as AI SDK model messages (``report["format"] == "ai-sdk"``; message indices are indices in
@@ -181,27 +158,7 @@ def trim_messages_with_report(
     sent = [to_openai(m) for m in messages]
     kept, report = trim_chat(
         sent,
-        max_bytes=max_bytes,
-        context_tokens=context_tokens,
-        max_output_tokens=max_output_tokens,
-        tools=tools,
-        memory=memory,
-        overhead_bytes=overhead_bytes,
-        bytes_per_token=bytes_per_token,
-        max_messages=max_messages,
-        image_profile=image_profile,
-        on_image_overflow=on_image_overflow,
-        model=model,
-        image_sizes=image_sizes,
-        file_sizes=file_sizes,
-        tokenizer=tokenizer,
-        token_factor=token_factor,
-        overhead_tokens=overhead_tokens,
-        clear_tool_results=clear_tool_results,
-        strict_model=strict_model,
-        fill=fill,
-        trim_to=trim_to,
-        cut=cut,
+        **options,
     )
     out: list[BaseMessage] = []
     for i, got in kept:
@@ -209,30 +166,10 @@ def trim_messages_with_report(
     return out, report
 
 
+@takes_options
 def trim_messages(
     messages: Sequence[BaseMessage],
-    *,
-    max_bytes: int | None = None,
-    context_tokens: int | None = None,
-    max_output_tokens: int | None = None,
-    tools: Sequence[Any] | None = None,
-    memory: str | Sequence[str] | None = None,
-    overhead_bytes: int | None = None,
-    bytes_per_token: int | None = None,
-    max_messages: int | None = 40,
-    image_profile: str | None = None,
-    on_image_overflow: OnImageOverflow | None = None,
-    model: str | None = None,
-    image_sizes: Mapping[str, Sequence[int]] | None = None,
-    file_sizes: Mapping[str, float] | None = None,
-    tokenizer: Tokenizer | TokenizerFile | None = None,
-    token_factor: float | None = None,
-    overhead_tokens: int | None = None,
-    clear_tool_results: bool | ClearToolResults | None = None,
-    strict_model: bool | None = None,
-    fill: bool | None = None,
-    trim_to: float | None = None,
-    cut: int | None = None,
+    **options: Unpack[AdapterOptions],
 ) -> list[BaseMessage]:
     """Trims LangChain messages to a context budget with ``ankita.trim``.
 
@@ -245,27 +182,7 @@ def trim_messages(
     """
     return trim_messages_with_report(
         messages,
-        max_bytes=max_bytes,
-        context_tokens=context_tokens,
-        max_output_tokens=max_output_tokens,
-        tools=tools,
-        memory=memory,
-        overhead_bytes=overhead_bytes,
-        bytes_per_token=bytes_per_token,
-        max_messages=max_messages,
-        image_profile=image_profile,
-        on_image_overflow=on_image_overflow,
-        model=model,
-        image_sizes=image_sizes,
-        file_sizes=file_sizes,
-        tokenizer=tokenizer,
-        token_factor=token_factor,
-        overhead_tokens=overhead_tokens,
-        clear_tool_results=clear_tool_results,
-        strict_model=strict_model,
-        fill=fill,
-        trim_to=trim_to,
-        cut=cut,
+        **options,
     )[0]
 
 

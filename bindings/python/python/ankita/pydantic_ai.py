@@ -33,8 +33,8 @@ their message.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import (
     BaseToolCallPart,
@@ -55,14 +55,11 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ._adapters import trim_chat
-from ._types import (
-    ClearToolResults,
-    OnImageOverflow,
-    Tokenizer,
-    TokenizerFile,
-    TrimReport,
-)
+from ._adapters import takes_options, trim_chat
+from ._types import AdapterOptions, TrimReport
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["history_processor", "trim_messages", "trim_messages_with_report"]
 
@@ -213,30 +210,10 @@ def _edited_response_parts(message: ModelResponse, sent: _Sent, got: dict[str, A
     return parts
 
 
+@takes_options
 def trim_messages_with_report(
     messages: Sequence[ModelMessage],
-    *,
-    max_bytes: int | None = None,
-    context_tokens: int | None = None,
-    max_output_tokens: int | None = None,
-    tools: Sequence[Any] | None = None,
-    memory: str | Sequence[str] | None = None,
-    overhead_bytes: int | None = None,
-    bytes_per_token: int | None = None,
-    max_messages: int | None = 40,
-    image_profile: str | None = None,
-    on_image_overflow: OnImageOverflow | None = None,
-    model: str | None = None,
-    image_sizes: Mapping[str, Sequence[int]] | None = None,
-    file_sizes: Mapping[str, float] | None = None,
-    tokenizer: Tokenizer | TokenizerFile | None = None,
-    token_factor: float | None = None,
-    overhead_tokens: int | None = None,
-    clear_tool_results: bool | ClearToolResults | None = None,
-    strict_model: bool | None = None,
-    fill: bool | None = None,
-    trim_to: float | None = None,
-    cut: int | None = None,
+    **options: Unpack[AdapterOptions],
 ) -> tuple[list[ModelMessage], TrimReport]:
     """Like ``trim_messages``, but also returns ankita's report, whose indices are those of the
     chat messages the history is sent as (a request's tool returns first, then its other parts),
@@ -247,30 +224,12 @@ def trim_messages_with_report(
         (m.instructions for m in reversed(messages) if isinstance(m, ModelRequest)), None
     )
     if instructions:
+        memory = options.get("memory")
         memory = [*([memory] if isinstance(memory, str) else memory or []), instructions]
+        options = {**options, "memory": memory}
     kept, report = trim_chat(
         [s.value for s in sent],
-        max_bytes=max_bytes,
-        context_tokens=context_tokens,
-        max_output_tokens=max_output_tokens,
-        tools=tools,
-        memory=memory,
-        overhead_bytes=overhead_bytes,
-        bytes_per_token=bytes_per_token,
-        max_messages=max_messages,
-        image_profile=image_profile,
-        on_image_overflow=on_image_overflow,
-        model=model,
-        image_sizes=image_sizes,
-        file_sizes=file_sizes,
-        tokenizer=tokenizer,
-        token_factor=token_factor,
-        overhead_tokens=overhead_tokens,
-        clear_tool_results=clear_tool_results,
-        strict_model=strict_model,
-        fill=fill,
-        trim_to=trim_to,
-        cut=cut,
+        **options,
     )
     got: dict[int, dict[str, Any]] = dict(kept)
     out: list[ModelMessage] = []
@@ -304,30 +263,10 @@ def trim_messages_with_report(
     return out, report
 
 
+@takes_options
 def trim_messages(
     messages: Sequence[ModelMessage],
-    *,
-    max_bytes: int | None = None,
-    context_tokens: int | None = None,
-    max_output_tokens: int | None = None,
-    tools: Sequence[Any] | None = None,
-    memory: str | Sequence[str] | None = None,
-    overhead_bytes: int | None = None,
-    bytes_per_token: int | None = None,
-    max_messages: int | None = 40,
-    image_profile: str | None = None,
-    on_image_overflow: OnImageOverflow | None = None,
-    model: str | None = None,
-    image_sizes: Mapping[str, Sequence[int]] | None = None,
-    file_sizes: Mapping[str, float] | None = None,
-    tokenizer: Tokenizer | TokenizerFile | None = None,
-    token_factor: float | None = None,
-    overhead_tokens: int | None = None,
-    clear_tool_results: bool | ClearToolResults | None = None,
-    strict_model: bool | None = None,
-    fill: bool | None = None,
-    trim_to: float | None = None,
-    cut: int | None = None,
+    **options: Unpack[AdapterOptions],
 ) -> list[ModelMessage]:
     """Trims a Pydantic AI message history to a context budget with ``ankita.trim``.
 
@@ -338,53 +277,13 @@ def trim_messages(
     """
     return trim_messages_with_report(
         messages,
-        max_bytes=max_bytes,
-        context_tokens=context_tokens,
-        max_output_tokens=max_output_tokens,
-        tools=tools,
-        memory=memory,
-        overhead_bytes=overhead_bytes,
-        bytes_per_token=bytes_per_token,
-        max_messages=max_messages,
-        image_profile=image_profile,
-        on_image_overflow=on_image_overflow,
-        model=model,
-        image_sizes=image_sizes,
-        file_sizes=file_sizes,
-        tokenizer=tokenizer,
-        token_factor=token_factor,
-        overhead_tokens=overhead_tokens,
-        clear_tool_results=clear_tool_results,
-        strict_model=strict_model,
-        fill=fill,
-        trim_to=trim_to,
-        cut=cut,
+        **options,
     )[0]
 
 
+@takes_options
 def history_processor(
-    *,
-    max_bytes: int | None = None,
-    context_tokens: int | None = None,
-    max_output_tokens: int | None = None,
-    tools: Sequence[Any] | None = None,
-    memory: str | Sequence[str] | None = None,
-    overhead_bytes: int | None = None,
-    bytes_per_token: int | None = None,
-    max_messages: int | None = 40,
-    image_profile: str | None = None,
-    on_image_overflow: OnImageOverflow | None = None,
-    model: str | None = None,
-    image_sizes: Mapping[str, Sequence[int]] | None = None,
-    file_sizes: Mapping[str, float] | None = None,
-    tokenizer: Tokenizer | TokenizerFile | None = None,
-    token_factor: float | None = None,
-    overhead_tokens: int | None = None,
-    clear_tool_results: bool | ClearToolResults | None = None,
-    strict_model: bool | None = None,
-    fill: bool | None = None,
-    trim_to: float | None = None,
-    cut: int | None = None,
+    **options: Unpack[AdapterOptions],
 ) -> Callable[[list[ModelMessage]], list[ModelMessage]]:
     """A history processor that trims with these options before every model request:
     ``Agent(..., capabilities=[ProcessHistory(history_processor(context_tokens=...))])``."""
@@ -392,27 +291,7 @@ def history_processor(
     def process(messages: list[ModelMessage]) -> list[ModelMessage]:
         return trim_messages(
             messages,
-            max_bytes=max_bytes,
-            context_tokens=context_tokens,
-            max_output_tokens=max_output_tokens,
-            tools=tools,
-            memory=memory,
-            overhead_bytes=overhead_bytes,
-            bytes_per_token=bytes_per_token,
-            max_messages=max_messages,
-            image_profile=image_profile,
-            on_image_overflow=on_image_overflow,
-            model=model,
-            image_sizes=image_sizes,
-            file_sizes=file_sizes,
-            tokenizer=tokenizer,
-            token_factor=token_factor,
-            overhead_tokens=overhead_tokens,
-            clear_tool_results=clear_tool_results,
-            strict_model=strict_model,
-            fill=fill,
-            trim_to=trim_to,
-            cut=cut,
+            **options,
         )
 
     return process
