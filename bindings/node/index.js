@@ -52,12 +52,7 @@ const DISPOSE = Symbol.dispose ?? Symbol.for("nodejs.dispose");
  * if (report.dropped_images.length) console.log("some screenshots were left out");
  */
 export function trim(messages, options) {
-  const trimming = new TailTrim(messages, options);
-  for (;;) {
-    const request = trimming.next();
-    const done = trimming.read(native()[request.call](request.text), request);
-    if (done !== null) return done;
-  }
+  return converse(new TailTrim(messages, options));
 }
 
 /**
@@ -70,12 +65,7 @@ export function trim(messages, options) {
  * @returns {Promise<import("./index.js").TrimResult>} rejects with an AnkitaError
  */
 export async function trimAsync(messages, options) {
-  const trimming = new TailTrim(messages, options, true);
-  for (;;) {
-    const request = trimming.next();
-    const done = trimming.read(await callAsync(native()[request.call], request.text), request);
-    if (done !== null) return done;
-  }
+  return converseAsync(new TailTrim(messages, options, true));
 }
 
 /**
@@ -97,12 +87,7 @@ export async function trimAsync(messages, options) {
  * sanitize(claudeHistory, { format: "anthropic" });
  */
 export function sanitize(messages, options) {
-  const repairing = new TailSanitize(messages, options);
-  for (;;) {
-    const request = repairing.next();
-    const done = repairing.read(native()[request.call](request.text), request);
-    if (done !== null) return done;
-  }
+  return converse(new TailSanitize(messages, options));
 }
 
 /**
@@ -113,10 +98,37 @@ export function sanitize(messages, options) {
  * @returns {Promise<import("./index.js").SanitizeResult>} rejects with an AnkitaError
  */
 export async function sanitizeAsync(messages, options) {
-  const repairing = new TailSanitize(messages, options, true);
+  return converseAsync(new TailSanitize(messages, options, true));
+}
+
+/**
+ * Runs a tail conversation (`TailTrim`, `TailSanitize`) with the library: each request it asks
+ * for (a window of the newest messages, wider ones, or the whole history) until it has its
+ * answer.
+ *
+ * @template T
+ * @param {{ next(): { call: string, text: string }, read(answer: string, request: { call: string, text: string }): T | null }} conversation
+ * @returns {T}
+ */
+function converse(conversation) {
   for (;;) {
-    const request = repairing.next();
-    const done = repairing.read(await callAsync(native()[request.call], request.text), request);
+    const request = conversation.next();
+    const done = conversation.read(native()[request.call](request.text), request);
+    if (done !== null) return done;
+  }
+}
+
+/**
+ * {@link converse} with each native call on a worker thread.
+ *
+ * @template T
+ * @param {{ next(): { call: string, text: string }, read(answer: string, request: { call: string, text: string }): T | null }} conversation
+ * @returns {Promise<T>}
+ */
+async function converseAsync(conversation) {
+  for (;;) {
+    const request = conversation.next();
+    const done = conversation.read(await callAsync(native()[request.call], request.text), request);
     if (done !== null) return done;
   }
 }
