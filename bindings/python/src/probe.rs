@@ -51,6 +51,56 @@ impl ImageInfo {
     }
 }
 
+/// The pricing rule `profile` or `model` names (`strict_model`: a model no family claims is an
+/// error); a model no family claims is a warning, as in a trim.
+fn rule(
+    py: Python<'_>,
+    profile: Option<String>,
+    model: Option<String>,
+    strict_model: Option<bool>,
+) -> PyResult<ImageProfile> {
+    let mut choice = Map::new();
+    for (key, value) in [("image_profile", profile), ("model", model)] {
+        if let Some(value) = value {
+            choice.insert(key.into(), Value::String(value));
+        }
+    }
+    if let Some(strict) = strict_model {
+        choice.insert("strict_model".into(), Value::Bool(strict));
+    }
+    let (profile, unknown) =
+        profile_of(&choice, ImageProfile::default()).map_err(|e| to_py_err(py, &e))?;
+    if let Some(model) = unknown {
+        crate::api::warn_unknown_model(py, &unknown_model(model, profile, None).message)?;
+    }
+    Ok(profile)
+}
+
+/// `data` read by `text` (a data URL or base64 `str`, read without the GIL) or by `bytes`
+/// (`bytes`, `bytearray`); another type is a TypeError naming `function` and what it takes.
+fn read_data<T: Send>(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    function: &str,
+    raw: &str,
+    text: impl Fn(&str) -> T + Send + Sync,
+    bytes: impl Fn(&[u8]) -> T,
+) -> PyResult<T> {
+    if let Ok(s) = data.cast::<PyString>() {
+        let s = s.to_cow()?;
+        Ok(py.detach(|| text(&s)))
+    } else if let Ok(b) = data.cast::<PyBytes>() {
+        Ok(bytes(b.as_bytes()))
+    } else if let Ok(b) = data.cast::<PyByteArray>() {
+        Ok(bytes(&b.to_vec()))
+    } else {
+        let name = data.get_type().name()?;
+        Err(PyTypeError::new_err(format!(
+            "{function} takes a data URL or base64 text (str) or {raw} (bytes), not {name}"
+        )))
+    }
+}
+
 /// Reads an image's format and pixel size from its header, and prices it.
 ///
 /// `data` is a data URL (`data:image/png;base64,...`) or bare base64 text (`str`), or the raw
@@ -71,33 +121,15 @@ pub fn probe_image(
     detail: Option<String>,
     strict_model: Option<bool>,
 ) -> PyResult<Option<ImageInfo>> {
-    let mut choice = Map::new();
-    for (key, value) in [("image_profile", profile), ("model", model)] {
-        if let Some(value) = value {
-            choice.insert(key.into(), Value::String(value));
-        }
-    }
-    if let Some(strict) = strict_model {
-        choice.insert("strict_model".into(), Value::Bool(strict));
-    }
-    let (profile, unknown) =
-        profile_of(&choice, ImageProfile::default()).map_err(|e| to_py_err(py, &e))?;
-    if let Some(model) = unknown {
-        crate::api::warn_unknown_model(py, &unknown_model(model, profile, None).message)?;
-    }
-    let probe = if let Ok(text) = data.cast::<PyString>() {
-        let text = text.to_cow()?;
-        py.detach(|| probe_text(&text))
-    } else if let Ok(bytes) = data.cast::<PyBytes>() {
-        probe_bytes(bytes.as_bytes())
-    } else if let Ok(bytes) = data.cast::<PyByteArray>() {
-        probe_bytes(&bytes.to_vec())
-    } else {
-        let name = data.get_type().name()?;
-        return Err(PyTypeError::new_err(format!(
-            "probe_image takes a data URL or base64 text (str) or the image bytes (bytes), not {name}"
-        )));
-    };
+    let profile = rule(py, profile, model, strict_model)?;
+    let probe = read_data(
+        py,
+        data,
+        "probe_image",
+        "the image bytes",
+        probe_text,
+        probe_bytes,
+    )?;
     let price = price_probe(
         probe,
         0,
@@ -139,33 +171,15 @@ pub fn probe_file<'py>(
     detail: Option<String>,
     strict_model: Option<bool>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let mut choice = Map::new();
-    for (key, value) in [("image_profile", profile), ("model", model)] {
-        if let Some(value) = value {
-            choice.insert(key.into(), Value::String(value));
-        }
-    }
-    if let Some(strict) = strict_model {
-        choice.insert("strict_model".into(), Value::Bool(strict));
-    }
-    let (profile, unknown) =
-        profile_of(&choice, ImageProfile::default()).map_err(|e| to_py_err(py, &e))?;
-    if let Some(model) = unknown {
-        crate::api::warn_unknown_model(py, &unknown_model(model, profile, None).message)?;
-    }
-    let probe = if let Ok(text) = data.cast::<PyString>() {
-        let text = text.to_cow()?;
-        py.detach(|| probe_file_text(&text))
-    } else if let Ok(bytes) = data.cast::<PyBytes>() {
-        probe_file_bytes(bytes.as_bytes())
-    } else if let Ok(bytes) = data.cast::<PyByteArray>() {
-        probe_file_bytes(&bytes.to_vec())
-    } else {
-        let name = data.get_type().name()?;
-        return Err(PyTypeError::new_err(format!(
-            "probe_file takes a data URL or base64 text (str) or the file's bytes (bytes), not {name}"
-        )));
-    };
+    let profile = rule(py, profile, model, strict_model)?;
+    let probe = read_data(
+        py,
+        data,
+        "probe_file",
+        "the file's bytes",
+        probe_file_text,
+        probe_file_bytes,
+    )?;
     if probe.is_err() {
         return Ok(None);
     }

@@ -15,7 +15,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::{Map, Value};
 use std::ffi::{CStr, CString};
 
-use crate::convert::{message_to_value, request_text, to_value, Path};
+use crate::convert::{message_to_value, request_text, Path};
 use crate::trim::{build_messages, trim_report_dict, without_gil};
 
 /// A plain message's role: the user's, the model's, or another (system, developer).
@@ -340,6 +340,37 @@ fn first_tail(options: &Map<String, Value>) -> Option<usize> {
     }
 }
 
+/// The text of a tail request: the options, messages `from..n` (`value(i)` is message `i`'s
+/// JSON), and the window: where the messages start, the older runs the answer may depend on
+/// (`earlier`: each run's start and its messages) and, when given, the roles and lengths of the
+/// plain messages left out (`sizes`). `None` when a message cannot be converted (the whole
+/// history's trim raises it).
+fn tail_request(
+    options: &Map<String, Value>,
+    from: usize,
+    n: usize,
+    earlier: &[(usize, Vec<usize>)],
+    sizes: Option<Vec<Value>>,
+    value: &dyn Fn(usize) -> Option<Value>,
+) -> Option<String> {
+    let mut runs = Vec::with_capacity(earlier.len());
+    for (start, run) in earlier {
+        let run: Vec<Value> = run.iter().map(|&i| value(i)).collect::<Option<_>>()?;
+        runs.push(Value::Array(vec![(*start).into(), Value::Array(run)]));
+    }
+    let tail: Vec<Value> = (from..n).map(value).collect::<Option<_>>()?;
+    let mut request = options.clone();
+    request.insert("messages".into(), Value::Array(tail));
+    let mut window = Map::new();
+    window.insert("from".into(), from.into());
+    window.insert("earlier".into(), Value::Array(runs));
+    if let Some(sizes) = sizes {
+        window.insert("sizes".into(), Value::Array(sizes));
+    }
+    request.insert("window".into(), Value::Object(window));
+    Some(request_text(&Value::Object(request)))
+}
+
 /// The trim of `messages` that nothing limits, in a format that merges no turns: the last
 /// message, the older ones the answer may depend on, and of the plain ones left out their role
 /// and text's UTF-8 length (`window.sizes`): the core keeps them as given and prices them.
@@ -359,7 +390,6 @@ fn trim_sized<'py>(
     let from = n - 1;
     let mut sizes = Vec::new();
     let earlier = older(messages, |m| reader.sized(m).map(|(role, _, _)| role), from);
-    let mut runs = Vec::with_capacity(earlier.len());
     for (k, (start, run)) in earlier.iter().enumerate() {
         let end = start + run.len();
         let next = earlier.get(k + 1).map_or(from, |(s, _)| *s);
@@ -370,23 +400,10 @@ fn trim_sized<'py>(
             sizes.push(Value::from(role));
             sizes.push(Value::from(len));
         }
-        let run: Option<Vec<Value>> = run.iter().map(|&i| value(i)).collect();
-        let Some(run) = run else {
-            return Ok(None);
-        };
-        runs.push(Value::Array(vec![(*start).into(), Value::Array(run)]));
     }
-    let Some(last) = value(from) else {
+    let Some(text) = tail_request(options, from, n, &earlier, Some(sizes), value) else {
         return Ok(None);
     };
-    let mut request = options.clone();
-    request.insert("messages".into(), Value::Array(vec![last]));
-    let mut window = Map::new();
-    window.insert("from".into(), from.into());
-    window.insert("earlier".into(), Value::Array(runs));
-    window.insert("sizes".into(), Value::Array(sizes));
-    request.insert("window".into(), Value::Object(window));
-    let text = request_text(&Value::Object(request));
     match without_gil(py, || TailRequest::parse(&text)?.plan()) {
         Ok(TailPlan::Plan(plan)) => {
             let list = build_messages(py, messages, &plan.messages)?;
@@ -402,18 +419,7 @@ pub(crate) fn options_map(
     given: &[(&str, Option<&Bound<'_, PyAny>>)],
     unknown: Option<&Bound<'_, PyDict>>,
 ) -> Option<Map<String, Value>> {
-    let mut map = Map::new();
-    for (key, value) in given {
-        if let Some(value) = value.filter(|v| !v.is_none()) {
-            map.insert((*key).to_owned(), to_value(value, Path::Root(key)).ok()?);
-        }
-    }
-    for (key, value) in unknown.iter().flat_map(|d| d.iter()) {
-        let key = key.str().ok()?.to_string();
-        let value = to_value(&value, Path::Root(&key)).ok()?;
-        map.insert(key, value);
-    }
-    Some(map)
+    crate::trim::options(given, unknown).ok()
 }
 
 /// The trim of `messages` (the caller's, in order) from a tail, as the result's messages and
@@ -448,25 +454,10 @@ pub(crate) fn trim_from_tail<'py>(
             size = size.saturating_mul(4);
             continue;
         };
-        let mut earlier = Vec::with_capacity(tail.earlier.len());
-        for (start, run) in &tail.earlier {
-            let run: Option<Vec<Value>> = run.iter().map(|&i| value(i)).collect();
-            let Some(run) = run else {
-                return Ok(None);
-            };
-            earlier.push(Value::Array(vec![(*start).into(), Value::Array(run)]));
-        }
-        let tail_values: Option<Vec<Value>> = (tail.from..messages.len()).map(value).collect();
-        let Some(tail_values) = tail_values else {
+        let n = messages.len();
+        let Some(text) = tail_request(options, tail.from, n, &tail.earlier, None, &value) else {
             return Ok(None);
         };
-        let mut request = options.clone();
-        request.insert("messages".into(), Value::Array(tail_values));
-        let mut window = Map::new();
-        window.insert("from".into(), tail.from.into());
-        window.insert("earlier".into(), Value::Array(earlier));
-        request.insert("window".into(), Value::Object(window));
-        let text = request_text(&Value::Object(request));
         match without_gil(py, || TailRequest::parse(&text)?.plan()) {
             Err(_) => return Ok(None),
             Ok(TailPlan::Widen { scale: None }) => size = size.saturating_mul(4),

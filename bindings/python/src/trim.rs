@@ -178,19 +178,7 @@ pub fn trim<'py>(
         let values = message_values(&originals, stand_ins)?;
         let mut request = Map::new();
         request.insert("messages".into(), Value::Array(values));
-        for (key, value) in given {
-            if let Some(value) = value.filter(|v| !v.is_none()) {
-                request.insert(key.to_owned(), to_value(value, Path::Root(key))?);
-            }
-        }
-        // `max_messages` comes through `unknown`, where an explicit `None` stays a JSON null:
-        // no count limit (not given, it is 40). A misspelt keyword gets the core's answer
-        // (unknown key, with the known ones listed).
-        for (key, value) in unknown.iter().flat_map(|d| d.iter()) {
-            let key = key.str().map(|k| k.to_string()).unwrap_or_default();
-            let value = to_value(&value, Path::Root(&key))?;
-            request.insert(key, value);
-        }
+        request.extend(options(&given, unknown)?);
         Ok((originals, request_text(&Value::Object(request))))
     };
     let system = system.map_or_else(|| py.None(), |s| s.clone().unbind());
@@ -263,22 +251,35 @@ pub fn count_tokens<'py>(
         let values = message_values(&originals, true)?;
         let mut request = Map::new();
         request.insert("messages".into(), Value::Array(values));
-        for (key, value) in given {
-            if let Some(value) = value.filter(|v| !v.is_none()) {
-                request.insert(key.to_owned(), to_value(value, Path::Root(key))?);
-            }
-        }
-        for (key, value) in unknown.iter().flat_map(|d| d.iter()) {
-            let key = key.str().map(|k| k.to_string()).unwrap_or_default();
-            let value = to_value(&value, Path::Root(&key))?;
-            request.insert(key, value);
-        }
+        request.extend(options(&given, unknown)?);
         Ok(request_text(&Value::Object(request)))
     };
     let text = run().map_err(|e| to_py_err(py, &e))?;
     let count =
         without_gil(py, || ankita::api::count_value(&text)).map_err(|e| to_py_err(py, &e))?;
     to_py(py, &count)?.cast_into::<PyDict>().map_err(Into::into)
+}
+
+/// The request options, every keyword but the messages: the named ones given (`None` is not
+/// given), then those `**unknown` holds, as they are. `max_messages` comes through `unknown`,
+/// where an explicit `None` stays a JSON null: no count limit (not given, it is 40). A misspelt
+/// keyword gets the core's answer (unknown key, with the known ones listed).
+pub(crate) fn options(
+    given: &[(&str, Option<&Bound<'_, PyAny>>)],
+    unknown: Option<&Bound<'_, PyDict>>,
+) -> Result<Map<String, Value>, Error> {
+    let mut map = Map::new();
+    for (key, value) in given {
+        if let Some(value) = value.filter(|v| !v.is_none()) {
+            map.insert((*key).to_owned(), to_value(value, Path::Root(key))?);
+        }
+    }
+    for (key, value) in unknown.iter().flat_map(|d| d.iter()) {
+        let key = key.str().map(|k| k.to_string()).unwrap_or_default();
+        let value = to_value(&value, Path::Root(&key))?;
+        map.insert(key, value);
+    }
+    Ok(map)
 }
 
 /// A trim's report as a dict: its JSON, with the dropped messages listed from their runs
