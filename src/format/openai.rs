@@ -109,7 +109,7 @@ fn split_message<'a>(
             message_path(i, ".parts"),
         ));
     }
-    let shape = match units::content(content, session) {
+    let shape = match units::content(doc, content, session) {
         Content::Read(shape) => shape,
         Content::Parts(c) => {
             if let Some(mut parts) = doc.object_items(c) {

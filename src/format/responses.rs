@@ -297,7 +297,7 @@ fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Re
     msg.meta_without_calls = msg.meta_bytes;
     let start = s.units.len() as u32;
     let content = get(fields, "content");
-    msg.shape = match units::content(content, s) {
+    msg.shape = match units::content(doc, content, s) {
         Content::Read(shape) => shape,
         Content::Parts(c) => {
             split_parts(doc, i, "content", c, true, pricing, &mut scratch.part, s)?;
@@ -345,7 +345,7 @@ fn split_output<'a>(
     msg.meta_without_calls = msg.meta_bytes;
     let start = s.units.len() as u32;
     let output = get(fields, "output");
-    msg.shape = match units::content(output, s) {
+    msg.shape = match units::content(doc, output, s) {
         Content::Read(shape) => shape,
         Content::Parts(o) => {
             split_parts(doc, i, "output", o, false, pricing, &mut scratch.part, s)?;

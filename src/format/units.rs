@@ -5,16 +5,21 @@ use crate::model::{
     Change, ContentShape, Message, Origin, Role, Session, TextSource, ToolCalls, Unit, UnitKind,
     ATTACHMENT_PREFIX,
 };
-use crate::raw::{self, kind, str_len, Kind, Raw};
+use crate::raw::{self, kind, str_len, Doc, Kind, Raw};
 
 /// The unit of a string content (DESIGN §4: only a text *part* can be an attachment body).
 pub(crate) fn string_unit(part: Option<u32>, token: &str) -> Unit<'_> {
+    string_unit_of(part, token, str_len(token))
+}
+
+/// [`string_unit`] of a token whose decoded length is known: `bytes`.
+fn string_unit_of(part: Option<u32>, token: &str, bytes: u64) -> Unit<'_> {
     Unit {
         part,
         sub: None,
         kind: UnitKind::Text,
         text: TextSource::Raw(token),
-        bytes: str_len(token),
+        bytes,
         change: Change::Keep,
     }
 }
@@ -46,15 +51,20 @@ pub(crate) enum Content<'a> {
     Other(Raw<'a>),
 }
 
-/// Reads the content `value` of a message: an absent or null content has no units, a string
-/// one text unit (pushed onto the session's units); parts and other values are the format's.
+/// Reads the content `value` of a message (of `doc`): an absent or null content has no units, a
+/// string one text unit (pushed onto the session's units; a long one's length known from the
+/// validating pass, without reading it again); parts and other values are the format's.
 #[inline(always)]
-pub(crate) fn content<'a>(value: Option<Raw<'a>>, s: &mut Session<'a>) -> Content<'a> {
+pub(crate) fn content<'a>(
+    doc: &Doc<'a>,
+    value: Option<Raw<'a>>,
+    s: &mut Session<'a>,
+) -> Content<'a> {
     match value.map(|c| (kind(c), c)) {
         None => Content::Read(ContentShape::Absent),
         Some((Kind::Null, _)) => Content::Read(ContentShape::Null),
         Some((Kind::String, c)) => {
-            s.units.push(string_unit(None, c));
+            s.units.push(string_unit_of(None, c, doc.str_len(c)));
             Content::Read(ContentShape::Text)
         }
         Some((Kind::Array, c)) => Content::Parts(c),

@@ -494,6 +494,16 @@ impl<'a> Doc<'a> {
         canonical_len(raw)
     }
 
+    /// The UTF-8 length of the string token `raw` (a value of this text) once decoded (see
+    /// [`str_len`]), known at once for a long string noted without escapes: its characters are
+    /// not read again.
+    pub fn str_len(&self, raw: Raw<'a>) -> u64 {
+        if raw.len() >= NOTE && self.noted_end(self.offset(raw)).is_some() {
+            return raw.len() as u64 - 2;
+        }
+        str_len(raw)
+    }
+
     /// The end of the noted string starting at `i`, if it is one.
     fn noted_end(&self, i: usize) -> Option<usize> {
         let noted = &self.noted;
@@ -815,6 +825,7 @@ mod tests {
             );
             if let Value::String(s) = &v {
                 assert_eq!(str_len(r), s.len() as u64, "{text}");
+                assert_eq!(doc.str_len(r), s.len() as u64, "{text}");
                 assert_eq!(string(r).unwrap(), s.as_str());
                 assert_eq!(string_len_as_json(s), canonical_len(r));
             }
@@ -928,7 +939,9 @@ mod tests {
             let items = doc.items(doc.root()).unwrap();
             let f = doc.fields(items[0]).unwrap();
             assert_eq!(str_len(f[0].1), 5000);
+            assert_eq!(doc.str_len(f[0].1), 5000);
             assert_eq!(decode(f[1].1), "x\"y");
+            assert_eq!(doc.str_len(f[1].1), 3);
             assert_eq!(items[1].len(), 5002);
         }
         assert_eq!(doc.noted.len(), 2);
