@@ -718,3 +718,51 @@ proptest! {
         prop_assert!(xw.max(xh) <= 1024);
     }
 }
+
+/// The AI SDK's `providerOptions.openai.imageDetail` (what its OpenAI provider sends as the
+/// image's `detail`) prices an image as OpenAI chat's `detail` does, in an `image` part and an
+/// image `file` part, under an OpenAI model; under another provider's model it is ignored.
+#[test]
+fn ai_sdk_image_detail_is_openai_detail() {
+    use base64::Engine as _;
+    let png = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/screenshots/calendar-error-dialog.png"
+    ))
+    .unwrap();
+    let url = format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&png)
+    );
+    let cost = |format: &str, part: serde_json::Value, model: &str| -> u64 {
+        let request = serde_json::json!({
+            "format": format,
+            "model": model,
+            "messages": [{"role": "user", "content": [part]}],
+        });
+        let count = ankita::api::count_value(&request.to_string()).unwrap();
+        count["total"].as_u64().unwrap()
+    };
+    let chat = |detail: &str| serde_json::json!({"type": "image_url", "image_url": {"url": url, "detail": detail}});
+    let with = |detail: Option<&str>| {
+        let mut part = serde_json::json!({"type": "image", "image": url});
+        if let Some(d) = detail {
+            part["providerOptions"] = serde_json::json!({"openai": {"imageDetail": d}});
+        }
+        part
+    };
+    let file = |detail: &str| {
+        serde_json::json!({"type": "file", "data": url, "mediaType": "image/png",
+            "providerOptions": {"openai": {"imageDetail": detail}}})
+    };
+    // 1024 × 768 under gpt-4o: 765 tokens at full detail, 85 at low.
+    let saved = cost("openai", chat("high"), "gpt-4o") - cost("openai", chat("low"), "gpt-4o");
+    assert_eq!(saved, 765 - 85);
+    let sdk = |part| cost("ai-sdk", part, "gpt-4o");
+    assert_eq!(sdk(with(Some("high"))) - sdk(with(Some("low"))), saved);
+    assert_eq!(sdk(with(None)), sdk(with(Some("high"))));
+    assert_eq!(sdk(file("high")) - sdk(file("low")), saved);
+    // Another provider does not read OpenAI's options.
+    let claude = |part| cost("ai-sdk", part, "claude-sonnet-4-5");
+    assert_eq!(claude(with(Some("low"))), claude(with(None)));
+}

@@ -540,7 +540,7 @@ fn media_of<'a>(ty: &str, f: &Fields<'a>, pricing: &Pricing<'_>) -> Option<UnitK
         "media" | "image-data" | "file-data" => {
             let data = string("data")?;
             if ty == "image-data" || is_image(&media) {
-                return Some(price_image_data(&data, media.as_deref(), pricing));
+                return Some(price_image_data(&data, media.as_deref(), None, pricing));
             }
             super::FilePart {
                 data: Some(&data),
@@ -568,13 +568,34 @@ fn media_of<'a>(ty: &str, f: &Fields<'a>, pricing: &Pricing<'_>) -> Option<UnitK
 }
 
 /// An image given as a string: a data URL or an http(s) URL, else bare base64 (what the data
-/// URL it stands for costs when unreadable).
-fn price_image_data(data: &str, media: Option<&str>, pricing: &Pricing<'_>) -> UnitKind {
+/// URL it stands for costs when unreadable); `detail` is OpenAI's image detail.
+fn price_image_data(
+    data: &str,
+    media: Option<&str>,
+    detail: Option<&str>,
+    pricing: &Pricing<'_>,
+) -> UnitKind {
     if crate::probe::is_data_url(data) || crate::pricing::is_remote_url(data) {
-        return pricing.url(data, None);
+        return pricing.url(data, detail);
     }
     let url_len = "data:".len() + media.unwrap_or("image/*").len() + ";base64,".len() + data.len();
-    pricing.base64(data, url_len)
+    pricing.base64_with(data, url_len, detail)
+}
+
+/// The OpenAI image detail of an `image` or `file` part (`providerOptions.openai.imageDetail`,
+/// which the SDK's OpenAI provider sends as the image's `detail`), when images are priced by an
+/// OpenAI rule: another provider never sees it.
+fn openai_detail<'a>(
+    doc: &Doc<'a>,
+    fields: &Fields<'a>,
+    pricing: &Pricing<'_>,
+) -> Option<Cow<'a, str>> {
+    if !matches!(pricing.profile, crate::ImageProfile::OpenAi(_)) {
+        return None;
+    }
+    let options = doc.fields(get(fields, "providerOptions")?)?;
+    let openai = doc.fields(get(&options, "openai")?)?;
+    get(&openai, "imageDetail").and_then(raw::string)
 }
 
 /// One part of a user, system or assistant message (not a call) as a unit.
@@ -605,6 +626,7 @@ fn part_unit<'a>(
             Some(image) => priced(price_image_data(
                 &raw::decode(image),
                 string("mediaType").as_deref(),
+                openai_detail(doc, fields, pricing).as_deref(),
                 pricing,
             )),
             // A provider reference, or bytes the caller's binding did not turn into base64.
@@ -645,7 +667,13 @@ fn file_unit<'a>(
         .is_some_and(|m| m.get(..5).is_some_and(|t| t.eq_ignore_ascii_case("image")));
     if let Some(data) = &data {
         if is_image {
-            return priced(price_image_data(data, media.as_deref(), pricing));
+            let detail = openai_detail(doc, fields, pricing);
+            return priced(price_image_data(
+                data,
+                media.as_deref(),
+                detail.as_deref(),
+                pricing,
+            ));
         }
         let remote = crate::pricing::is_remote_url(data);
         let file = super::FilePart {

@@ -186,6 +186,20 @@ def test_count_tokens_prices_images_by_pixels() -> None:
     assert count_tokens(many) > 25 * count_tokens(many[:2])
 
 
+def test_an_images_detail_is_priced_as_openai_prices_it() -> None:
+    def cost(detail: str) -> int:
+        url = f"data:image/png;base64,{PNG}"
+        block = {"type": "image_url", "image_url": {"url": url, "detail": detail}}
+        message = HumanMessage(content=[{"type": "text", "text": "What is this?"}, block])
+        kept, report = trim_messages_with_report([message], model="gpt-4o", max_bytes=10**6)
+        assert kept == [message]
+        return report["cost_tokens"] or 0
+
+    # 1700 x 2200 under gpt-4o: 765 tokens at full detail, 85 at low.
+    assert cost("high") - cost("low") == 765 - 85
+    assert cost("auto") == cost("high")
+
+
 def test_count_tokens_as_langchains_token_counter() -> None:
     messages: list[BaseMessage] = [
         SystemMessage("Be brief."),
