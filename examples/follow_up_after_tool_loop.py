@@ -5,12 +5,20 @@ the newest exchanges and fills the window.
 
 Run: make build && python3 examples/follow_up_after_tool_loop.py target/release/ankita
 """
+
 import json, random, subprocess, sys
+
 random.seed(7)
-words = open(__import__('pathlib').Path(__file__).resolve().parent.parent / 'README.md').read().split()
+words = (
+    open(__import__("pathlib").Path(__file__).resolve().parent.parent / "README.md").read().split()
+)
+
+
 def text(n):
     i = random.randrange(len(words) - n)
-    return " ".join(words[i:i+n])
+    return " ".join(words[i : i + n])
+
+
 def conv(first_words, loops):
     msgs = [("user", text(first_words))]
     for i in range(loops):
@@ -19,48 +27,141 @@ def conv(first_words, loops):
     msgs.append(("assistant", "I changed the CSS."))
     msgs.append(("user", "U2: does it look right now?"))
     return msgs
+
+
 def anthropic(c):
     out = []
     for m in c:
-        if m[0] == "user": out.append({"role": "user", "content": m[1]})
-        elif m[0] == "assistant": out.append({"role": "assistant", "content": m[1]})
-        elif m[0] == "call": out.append({"role": "assistant", "content": [{"type": "tool_use", "id": m[1], "name": "read", "input": {"q": m[2]}}]})
-        else: out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": m[1], "content": m[2]}]})
+        if m[0] == "user":
+            out.append({"role": "user", "content": m[1]})
+        elif m[0] == "assistant":
+            out.append({"role": "assistant", "content": m[1]})
+        elif m[0] == "call":
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "tool_use", "id": m[1], "name": "read", "input": {"q": m[2]}}
+                    ],
+                }
+            )
+        else:
+            out.append(
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": m[1], "content": m[2]}],
+                }
+            )
     return out
+
+
 def gemini(c):
     out = []
     for m in c:
-        if m[0] == "user": out.append({"role": "user", "parts": [{"text": m[1]}]})
-        elif m[0] == "assistant": out.append({"role": "model", "parts": [{"text": m[1]}]})
-        elif m[0] == "call": out.append({"role": "model", "parts": [{"functionCall": {"id": m[1], "name": "read", "args": {"q": m[2]}}}]})
-        else: out.append({"role": "user", "parts": [{"functionResponse": {"id": m[1], "name": "read", "response": {"output": m[2]}}}]})
+        if m[0] == "user":
+            out.append({"role": "user", "parts": [{"text": m[1]}]})
+        elif m[0] == "assistant":
+            out.append({"role": "model", "parts": [{"text": m[1]}]})
+        elif m[0] == "call":
+            out.append(
+                {
+                    "role": "model",
+                    "parts": [{"functionCall": {"id": m[1], "name": "read", "args": {"q": m[2]}}}],
+                }
+            )
+        else:
+            out.append(
+                {
+                    "role": "user",
+                    "parts": [
+                        {
+                            "functionResponse": {
+                                "id": m[1],
+                                "name": "read",
+                                "response": {"output": m[2]},
+                            }
+                        }
+                    ],
+                }
+            )
     return out
+
+
 def openai(c):
     out = []
     for m in c:
-        if m[0] in ("user", "assistant"): out.append({"role": m[0], "content": m[1]})
-        elif m[0] == "call": out.append({"role": "assistant", "content": None, "tool_calls": [{"id": m[1], "type": "function", "function": {"name": "read", "arguments": json.dumps({"q": m[2]})}}]})
-        else: out.append({"role": "tool", "tool_call_id": m[1], "content": m[2]})
+        if m[0] in ("user", "assistant"):
+            out.append({"role": m[0], "content": m[1]})
+        elif m[0] == "call":
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": m[1],
+                            "type": "function",
+                            "function": {"name": "read", "arguments": json.dumps({"q": m[2]})},
+                        }
+                    ],
+                }
+            )
+        else:
+            out.append({"role": "tool", "tool_call_id": m[1], "content": m[2]})
     return out
+
+
 def responses(c):
     out = []
     for m in c:
-        if m[0] in ("user", "assistant"): out.append({"role": m[0], "content": m[1]})
-        elif m[0] == "call": out.append({"type": "function_call", "call_id": m[1], "name": "read", "arguments": json.dumps({"q": m[2]})})
-        else: out.append({"type": "function_call_output", "call_id": m[1], "output": m[2]})
+        if m[0] in ("user", "assistant"):
+            out.append({"role": m[0], "content": m[1]})
+        elif m[0] == "call":
+            out.append(
+                {
+                    "type": "function_call",
+                    "call_id": m[1],
+                    "name": "read",
+                    "arguments": json.dumps({"q": m[2]}),
+                }
+            )
+        else:
+            out.append({"type": "function_call_output", "call_id": m[1], "output": m[2]})
     return out
+
+
 cli = sys.argv[1]
-for fmt, model, conv_fn in [("anthropic", "claude-sonnet-4-5", anthropic), ("gemini", "gemini-2.5-flash", gemini), ("openai", "gpt-4o", openai), ("responses", "gpt-4o", responses)]:
+for fmt, model, conv_fn in [
+    ("anthropic", "claude-sonnet-4-5", anthropic),
+    ("gemini", "gemini-2.5-flash", gemini),
+    ("openai", "gpt-4o", openai),
+    ("responses", "gpt-4o", responses),
+]:
     for unit in ["tokens16k", "tokens8k", "bytes"]:
         if unit == "bytes":
             c = conv(750, 12)
             req = {"messages": conv_fn(c), "format": fmt, "max_bytes": 20000}
         else:
             c = conv(2000, 30)
-            req = {"messages": conv_fn(c), "format": fmt, "model": model, "context_tokens": 16000 if unit == "tokens16k" else 8000, "max_output_tokens": 1000, "max_messages": None}
-        r = json.loads(subprocess.run([cli, "trim", "-"], input=json.dumps(req), capture_output=True, text=True).stdout)
+            req = {
+                "messages": conv_fn(c),
+                "format": fmt,
+                "model": model,
+                "context_tokens": 16000 if unit == "tokens16k" else 8000,
+                "max_output_tokens": 1000,
+                "max_messages": None,
+            }
+        r = json.loads(
+            subprocess.run(
+                [cli, "trim", "-"], input=json.dumps(req), capture_output=True, text=True
+            ).stdout
+        )
         if not r["ok"]:
-            print(fmt, unit, r["error"]["code"]); continue
+            print(fmt, unit, r["error"]["code"])
+            continue
         rep = r["report"]
-        b = rep.get("budget_tokens") or rep["budget_bytes"]; cst = rep.get("cost_tokens") or rep["cost_bytes"]
-        print(f"{fmt:10} {unit:10} kept {rep['output_messages']:3} of {rep['input_messages']}  cost {cst} of {b} ({cst/b:.0%})  first={json.dumps(r['messages'][0])[:70]} ts={rep.get('turn_start')}")
+        b = rep.get("budget_tokens") or rep["budget_bytes"]
+        cst = rep.get("cost_tokens") or rep["cost_bytes"]
+        print(
+            f"{fmt:10} {unit:10} kept {rep['output_messages']:3} of {rep['input_messages']}  cost {cst} of {b} ({cst / b:.0%})  first={json.dumps(r['messages'][0])[:70]} ts={rep.get('turn_start')}"
+        )

@@ -5,6 +5,7 @@ answers as tests/cases/README.md says.
 
 Usage: run_cases.py DRIVER [valgrind args...]
 """
+
 import json
 import pathlib
 import subprocess

@@ -10,6 +10,7 @@ from the library.
 
 Run: python3 tests/cases/generate_cache.py   (rewrites tests/cases/cache_*.json)
 """
+
 import json
 import math
 import pathlib
@@ -56,8 +57,11 @@ def model(steps, max_messages, trim_to=1.0, cut=None):
         return [g for g in users if g < c][::-1][:2]  # short texts: all within the limit
 
     def count(c, anchor):
-        return base + sum(len(groups[g]) for g in range(c, n) if g not in required) + \
-            sum(len(groups[g]) for g in anchor if g not in required)
+        return (
+            base
+            + sum(len(groups[g]) for g in range(c, n) if g not in required)
+            + sum(len(groups[g]) for g in anchor if g not in required)
+        )
 
     floor = 0
     if cut is not None and cut <= len(steps):
@@ -88,8 +92,12 @@ def loop(pairs):
     """Questions and answers, each question answered after one tool call."""
     steps = []
     for i in range(pairs):
-        steps += [("user", f"question {i}"), ("call", f"c{i}", "lookup"), ("result", f"c{i}", f"found {i}"),
-                  ("assistant", f"answer {i}")]
+        steps += [
+            ("user", f"question {i}"),
+            ("call", f"c{i}", "lookup"),
+            ("result", f"c{i}", f"found {i}"),
+            ("assistant", f"answer {i}"),
+        ]
     return steps + [("user", f"question {pairs}")]
 
 
@@ -110,85 +118,164 @@ def case(name, description, steps, options, expect_model=None, expect=None):
             kept, cut, limited = model(steps, **expect_model)
             kept_msgs = ([0] if shift else []) + [i + shift for i in kept]
             dropped = [i for i in range(len(messages)) if i not in kept_msgs]
-            out = {"ok": True, "report": {"dropped_messages": dropped, "limited_by": limited,
-                                          "cut": None if cut is None else cut + shift}}
+            out = {
+                "ok": True,
+                "report": {
+                    "dropped_messages": dropped,
+                    "limited_by": limited,
+                    "cut": None if cut is None else cut + shift,
+                },
+            }
             # Formats that merge same-role neighbours rebuild them; the others return them.
             if fmt in ("openai", "responses"):
                 out["messages"] = [messages[i] for i in kept_msgs]
-        CASES.append({"name": f"cache_{name}_{fmt.replace('-', '_')}", "description": description, "function": "trim",
-                      "request": request, "expect": out})
+        CASES.append(
+            {
+                "name": f"cache_{name}_{fmt.replace('-', '_')}",
+                "description": description,
+                "function": "trim",
+                "request": request,
+                "expect": out,
+            }
+        )
 
 
-case("trim_to_removes_down_to_the_share",
-     "Cache-stable trimming: once something must go, selection removes down to trim_to × max_messages "
-     "(here 10 × 0.5), keeping the newest run and the anchors (the newest user messages before the cut); "
-     "report.cut says where the kept run starts.",
-     plain(9), {"max_messages": 10, "trim_to": 0.5}, dict(max_messages=10, trim_to=0.5))
-case("cut_keeps_exactly_the_run",
-     "Given the previous answer's cut, while the messages from it (with the pinned message, the anchors "
-     "and the request) fit, the answer keeps exactly them: limited_by is \"cut\".",
-     plain(9), {"max_messages": 10, "trim_to": 0.5, "cut": 14}, dict(max_messages=10, trim_to=0.5, cut=14))
-case("cut_moves_forward_by_trim_to",
-     "When the messages from the cut no longer fit, the cut moves forward (never back), down to trim_to "
-     "× the cap.",
-     plain(9), {"max_messages": 10, "trim_to": 0.5, "cut": 2}, dict(max_messages=10, trim_to=0.5, cut=2))
-case("cut_past_the_end_is_ignored",
-     "A cut past the end of the messages (the history was replaced) is ignored: the trim chooses its "
-     "cut afresh.",
-     plain(9), {"max_messages": 10, "trim_to": 0.5, "cut": 1000}, dict(max_messages=10, trim_to=0.5))
-case("cut_inside_an_exchange_moves_to_the_next_group",
-     "A cut that points inside a tool exchange (at the tool result) moves forward to the next group; the "
-     "exchange stays whole or goes whole.",
-     loop(4), {"max_messages": 30, "cut": 10}, dict(max_messages=30, cut=10))
-case("trim_to_one_removes_only_what_it_must",
-     "trim_to 1 (with cut null: no previous answer yet) removes only what it must, but the anchors "
-     "stand before the cut and the report has cut.",
-     plain(9), {"max_messages": 10, "trim_to": 1, "cut": None}, dict(max_messages=10))
-case("nothing_removed_reports_cut_null",
-     "When everything fits, nothing is removed and report.cut is null.",
-     plain(3), {"max_messages": 40, "trim_to": 0.75}, dict(max_messages=40, trim_to=0.75))
+case(
+    "trim_to_removes_down_to_the_share",
+    "Cache-stable trimming: once something must go, selection removes down to trim_to × max_messages "
+    "(here 10 × 0.5), keeping the newest run and the anchors (the newest user messages before the cut); "
+    "report.cut says where the kept run starts.",
+    plain(9),
+    {"max_messages": 10, "trim_to": 0.5},
+    dict(max_messages=10, trim_to=0.5),
+)
+case(
+    "cut_keeps_exactly_the_run",
+    "Given the previous answer's cut, while the messages from it (with the pinned message, the anchors "
+    'and the request) fit, the answer keeps exactly them: limited_by is "cut".',
+    plain(9),
+    {"max_messages": 10, "trim_to": 0.5, "cut": 14},
+    dict(max_messages=10, trim_to=0.5, cut=14),
+)
+case(
+    "cut_moves_forward_by_trim_to",
+    "When the messages from the cut no longer fit, the cut moves forward (never back), down to trim_to "
+    "× the cap.",
+    plain(9),
+    {"max_messages": 10, "trim_to": 0.5, "cut": 2},
+    dict(max_messages=10, trim_to=0.5, cut=2),
+)
+case(
+    "cut_past_the_end_is_ignored",
+    "A cut past the end of the messages (the history was replaced) is ignored: the trim chooses its "
+    "cut afresh.",
+    plain(9),
+    {"max_messages": 10, "trim_to": 0.5, "cut": 1000},
+    dict(max_messages=10, trim_to=0.5),
+)
+case(
+    "cut_inside_an_exchange_moves_to_the_next_group",
+    "A cut that points inside a tool exchange (at the tool result) moves forward to the next group; the "
+    "exchange stays whole or goes whole.",
+    loop(4),
+    {"max_messages": 30, "cut": 10},
+    dict(max_messages=30, cut=10),
+)
+case(
+    "trim_to_one_removes_only_what_it_must",
+    "trim_to 1 (with cut null: no previous answer yet) removes only what it must, but the anchors "
+    "stand before the cut and the report has cut.",
+    plain(9),
+    {"max_messages": 10, "trim_to": 1, "cut": None},
+    dict(max_messages=10),
+)
+case(
+    "nothing_removed_reports_cut_null",
+    "When everything fits, nothing is removed and report.cut is null.",
+    plain(3),
+    {"max_messages": 40, "trim_to": 0.75},
+    dict(max_messages=40, trim_to=0.75),
+)
 
-for bad, message in [({"trim_to": 0}, "trim_to must be a number in (0, 1]"),
-                     ({"trim_to": 1.5}, "trim_to must be a number in (0, 1]"),
-                     ({"cut": -1}, "cut must be a non-negative integer"),
-                     ({"cut": "3"}, "cut must be a non-negative integer")]:
+for bad, message in [
+    ({"trim_to": 0}, "trim_to must be a number in (0, 1]"),
+    ({"trim_to": 1.5}, "trim_to must be a number in (0, 1]"),
+    ({"cut": -1}, "cut must be a non-negative integer"),
+    ({"cut": "3"}, "cut must be a non-negative integer"),
+]:
     key = next(iter(bad))
     value = json.dumps(bad[key]).replace('"', "")
-    case(f"invalid_{key}_{value.replace('.', '_').replace('-', 'minus')}",
-         f"{key} {json.dumps(bad[key])} is an invalid_request naming the key.",
-         plain(1), bad, expect={"ok": False, "error": {"code": "invalid_request", "path": key}})
+    case(
+        f"invalid_{key}_{value.replace('.', '_').replace('-', 'minus')}",
+        f"{key} {json.dumps(bad[key])} is an invalid_request naming the key.",
+        plain(1),
+        bad,
+        expect={"ok": False, "error": {"code": "invalid_request", "path": key}},
+    )
 
 
 def breakpoint_case():
-    steps = [("user", "Look at the build."), ("call", "c0", "build"), ("result", "c0", "ok"),
-             ("assistant", "It builds."), ("user", "Now the tests.")]
+    steps = [
+        ("user", "Look at the build."),
+        ("call", "c0", "build"),
+        ("result", "c0", "ok"),
+        ("assistant", "It builds."),
+        ("user", "Now the tests."),
+    ]
     messages, system = write("anthropic", steps)
     expected = json.loads(json.dumps(messages))
-    expected[3]["content"] = [{"type": "text", "text": "It builds.", "cache_control": {"type": "ephemeral"}}]
-    CASES.append({
-        "name": "cache_breakpoint_on_the_last_message_before_the_newest_user_message",
-        "description": "Anthropic cache_breakpoint: cache_control goes on the last block of the last message "
-                       "before the newest user message (a string content becomes one text block); the report "
-                       "says where (its index among the returned messages, the block).",
-        "function": "trim",
-        "request": {"messages": messages, "system": system, "format": "anthropic", "cache_breakpoint": True},
-        "expect": {"ok": True, "messages": expected,
-                   "report": {"cache_breakpoint": {"output_index": 3, "part": 0, "given": False}}}})
+    expected[3]["content"] = [
+        {"type": "text", "text": "It builds.", "cache_control": {"type": "ephemeral"}}
+    ]
+    CASES.append(
+        {
+            "name": "cache_breakpoint_on_the_last_message_before_the_newest_user_message",
+            "description": "Anthropic cache_breakpoint: cache_control goes on the last block of the last message "
+            "before the newest user message (a string content becomes one text block); the report "
+            "says where (its index among the returned messages, the block).",
+            "function": "trim",
+            "request": {
+                "messages": messages,
+                "system": system,
+                "format": "anthropic",
+                "cache_breakpoint": True,
+            },
+            "expect": {
+                "ok": True,
+                "messages": expected,
+                "report": {"cache_breakpoint": {"output_index": 3, "part": 0, "given": False}},
+            },
+        }
+    )
     blocks = [{"type": "text", "text": s, "cache_control": {"type": "ephemeral"}} for s in "abcd"]
-    CASES.append({
-        "name": "cache_breakpoint_never_a_fifth",
-        "description": "The caller's own breakpoints count: with four in system, no fifth is made and the "
-                       "report says null.",
-        "function": "trim",
-        "request": {"messages": messages, "system": blocks, "format": "anthropic", "cache_breakpoint": True},
-        "expect": {"ok": True, "messages": messages, "report": {"cache_breakpoint": None}}})
+    CASES.append(
+        {
+            "name": "cache_breakpoint_never_a_fifth",
+            "description": "The caller's own breakpoints count: with four in system, no fifth is made and the "
+            "report says null.",
+            "function": "trim",
+            "request": {
+                "messages": messages,
+                "system": blocks,
+                "format": "anthropic",
+                "cache_breakpoint": True,
+            },
+            "expect": {"ok": True, "messages": messages, "report": {"cache_breakpoint": None}},
+        }
+    )
     openai, _ = write("openai", steps)
-    CASES.append({
-        "name": "cache_breakpoint_is_anthropic_only",
-        "description": "cache_breakpoint in another format is an invalid_request.",
-        "function": "trim",
-        "request": {"messages": openai, "cache_breakpoint": True},
-        "expect": {"ok": False, "error": {"code": "invalid_request", "path": "cache_breakpoint"}}})
+    CASES.append(
+        {
+            "name": "cache_breakpoint_is_anthropic_only",
+            "description": "cache_breakpoint in another format is an invalid_request.",
+            "function": "trim",
+            "request": {"messages": openai, "cache_breakpoint": True},
+            "expect": {
+                "ok": False,
+                "error": {"code": "invalid_request", "path": "cache_breakpoint"},
+            },
+        }
+    )
 
 
 breakpoint_case()

@@ -14,6 +14,7 @@ placeholder's), never from the library.
 
 Run: python3 tests/cases/generate_clear_inputs.py   (rewrites tests/cases/clear_inputs_*.json)
 """
+
 import copy
 import json
 import pathlib
@@ -95,8 +96,12 @@ def clear_result(fmt, message):
 def history(names=("write", "write", "write")):
     steps = []
     for i, name in enumerate(names):
-        steps += [("user", f"Write module {i}."), ("call", f"call_{i}", name, args(i)),
-                  ("result", f"call_{i}", text(10 + i, 3000)), ("assistant", f"Module {i} written.")]
+        steps += [
+            ("user", f"Write module {i}."),
+            ("call", f"call_{i}", name, args(i)),
+            ("result", f"call_{i}", text(10 + i, 3000)),
+            ("assistant", f"Module {i} written."),
+        ]
     return steps + [("user", "Now run the tests.")]
 
 
@@ -121,52 +126,92 @@ def case(name, description, steps, options, inputs, results):
             if e in results:
                 expected[reply] = clear_result(fmt, messages[reply])
                 entries.append({"index": reply, "bytes": len(steps[2 + 4 * e][2].encode())})
-        CASES.append({"name": f"clear_inputs_{name}_{fmt.replace('-', '_')}", "description": description,
-                      "function": "trim", "request": request,
-                      "expect": {"ok": True, "messages": expected,
-                                 "report": {"dropped_messages": [], "cleared_tool_results": entries}}})
+        CASES.append(
+            {
+                "name": f"clear_inputs_{name}_{fmt.replace('-', '_')}",
+                "description": description,
+                "function": "trim",
+                "request": request,
+                "expect": {
+                    "ok": True,
+                    "messages": expected,
+                    "report": {"dropped_messages": [], "cleared_tool_results": entries},
+                },
+            }
+        )
 
 
 # The three exchanges cost ~6,000 bytes each (~18,000 bytes and a few hundred more in all); with
 # keep 1 the two oldest may be cleared. At 13,500 bytes, clearing exchange 0's result and
 # arguments (~12,000 left) is enough; clearing results alone needs two (~15,000, then ~12,000).
 BUDGET = 13_500
-case("clears_the_calls_arguments_with_their_results",
-     "clear_tool_inputs: the exchange whose results are cleared loses its calls' arguments too (a "
-     "placeholder that still validates in the format); the report lists the call message with what that "
-     "freed, so one exchange is enough where results alone need two.",
-     history(), {"max_bytes": BUDGET, "clear_tool_results": {"keep": 1, "clear_tool_inputs": True}},
-     inputs=[0], results=[0])
-case("off_by_default_clears_results_only",
-     "Without clear_tool_inputs (false by default) the calls keep their arguments: the same budget "
-     "clears two results.",
-     history(), {"max_bytes": BUDGET, "clear_tool_results": {"keep": 1, "clear_tool_inputs": False}},
-     inputs=[], results=[0, 1])
-case("excluded_tools_keep_their_arguments",
-     "An exchange calling a tool of exclude_tools keeps its arguments and its results; the next one is "
-     "cleared instead.",
-     history(("plan", "write", "write")),
-     {"max_bytes": BUDGET, "clear_tool_results": {"keep": 1, "exclude_tools": ["plan"],
-                                                  "clear_tool_inputs": True}},
-     inputs=[1], results=[1])
+case(
+    "clears_the_calls_arguments_with_their_results",
+    "clear_tool_inputs: the exchange whose results are cleared loses its calls' arguments too (a "
+    "placeholder that still validates in the format); the report lists the call message with what that "
+    "freed, so one exchange is enough where results alone need two.",
+    history(),
+    {"max_bytes": BUDGET, "clear_tool_results": {"keep": 1, "clear_tool_inputs": True}},
+    inputs=[0],
+    results=[0],
+)
+case(
+    "off_by_default_clears_results_only",
+    "Without clear_tool_inputs (false by default) the calls keep their arguments: the same budget "
+    "clears two results.",
+    history(),
+    {"max_bytes": BUDGET, "clear_tool_results": {"keep": 1, "clear_tool_inputs": False}},
+    inputs=[],
+    results=[0, 1],
+)
+case(
+    "excluded_tools_keep_their_arguments",
+    "An exchange calling a tool of exclude_tools keeps its arguments and its results; the next one is "
+    "cleared instead.",
+    history(("plan", "write", "write")),
+    {
+        "max_bytes": BUDGET,
+        "clear_tool_results": {"keep": 1, "exclude_tools": ["plan"], "clear_tool_inputs": True},
+    },
+    inputs=[1],
+    results=[1],
+)
 # At 7,500 bytes both clearable exchanges go to placeholders (~6,000 left: the kept exchange).
-case("clears_oldest_first_until_it_fits",
-     "Exchanges are cleared oldest first, arguments and results, until the history fits; the newest "
-     "keep exchanges stay as they are.",
-     history(), {"max_bytes": 7_500, "clear_tool_results": {"keep": 1, "clear_tool_inputs": True}},
-     inputs=[0, 1], results=[0, 1])
+case(
+    "clears_oldest_first_until_it_fits",
+    "Exchanges are cleared oldest first, arguments and results, until the history fits; the newest "
+    "keep exchanges stay as they are.",
+    history(),
+    {"max_bytes": 7_500, "clear_tool_results": {"keep": 1, "clear_tool_inputs": True}},
+    inputs=[0, 1],
+    results=[0, 1],
+)
 
 for fmt in FORMATS:
     messages, system = write(fmt, [("user", "hi")])
-    request = {"messages": messages, "format": fmt, "clear_tool_results": {"clear_tool_inputs": "yes"}}
+    request = {
+        "messages": messages,
+        "format": fmt,
+        "clear_tool_results": {"clear_tool_inputs": "yes"},
+    }
     if system is not None:
         request["system"] = system
-    CASES.append({"name": f"clear_inputs_not_a_boolean_{fmt.replace('-', '_')}",
-                  "description": "clear_tool_inputs must be true or false: anything else is an "
-                                 "invalid_request naming the key.",
-                  "function": "trim", "request": request,
-                  "expect": {"ok": False, "error": {"code": "invalid_request",
-                                                    "path": "clear_tool_results.clear_tool_inputs"}}})
+    CASES.append(
+        {
+            "name": f"clear_inputs_not_a_boolean_{fmt.replace('-', '_')}",
+            "description": "clear_tool_inputs must be true or false: anything else is an "
+            "invalid_request naming the key.",
+            "function": "trim",
+            "request": request,
+            "expect": {
+                "ok": False,
+                "error": {
+                    "code": "invalid_request",
+                    "path": "clear_tool_results.clear_tool_inputs",
+                },
+            },
+        }
+    )
 
 for old in HERE.glob("clear_inputs_*.json"):
     old.unlink()

@@ -8,6 +8,7 @@ pdfinfo and ffprobe say), never from the library itself.
 
 Run: python3 tests/cases/generate_files.py   (rewrites tests/cases/files_*.json)
 """
+
 import base64
 import json
 import math
@@ -39,8 +40,15 @@ def group(n):
 
 
 def case(name, description, request, expect):
-    CASES.append({"name": name, "description": description, "function": "trim",
-                  "request": request, "expect": expect})
+    CASES.append(
+        {
+            "name": name,
+            "description": description,
+            "function": "trim",
+            "request": request,
+            "expect": expect,
+        }
+    )
 
 
 def text_part(fmt, t):
@@ -55,8 +63,10 @@ def pdf_part(fmt, b64):
     url = "data:application/pdf;base64," + b64
     return {
         "openai": {"type": "file", "file": {"filename": "q3.pdf", "file_data": url}},
-        "anthropic": {"type": "document",
-                      "source": {"type": "base64", "media_type": "application/pdf", "data": b64}},
+        "anthropic": {
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": b64},
+        },
         "responses": {"type": "input_file", "filename": "q3.pdf", "file_data": url},
         "gemini": {"inlineData": {"mimeType": "application/pdf", "data": b64}},
     }[fmt]
@@ -83,8 +93,14 @@ def user(fmt, parts):
 
 
 def request(fmt, messages, budget, **extra):
-    return {"format": fmt, "messages": messages, "max_bytes": budget, "overhead_bytes": 0,
-            "image_profile": "gemini", **extra}
+    return {
+        "format": fmt,
+        "messages": messages,
+        "max_bytes": budget,
+        "overhead_bytes": 0,
+        "image_profile": "gemini",
+        **extra,
+    }
 
 
 def ok(messages=None, **report):
@@ -96,78 +112,145 @@ def ok(messages=None, **report):
 
 def dropped(kind, fmt_name, count, tokens):
     unit = "pages" if kind == "document" else "seconds"
-    return {"index": 0, "part": 1, "kind": kind, "format": fmt_name, unit: count,
-            "tokens": tokens, "budget_bytes": tokens * BYTES_PER_TOKEN}
+    return {
+        "index": 0,
+        "part": 1,
+        "kind": kind,
+        "format": fmt_name,
+        unit: count,
+        "tokens": tokens,
+        "budget_bytes": tokens * BYTES_PER_TOKEN,
+    }
 
 
 PDF_TOKENS = PAGES * PAGE
-PDF_PLACEHOLDER = ("[Document omitted to fit the context budget: PDF, "
-                   f"{PAGES} pages, ~{group(PDF_TOKENS)} tokens]")
+PDF_PLACEHOLDER = (
+    f"[Document omitted to fit the context budget: PDF, {PAGES} pages, ~{group(PDF_TOKENS)} tokens]"
+)
 MP3_TOKENS = SECONDS * SECOND
-MP3_PLACEHOLDER = f"[Audio omitted to fit the context budget: MP3, {SECONDS} s, ~{group(MP3_TOKENS)} tokens]"
+MP3_PLACEHOLDER = (
+    f"[Audio omitted to fit the context budget: MP3, {SECONDS} s, ~{group(MP3_TOKENS)} tokens]"
+)
 KEY = {"gemini": "parts"}
 
 for fmt in ["openai", "anthropic", "responses", "gemini"]:
     key = KEY.get(fmt, "content")
     ask = text_part(fmt, "Summarise the report.")
     msg = user(fmt, [ask, pdf_part(fmt, PDF_B64)])
-    case(f"files_{fmt}_pdf_fits_whole",
-         f"A {PAGES}-page PDF (object-stream cross-references) costs {PAGE} tokens a page under "
-         "the gemini profile, not its base64's length: in a window that holds it, it is "
-         "returned byte for byte.",
-         request(fmt, [msg], 100_000),
-         ok([msg], dropped_files=[], dropped_messages=[], truncated=[], warnings=[]))
+    case(
+        f"files_{fmt}_pdf_fits_whole",
+        f"A {PAGES}-page PDF (object-stream cross-references) costs {PAGE} tokens a page under "
+        "the gemini profile, not its base64's length: in a window that holds it, it is "
+        "returned byte for byte.",
+        request(fmt, [msg], 100_000),
+        ok([msg], dropped_files=[], dropped_messages=[], truncated=[], warnings=[]),
+    )
     small = PDF_TOKENS * BYTES_PER_TOKEN // 4
-    case(f"files_{fmt}_pdf_shed_as_a_placeholder",
-         "A PDF that does not fit the request's own window goes like an image: a text part says "
-         "what it was (never a text block holding its base64), listed in dropped_files.",
-         request(fmt, [msg], small),
-         ok([user(fmt, [ask, text_part(fmt, PDF_PLACEHOLDER)])], limited_by="budget",
-            dropped_files=[dropped("document", "pdf", PAGES, PDF_TOKENS)], dropped_images=[]))
-    case(f"files_{fmt}_pdf_drop_mode",
-         "on_image_overflow=drop removes a document part that does not fit.",
-         request(fmt, [msg], small, on_image_overflow="drop"),
-         ok([user(fmt, [ask])], dropped_files=[dropped("document", "pdf", PAGES, PDF_TOKENS)]))
-    case(f"files_{fmt}_pdf_error_mode",
-         "on_image_overflow=error fails, naming the document.",
-         request(fmt, [msg], small, on_image_overflow="error"),
-         {"ok": False, "error": {
-             "code": "image_overflow", "path": f"messages[0].{key}[1]",
-             "message": f"Document messages[0].{key}[1] (PDF, {PAGES} pages, "
-                        f"~{group(PDF_TOKENS)} tokens) does not fit the context budget and "
-                        "on_image_overflow is \"error\"."}})
+    case(
+        f"files_{fmt}_pdf_shed_as_a_placeholder",
+        "A PDF that does not fit the request's own window goes like an image: a text part says "
+        "what it was (never a text block holding its base64), listed in dropped_files.",
+        request(fmt, [msg], small),
+        ok(
+            [user(fmt, [ask, text_part(fmt, PDF_PLACEHOLDER)])],
+            limited_by="budget",
+            dropped_files=[dropped("document", "pdf", PAGES, PDF_TOKENS)],
+            dropped_images=[],
+        ),
+    )
+    case(
+        f"files_{fmt}_pdf_drop_mode",
+        "on_image_overflow=drop removes a document part that does not fit.",
+        request(fmt, [msg], small, on_image_overflow="drop"),
+        ok([user(fmt, [ask])], dropped_files=[dropped("document", "pdf", PAGES, PDF_TOKENS)]),
+    )
+    case(
+        f"files_{fmt}_pdf_error_mode",
+        "on_image_overflow=error fails, naming the document.",
+        request(fmt, [msg], small, on_image_overflow="error"),
+        {
+            "ok": False,
+            "error": {
+                "code": "image_overflow",
+                "path": f"messages[0].{key}[1]",
+                "message": f"Document messages[0].{key}[1] (PDF, {PAGES} pages, "
+                f"~{group(PDF_TOKENS)} tokens) does not fit the context budget and "
+                'on_image_overflow is "error".',
+            },
+        },
+    )
     remote = user(fmt, [ask, remote_pdf_part(fmt)])
-    case(f"files_{fmt}_remote_pdf_sized_by_file_sizes",
-         "A remote PDF (a URL or file id) is priced at the pages file_sizes gives.",
-         request(fmt, [remote], 2_000, file_sizes={REMOTE: 3}),
-         ok([user(fmt, [ask, text_part(fmt, "[Document omitted to fit the context budget: "
-                                            f"remote PDF, 3 pages, ~{group(3 * PAGE)} tokens]")])],
-            dropped_files=[{"index": 0, "part": 1, "kind": "document", "format": None,
-                            "pages": 3, "tokens": 3 * PAGE,
-                            "budget_bytes": 3 * PAGE * BYTES_PER_TOKEN}]))
+    case(
+        f"files_{fmt}_remote_pdf_sized_by_file_sizes",
+        "A remote PDF (a URL or file id) is priced at the pages file_sizes gives.",
+        request(fmt, [remote], 2_000, file_sizes={REMOTE: 3}),
+        ok(
+            [
+                user(
+                    fmt,
+                    [
+                        ask,
+                        text_part(
+                            fmt,
+                            "[Document omitted to fit the context budget: "
+                            f"remote PDF, 3 pages, ~{group(3 * PAGE)} tokens]",
+                        ),
+                    ],
+                )
+            ],
+            dropped_files=[
+                {
+                    "index": 0,
+                    "part": 1,
+                    "kind": "document",
+                    "format": None,
+                    "pages": 3,
+                    "tokens": 3 * PAGE,
+                    "budget_bytes": 3 * PAGE * BYTES_PER_TOKEN,
+                }
+            ],
+        ),
+    )
     locked = user(fmt, [ask, pdf_part(fmt, ENCRYPTED_B64)])
-    case(f"files_{fmt}_unreadable_pdf_is_warned_about",
-         "A PDF whose objects sit in encrypted object streams cannot be read: it is priced "
-         "conservatively (a page per 4 KiB, at least one) and the report warns.",
-         request(fmt, [locked], 100_000),
-         ok([locked], warnings=[{
-             "code": "unreadable_file", "index": 0, "part": 1, "path": f"messages[0].{key}[1]",
-             "message": "the file could not be read; priced conservatively: unreadable PDF "
-                        f"(encrypted PDF), ~{LOCKED_PAGES} page estimated, ~{LOCKED_PAGES * PAGE} tokens"}]))
+    case(
+        f"files_{fmt}_unreadable_pdf_is_warned_about",
+        "A PDF whose objects sit in encrypted object streams cannot be read: it is priced "
+        "conservatively (a page per 4 KiB, at least one) and the report warns.",
+        request(fmt, [locked], 100_000),
+        ok(
+            [locked],
+            warnings=[
+                {
+                    "code": "unreadable_file",
+                    "index": 0,
+                    "part": 1,
+                    "path": f"messages[0].{key}[1]",
+                    "message": "the file could not be read; priced conservatively: unreadable PDF "
+                    f"(encrypted PDF), ~{LOCKED_PAGES} page estimated, ~{LOCKED_PAGES * PAGE} tokens",
+                }
+            ],
+        ),
+    )
     if fmt == "anthropic":
         continue  # Claude takes no audio input.
     ask = text_part(fmt, "Transcribe this.")
     msg = user(fmt, [ask, audio_part(fmt)])
-    case(f"files_{fmt}_audio_fits_whole",
-         f"{SECONDS} s of MP3 cost {SECOND} tokens a second under the gemini profile: returned "
-         "whole in a window that holds them.",
-         request(fmt, [msg], 100_000),
-         ok([msg], dropped_files=[], dropped_messages=[], truncated=[]))
-    case(f"files_{fmt}_audio_shed_as_a_placeholder",
-         "Audio that does not fit goes like an image: a placeholder says how long it was.",
-         request(fmt, [msg], MP3_TOKENS * BYTES_PER_TOKEN // 4),
-         ok([user(fmt, [ask, text_part(fmt, MP3_PLACEHOLDER)])],
-            dropped_files=[dropped("audio", "mp3", SECONDS, MP3_TOKENS)]))
+    case(
+        f"files_{fmt}_audio_fits_whole",
+        f"{SECONDS} s of MP3 cost {SECOND} tokens a second under the gemini profile: returned "
+        "whole in a window that holds them.",
+        request(fmt, [msg], 100_000),
+        ok([msg], dropped_files=[], dropped_messages=[], truncated=[]),
+    )
+    case(
+        f"files_{fmt}_audio_shed_as_a_placeholder",
+        "Audio that does not fit goes like an image: a placeholder says how long it was.",
+        request(fmt, [msg], MP3_TOKENS * BYTES_PER_TOKEN // 4),
+        ok(
+            [user(fmt, [ask, text_part(fmt, MP3_PLACEHOLDER)])],
+            dropped_files=[dropped("audio", "mp3", SECONDS, MP3_TOKENS)],
+        ),
+    )
 
 for old in HERE.glob("files_*.json"):
     old.unlink()

@@ -8,6 +8,7 @@ hand from the README, never by the library itself.
 
 Run: python3 tests/cases/generate_paths.py   (rewrites tests/cases/paths_*.json)
 """
+
 import base64
 import json
 import math
@@ -23,11 +24,18 @@ CASES = []
 # A PNG header claiming 2³²−1 × 1 pixels (66 bytes of data URL): implausible, priced as the
 # ankita profile's largest typical image (1,445 tokens), and warned about.
 IHDR = struct.pack(">IIBBBBB", 2**32 - 1, 1, 8, 6, 0, 0, 0)
-STRIP_B64 = base64.b64encode(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + IHDR
-                             + struct.pack(">I", zlib.crc32(b"IHDR" + IHDR))).decode()
-STRIP_WARNING = ("PNG header states 4294967295×1 pixels, more than any real image of its payload's "
-                 "size or any provider's limit; priced as the profile's largest typical image, "
-                 "1445 tokens")
+STRIP_B64 = base64.b64encode(
+    b"\x89PNG\r\n\x1a\n"
+    + struct.pack(">I", 13)
+    + b"IHDR"
+    + IHDR
+    + struct.pack(">I", zlib.crc32(b"IHDR" + IHDR))
+).decode()
+STRIP_WARNING = (
+    "PNG header states 4294967295×1 pixels, more than any real image of its payload's "
+    "size or any provider's limit; priced as the profile's largest typical image, "
+    "1445 tokens"
+)
 # A real screenshot: 1700×2200, 765 tokens under the ankita profile (the image cases name it).
 PNG_B64 = base64.b64encode((FIXTURES / "images/png/rgb_1700x2200.png").read_bytes()).decode()
 PNG_TOKENS = 765
@@ -36,8 +44,10 @@ LOCKED_B64 = base64.b64encode((FIXTURES / "files/pdf-3-encrypted-objstm.pdf").re
 LOCKED_PAGES = max(1, math.ceil(len(LOCKED_B64) // 4 * 3 / 4096))
 assert LOCKED_PAGES == 1
 PAGE = 258  # the gemini profile, a PDF page
-LOCKED_WARNING = ("the file could not be read; priced conservatively: unreadable PDF "
-                  f"(encrypted PDF), ~{LOCKED_PAGES} page estimated, ~{LOCKED_PAGES * PAGE} tokens")
+LOCKED_WARNING = (
+    "the file could not be read; priced conservatively: unreadable PDF "
+    f"(encrypted PDF), ~{LOCKED_PAGES} page estimated, ~{LOCKED_PAGES * PAGE} tokens"
+)
 
 SAID = "Screenshot taken."
 
@@ -46,8 +56,10 @@ def image(fmt, b64):
     url = "data:image/png;base64," + b64
     return {
         "openai": {"type": "image_url", "image_url": {"url": url}},
-        "anthropic": {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                                  "data": b64}},
+        "anthropic": {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": b64},
+        },
         "responses": {"type": "input_image", "image_url": url},
         "gemini": {"inlineData": {"mimeType": "image/png", "data": b64}},
         "ai-sdk": {"type": "image-data", "data": b64, "mediaType": "image/png"},
@@ -56,11 +68,17 @@ def image(fmt, b64):
 
 def pdf(fmt, b64):
     return {
-        "anthropic": {"type": "document", "source": {"type": "base64",
-                                                     "media_type": "application/pdf", "data": b64}},
+        "anthropic": {
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": b64},
+        },
         "gemini": {"inlineData": {"mimeType": "application/pdf", "data": b64}},
-        "ai-sdk": {"type": "file-data", "data": b64, "mediaType": "application/pdf",
-                   "filename": "q3.pdf"},
+        "ai-sdk": {
+            "type": "file-data",
+            "data": b64,
+            "mediaType": "application/pdf",
+            "filename": "q3.pdf",
+        },
     }[fmt]
 
 
@@ -69,52 +87,146 @@ def history(fmt, item):
     reply's items in the formats whose reply part holds items; its content parts in OpenAI
     chat, its output items in Responses). Answers the messages and the path of `item`."""
     if fmt == "openai":
-        return [
-            {"role": "user", "content": "Take a screenshot of the dialog."},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "call_1", "type": "function",
-                 "function": {"name": "screenshot", "arguments": "{}"}}]},
-            {"role": "tool", "tool_call_id": "call_1",
-             "content": [{"type": "text", "text": SAID}, item]},
-        ], "messages[2].content[1]", 2, 1
+        return (
+            [
+                {"role": "user", "content": "Take a screenshot of the dialog."},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "screenshot", "arguments": "{}"},
+                        }
+                    ],
+                },
+                {
+                    "role": "tool",
+                    "tool_call_id": "call_1",
+                    "content": [{"type": "text", "text": SAID}, item],
+                },
+            ],
+            "messages[2].content[1]",
+            2,
+            1,
+        )
     if fmt == "anthropic":
-        return [
-            {"role": "user", "content": "Take a screenshot of the dialog."},
-            {"role": "assistant", "content": [
-                {"type": "tool_use", "id": "tu_1", "name": "screenshot", "input": {}}]},
-            {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": "tu_1",
-                 "content": [{"type": "text", "text": SAID}, item]}]},
-        ], "messages[2].content[0].content[1]", 2, 0
+        return (
+            [
+                {"role": "user", "content": "Take a screenshot of the dialog."},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "tool_use", "id": "tu_1", "name": "screenshot", "input": {}}
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "tu_1",
+                            "content": [{"type": "text", "text": SAID}, item],
+                        }
+                    ],
+                },
+            ],
+            "messages[2].content[0].content[1]",
+            2,
+            0,
+        )
     if fmt == "responses":
-        return [
-            {"role": "user", "content": "Take a screenshot of the dialog."},
-            {"type": "function_call", "call_id": "call_1", "name": "screenshot", "arguments": "{}"},
-            {"type": "function_call_output", "call_id": "call_1",
-             "output": [{"type": "input_text", "text": SAID}, item]},
-        ], "messages[2].output[1]", 2, 1
+        return (
+            [
+                {"role": "user", "content": "Take a screenshot of the dialog."},
+                {
+                    "type": "function_call",
+                    "call_id": "call_1",
+                    "name": "screenshot",
+                    "arguments": "{}",
+                },
+                {
+                    "type": "function_call_output",
+                    "call_id": "call_1",
+                    "output": [{"type": "input_text", "text": SAID}, item],
+                },
+            ],
+            "messages[2].output[1]",
+            2,
+            1,
+        )
     if fmt == "gemini":
-        return [
-            {"role": "user", "parts": [{"text": "Take a screenshot of the dialog."}]},
-            {"role": "model", "parts": [{"functionCall": {"id": "c_1", "name": "screenshot",
-                                                          "args": {}}}]},
-            {"role": "user", "parts": [{"functionResponse": {
-                "id": "c_1", "name": "screenshot", "response": {"output": SAID},
-                "parts": [item]}}]},
-        ], "messages[2].parts[0].functionResponse.parts[0]", 2, 0
-    return [
-        {"role": "user", "content": "Take a screenshot of the dialog."},
-        {"role": "assistant", "content": [
-            {"type": "tool-call", "toolCallId": "c_1", "toolName": "screenshot", "input": {}}]},
-        {"role": "tool", "content": [
-            {"type": "tool-result", "toolCallId": "c_1", "toolName": "screenshot",
-             "output": {"type": "content", "value": [{"type": "text", "text": SAID}, item]}}]},
-    ], "messages[2].content[0].output.value[1]", 2, 0
+        return (
+            [
+                {"role": "user", "parts": [{"text": "Take a screenshot of the dialog."}]},
+                {
+                    "role": "model",
+                    "parts": [{"functionCall": {"id": "c_1", "name": "screenshot", "args": {}}}],
+                },
+                {
+                    "role": "user",
+                    "parts": [
+                        {
+                            "functionResponse": {
+                                "id": "c_1",
+                                "name": "screenshot",
+                                "response": {"output": SAID},
+                                "parts": [item],
+                            }
+                        }
+                    ],
+                },
+            ],
+            "messages[2].parts[0].functionResponse.parts[0]",
+            2,
+            0,
+        )
+    return (
+        [
+            {"role": "user", "content": "Take a screenshot of the dialog."},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool-call",
+                        "toolCallId": "c_1",
+                        "toolName": "screenshot",
+                        "input": {},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "c_1",
+                        "toolName": "screenshot",
+                        "output": {
+                            "type": "content",
+                            "value": [{"type": "text", "text": SAID}, item],
+                        },
+                    }
+                ],
+            },
+        ],
+        "messages[2].content[0].output.value[1]",
+        2,
+        0,
+    )
 
 
 def case(name, description, request, expect):
-    CASES.append({"name": name, "description": description, "function": "trim",
-                  "request": request, "expect": expect})
+    CASES.append(
+        {
+            "name": name,
+            "description": description,
+            "function": "trim",
+            "request": request,
+            "expect": expect,
+        }
+    )
 
 
 def slug(fmt):
@@ -123,38 +235,79 @@ def slug(fmt):
 
 for fmt in FORMATS:
     messages, path, index, part = history(fmt, image(fmt, STRIP_B64))
-    case(f"paths_{slug(fmt)}_implausible_image_in_a_tool_reply",
-         "An implausible PNG header inside a tool reply is warned about with the path of the "
-         f"image in the caller's own keys ({path}); every message fits and comes back as it is.",
-         {"format": fmt, "messages": messages, "max_bytes": 100_000, "image_profile": "ankita"},
-         {"ok": True, "messages": messages,
-          "report": {"dropped_messages": [], "dropped_images": [], "warnings": [
-              {"code": "implausible_image", "index": index, "part": part, "path": path,
-               "message": STRIP_WARNING}]}})
+    case(
+        f"paths_{slug(fmt)}_implausible_image_in_a_tool_reply",
+        "An implausible PNG header inside a tool reply is warned about with the path of the "
+        f"image in the caller's own keys ({path}); every message fits and comes back as it is.",
+        {"format": fmt, "messages": messages, "max_bytes": 100_000, "image_profile": "ankita"},
+        {
+            "ok": True,
+            "messages": messages,
+            "report": {
+                "dropped_messages": [],
+                "dropped_images": [],
+                "warnings": [
+                    {
+                        "code": "implausible_image",
+                        "index": index,
+                        "part": part,
+                        "path": path,
+                        "message": STRIP_WARNING,
+                    }
+                ],
+            },
+        },
+    )
 
     messages, path, index, part = history(fmt, image(fmt, PNG_B64))
-    case(f"paths_{slug(fmt)}_image_overflow_error_in_a_tool_reply",
-         "A screenshot inside the tool reply the model has not seen yet does not fit, and "
-         "on_image_overflow is \"error\": the error names the image by the caller's own keys "
-         f"({path}).",
-         {"format": fmt, "messages": messages, "max_bytes": 1_000, "image_profile": "ankita",
-          "on_image_overflow": "error"},
-         {"ok": False, "error": {
-             "code": "image_overflow", "path": path,
-             "message": f"Image {path} (PNG 1700×2200, ~{PNG_TOKENS} tokens) does not fit the "
-                        "context budget and on_image_overflow is \"error\"."}})
+    case(
+        f"paths_{slug(fmt)}_image_overflow_error_in_a_tool_reply",
+        "A screenshot inside the tool reply the model has not seen yet does not fit, and "
+        'on_image_overflow is "error": the error names the image by the caller\'s own keys '
+        f"({path}).",
+        {
+            "format": fmt,
+            "messages": messages,
+            "max_bytes": 1_000,
+            "image_profile": "ankita",
+            "on_image_overflow": "error",
+        },
+        {
+            "ok": False,
+            "error": {
+                "code": "image_overflow",
+                "path": path,
+                "message": f"Image {path} (PNG 1700×2200, ~{PNG_TOKENS} tokens) does not fit the "
+                'context budget and on_image_overflow is "error".',
+            },
+        },
+    )
 
     if fmt in ("anthropic", "gemini", "ai-sdk"):
         messages, path, index, part = history(fmt, pdf(fmt, LOCKED_B64))
-        case(f"paths_{slug(fmt)}_unreadable_file_in_a_tool_reply",
-             "An unreadable PDF inside a tool reply is priced conservatively and warned about "
-             f"with the path of the file in the caller's own keys ({path}).",
-             {"format": fmt, "messages": messages, "max_bytes": 100_000,
-              "image_profile": "gemini"},
-             {"ok": True, "messages": messages,
-              "report": {"dropped_messages": [], "dropped_files": [], "warnings": [
-                  {"code": "unreadable_file", "index": index, "part": part, "path": path,
-                   "message": LOCKED_WARNING}]}})
+        case(
+            f"paths_{slug(fmt)}_unreadable_file_in_a_tool_reply",
+            "An unreadable PDF inside a tool reply is priced conservatively and warned about "
+            f"with the path of the file in the caller's own keys ({path}).",
+            {"format": fmt, "messages": messages, "max_bytes": 100_000, "image_profile": "gemini"},
+            {
+                "ok": True,
+                "messages": messages,
+                "report": {
+                    "dropped_messages": [],
+                    "dropped_files": [],
+                    "warnings": [
+                        {
+                            "code": "unreadable_file",
+                            "index": index,
+                            "part": part,
+                            "path": path,
+                            "message": LOCKED_WARNING,
+                        }
+                    ],
+                },
+            },
+        )
 
 for old in HERE.glob("paths_*.json"):
     old.unlink()

@@ -3,6 +3,7 @@ trimming (generate_cache.py) and of clearing tool inputs (generate_clear_inputs.
 
 Steps: ("user", text) | ("assistant", text) | ("call", id, name[, args]) | ("result", id, text).
 """
+
 import json
 
 FORMATS = ["openai", "anthropic", "responses", "gemini", "ai-sdk"]
@@ -24,20 +25,58 @@ def write(fmt, steps, system, result_tool, call_words=None):
             elif kind == "assistant":
                 out.append({"role": "model", "parts": [{"text": s[1]}]})
             elif kind == "call":
-                out.append({"role": "model", "parts": [{"functionCall": {"id": s[1], "name": s[2], "args": args}}]})
+                out.append(
+                    {
+                        "role": "model",
+                        "parts": [{"functionCall": {"id": s[1], "name": s[2], "args": args}}],
+                    }
+                )
             else:
-                out.append({"role": "user", "parts": [{"functionResponse": {"id": s[1], "name": result_tool,
-                                                                             "response": {"output": s[2]}}}]})
+                out.append(
+                    {
+                        "role": "user",
+                        "parts": [
+                            {
+                                "functionResponse": {
+                                    "id": s[1],
+                                    "name": result_tool,
+                                    "response": {"output": s[2]},
+                                }
+                            }
+                        ],
+                    }
+                )
         elif fmt == "ai-sdk":
             if kind in ("user", "assistant"):
                 out.append({"role": kind, "content": s[1]})
             elif kind == "call":
-                out.append({"role": "assistant", "content": [{"type": "tool-call", "toolCallId": s[1],
-                                                               "toolName": s[2], "input": args}]})
+                out.append(
+                    {
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool-call",
+                                "toolCallId": s[1],
+                                "toolName": s[2],
+                                "input": args,
+                            }
+                        ],
+                    }
+                )
             else:
-                out.append({"role": "tool", "content": [{"type": "tool-result", "toolCallId": s[1],
-                                                          "toolName": result_tool,
-                                                          "output": {"type": "text", "value": s[2]}}]})
+                out.append(
+                    {
+                        "role": "tool",
+                        "content": [
+                            {
+                                "type": "tool-result",
+                                "toolCallId": s[1],
+                                "toolName": result_tool,
+                                "output": {"type": "text", "value": s[2]},
+                            }
+                        ],
+                    }
+                )
         elif fmt == "anthropic":
             if kind in ("user", "assistant"):
                 out.append({"role": kind, "content": s[1]})
@@ -46,22 +85,43 @@ def write(fmt, steps, system, result_tool, call_words=None):
                 blocks.append({"type": "tool_use", "id": s[1], "name": s[2], "input": args})
                 out.append({"role": "assistant", "content": blocks})
             else:
-                out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": s[1],
-                                                         "content": s[2]}]})
+                out.append(
+                    {
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": s[1], "content": s[2]}],
+                    }
+                )
         elif fmt == "responses":
             if kind in ("user", "assistant"):
                 out.append({"role": kind, "content": s[1]})
             elif kind == "call":
-                out.append({"type": "function_call", "call_id": s[1], "name": s[2], "arguments": json.dumps(args)})
+                out.append(
+                    {
+                        "type": "function_call",
+                        "call_id": s[1],
+                        "name": s[2],
+                        "arguments": json.dumps(args),
+                    }
+                )
             else:
                 out.append({"type": "function_call_output", "call_id": s[1], "output": s[2]})
         else:
             if kind in ("user", "assistant"):
                 out.append({"role": kind, "content": s[1]})
             elif kind == "call":
-                out.append({"role": "assistant", "content": None,
-                            "tool_calls": [{"id": s[1], "type": "function",
-                                            "function": {"name": s[2], "arguments": json.dumps(args)}}]})
+                out.append(
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": s[1],
+                                "type": "function",
+                                "function": {"name": s[2], "arguments": json.dumps(args)},
+                            }
+                        ],
+                    }
+                )
             else:
                 out.append({"role": "tool", "tool_call_id": s[1], "content": s[2]})
     if fmt in SYSTEM_FIRST:

@@ -1,23 +1,23 @@
 #!/usr/bin/env python3
 """Runs README.md's examples as written, with their inputs made here.
 
-  readme_examples.py c-api README.md SCRATCH_DIR
-      The "C API" section: its ```c, ```cpp and ```cmake blocks are written to probe.c,
-      probe.cpp and CMakeLists.txt in a scratch directory; its ```sh blocks run in order in one
-      shell (a block with `make install` in the repository, the others in the scratch directory)
-      with HOME pointing to a scratch home, so `$HOME/.local` is a fresh prefix; every ```text
-      block must appear in what they print.
-  readme_examples.py python README.md PYTHON
-      The "Python and Node" section's ```python blocks, run by PYTHON (where ankita is
-      installed) after `messages` and `tools` are read from examples/.
-  readme_examples.py js README.md APP_DIR
-      Its ```js blocks, run by node as an ES module in APP_DIR (where ankita is installed),
-      after `messages` is read from examples/.
-  readme_examples.py cli README.md SCRATCH_DIR
-      The "Command line" section's ```sh lines, each run in a scratch directory holding the files
-      they name (session.json, tools.json, request.json, restored.json, screenshot.png,
-      contents.json, instruction.txt); the
-      `ankita` on PATH is the caller's (make puts target/release first).
+readme_examples.py c-api README.md SCRATCH_DIR
+    The "C API" section: its ```c, ```cpp and ```cmake blocks are written to probe.c,
+    probe.cpp and CMakeLists.txt in a scratch directory; its ```sh blocks run in order in one
+    shell (a block with `make install` in the repository, the others in the scratch directory)
+    with HOME pointing to a scratch home, so `$HOME/.local` is a fresh prefix; every ```text
+    block must appear in what they print.
+readme_examples.py python README.md PYTHON
+    The "Python and Node" section's ```python blocks, run by PYTHON (where ankita is
+    installed) after `messages` and `tools` are read from examples/.
+readme_examples.py js README.md APP_DIR
+    Its ```js blocks, run by node as an ES module in APP_DIR (where ankita is installed),
+    after `messages` is read from examples/.
+readme_examples.py cli README.md SCRATCH_DIR
+    The "Command line" section's ```sh lines, each run in a scratch directory holding the files
+    they name (session.json, tools.json, request.json, restored.json, screenshot.png,
+    contents.json, instruction.txt); the
+    `ankita` on PATH is the caller's (make puts target/release first).
 """
 
 import json
@@ -38,7 +38,9 @@ def section(readme: str, title: str) -> str:
 
 
 def blocks_of(readme_path: pathlib.Path, title: str) -> list:
-    return re.findall(r"^```(\w+)\n(.*?)^```$", section(readme_path.read_text(), title), re.M | re.S)
+    return re.findall(
+        r"^```(\w+)\n(.*?)^```$", section(readme_path.read_text(), title), re.M | re.S
+    )
 
 
 def python_examples(readme_path: pathlib.Path, python: str) -> int:
@@ -53,7 +55,9 @@ def python_examples(readme_path: pathlib.Path, python: str) -> int:
         "messages = json.loads((examples / 'session.json').read_text())['messages']\n"
         "tools = json.loads((examples / 'tools.json').read_text())\n"
     )
-    check = "\nassert result.messages and result.report['output_messages'] == len(result.messages)\n"
+    check = (
+        "\nassert result.messages and result.report['output_messages'] == len(result.messages)\n"
+    )
     for text in code:
         run = subprocess.run([python, "-c", prelude + text + check], capture_output=True, text=True)
         if run.returncode != 0:
@@ -74,7 +78,7 @@ def js_examples(readme_path: pathlib.Path, app: str) -> int:
         script = pathlib.Path(app) / f"readme-{i}.mjs"
         script.write_text(
             'import fs from "node:fs";\n'
-            f"const messages = JSON.parse(fs.readFileSync({session}, \"utf8\")).messages;\n"
+            f'const messages = JSON.parse(fs.readFileSync({session}, "utf8")).messages;\n'
             + text
             + "\nif (!(kept.length > 0 && report.output_messages === kept.length)) process.exit(3);\n"
         )
@@ -95,19 +99,31 @@ def cli_examples(readme_path: pathlib.Path, scratch: pathlib.Path) -> int:
     shutil.copy(repo / "examples" / "tools.json", work / "tools.json")
     (work / "request.json").write_text(json.dumps({"messages": session["messages"]}))
     # A restored session with an orphan tool reply, for sanitize.
-    restored = [{"role": "tool", "tool_call_id": "call_0", "content": "orphan"}] + session["messages"][:3]
+    restored = [{"role": "tool", "tool_call_id": "call_0", "content": "orphan"}] + session[
+        "messages"
+    ][:3]
     (work / "restored.json").write_text(json.dumps(restored))
-    shutil.copy(sorted((repo / "examples" / "screenshots").glob("*.png"))[0], work / "screenshot.png")
+    shutil.copy(
+        sorted((repo / "examples" / "screenshots").glob("*.png"))[0], work / "screenshot.png"
+    )
     # A batch: one request per line (the session whole, and its first turns on a tight budget).
-    batch = [{"messages": session["messages"]},
-             {"messages": session["messages"][:4], "max_bytes": 2000},
-             session["messages"][:2]]
+    batch = [
+        {"messages": session["messages"]},
+        {"messages": session["messages"][:4], "max_bytes": 2000},
+        session["messages"][:2],
+    ]
     (work / "requests.jsonl").write_text("".join(json.dumps(r) + "\n" for r in batch))
     # A Gemini history (a function call and its response) and its system instruction.
     contents = [
         {"role": "user", "parts": [{"text": "What is in a.txt?"}]},
-        {"role": "model", "parts": [{"functionCall": {"name": "read_file", "args": {"path": "a.txt"}}}]},
-        {"role": "user", "parts": [{"functionResponse": {"name": "read_file", "response": {"output": "alpha"}}}]},
+        {
+            "role": "model",
+            "parts": [{"functionCall": {"name": "read_file", "args": {"path": "a.txt"}}}],
+        },
+        {
+            "role": "user",
+            "parts": [{"functionResponse": {"name": "read_file", "response": {"output": "alpha"}}}],
+        },
     ]
     (work / "contents.json").write_text(json.dumps(contents))
     (work / "instruction.txt").write_text("Be brief.\n")
@@ -151,7 +167,9 @@ def c_api_examples(readme_path: pathlib.Path, scratch: pathlib.Path) -> int:
             expected.append(text)
     missing = [name for name in FILES.values() if not (work / name).exists()]
     if missing or not expected or len(script) < 3:
-        print(f"the C API section lacks examples: {missing or 'sh or text blocks'}", file=sys.stderr)
+        print(
+            f"the C API section lacks examples: {missing or 'sh or text blocks'}", file=sys.stderr
+        )
         return 1
 
     env = dict(os.environ, HOME=str(home))
