@@ -6,7 +6,10 @@ the newest exchanges and fills the window.
 Run: make build && python3 examples/follow_up_after_tool_loop.py target/release/ankita
 """
 
-import json, random, subprocess, sys
+import json
+import random
+import subprocess
+import sys
 
 random.seed(7)
 words = (
@@ -163,5 +166,7 @@ for fmt, model, conv_fn in [
         b = rep.get("budget_tokens") or rep["budget_bytes"]
         cst = rep.get("cost_tokens") or rep["cost_bytes"]
         print(
-            f"{fmt:10} {unit:10} kept {rep['output_messages']:3} of {rep['input_messages']}  cost {cst} of {b} ({cst / b:.0%})  first={json.dumps(r['messages'][0])[:70]} ts={rep.get('turn_start')}"
+            f"{fmt:10} {unit:10} kept {rep['output_messages']:3} of {rep['input_messages']}  "
+            f"cost {cst} of {b} ({cst / b:.0%})  first={json.dumps(r['messages'][0])[:70]} "
+            f"ts={rep.get('turn_start')}"
         )

@@ -29,12 +29,14 @@ SYSTEM = (
 
 PLUGINS_RS = "\n".join(
     f"    // plugin registry entry {i}: load manifest, check token, start worker\n"
-    f'    let plugin_{i} = registry.load("plugin-{i}").map_err(|e| PluginError::new(E40{i:02}, e))?;'
+    f'    let plugin_{i} = registry.load("plugin-{i}").map_err(|e| PluginError::new(E40{i:02}, '
+    "e))?;"
     for i in range(60)
 )
 SETTINGS = "\n".join(f'[section{i}]\nkey_{i} = "value {i}"\nrate_{i} = {i / 10}' for i in range(25))
 LOG = "\n".join(
-    f"2026-11-30T07:{i // 60:02d}:{i % 60:02d}Z DEBUG companion::scheduler tick {i}: 3 tasks queued, 0 failed"
+    f"2026-11-30T07:{i // 60:02d}:{i % 60:02d}Z DEBUG companion::scheduler tick {i}: 3 tasks "
+    "queued, 0 failed"
     for i in range(120)
 )
 
@@ -125,7 +127,8 @@ messages += [
     {"role": "assistant", "content": "The config loader rejects unknown keys."},
     {
         "role": "user",
-        "content": "Looking at the terminal screenshot I sent: which line and column of settings.toml "
+        "content": "Looking at the terminal screenshot I sent: which line and column of "
+        "settings.toml "
         "is wrong, and what key should I use instead?",
     },
 ]

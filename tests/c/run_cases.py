@@ -28,7 +28,10 @@ def check(case, response):
         return "messages differ"
     for key in ("report", "error"):
         if key in expect and not is_subset(expect[key], response.get(key)):
-            return f"{key}: expected ⊆ {json.dumps(expect[key])[:400]}, got {json.dumps(response.get(key))[:400]}"
+            return (
+                f"{key}: expected ⊆ {json.dumps(expect[key])[:400]}, got "
+                f"{json.dumps(response.get(key))[:400]}"
+            )
     return None
 
 

@@ -11,6 +11,8 @@ import copy
 import json
 import math
 import pathlib
+import struct
+import zlib
 
 HERE = pathlib.Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures" / "images"
@@ -290,7 +292,8 @@ case(
             {
                 "index": 1,
                 "action": "orphan_tool_removed",
-                "reason": "tool message does not answer a tool call of the assistant message right before it",
+                "reason": "tool message does not answer a tool call of the assistant message "
+                "right before it",
             }
         ],
     ),
@@ -329,7 +332,8 @@ case(
 msgs = [user("run it"), calls("c1", "c2"), reply("c1", "done"), user("status?")]
 case(
     "unanswered_tool_call_note_alone",
-    "A call without its reply (session saved mid-call): the assistant had no text, so the note stands alone.",
+    "A call without its reply (session saved mid-call): the assistant had no text, so the note "
+    "stands alone.",
     {"messages": msgs},
     ok(
         [msgs[0], {"role": "assistant", "content": NOTE}, msgs[3]],
@@ -385,7 +389,8 @@ msgs = [
 ]
 case(
     "sanitize_keeps_array_user_content",
-    "Restore repair keeps array user content; removes unknown roles, empty messages and empty tool_calls.",
+    "Restore repair keeps array user content; removes unknown roles, empty messages and empty "
+    "tool_calls.",
     msgs,
     ok(
         [msgs[0], msgs[1], msgs[5]],
@@ -433,7 +438,8 @@ budget = fixed + 5 * exchange + exchange // 2
 kept_loop = msgs[-10:]
 case(
     "anchors_survive_long_tool_loop",
-    "The goal and a later correction stay (anchors) while 30 tool exchanges shrink to the newest 5.",
+    "The goal and a later correction stay (anchors) while 30 tool exchanges shrink to the newest "
+    "5.",
     {"messages": msgs, "max_bytes": budget, "max_messages": 100},
     ok(
         [msgs[0], goal, correction, request] + kept_loop,
@@ -678,7 +684,8 @@ case(
 msgs = [sys(filler(2000, "policy")), user(filler(2000, "question"))]
 case(
     "context_budget_exceeded",
-    "The pinned system message and the request alone exceed the budget: a loud failure with a breakdown.",
+    "The pinned system message and the request alone exceed the budget: a loud failure with a "
+    "breakdown.",
     {"messages": msgs, "max_bytes": 1000},
     err(
         "context_budget_exceeded",
@@ -706,7 +713,8 @@ history = 1000 * 4 - 200 * 4 - 1024 - len(compact(tools))
 assert history < 512
 case(
     "history_budget_too_small",
-    "Output reserve, overhead and tool schemas leave less than 512 bytes for the history (in bytes: "
+    "Output reserve, overhead and tool schemas leave less than 512 bytes for the history (in "
+    "bytes: "
     'tokenizer "bytes" asks for the byte rule).',
     {
         "messages": [user("hi")],
@@ -717,7 +725,8 @@ case(
     },
     err(
         "history_budget_too_small",
-        message=f"The history budget is {history} bytes after reserving the output, overhead, tool schemas "
+        message=f"The history budget is {history} bytes after reserving the output, overhead, "
+        "tool schemas "
         "and memory; at least 512 bytes are needed.",
         breakdown={
             "context_bytes": 4000,
@@ -751,7 +760,7 @@ case(
     ),
 )
 
-# --- count limit, roles, pass-through ---------------------------------------------------------------
+# --- count limit, roles, pass-through -------------------------------------------------------------
 msgs = [
     user("u0"),
     assistant("a1"),
@@ -765,7 +774,8 @@ msgs = [
 ]
 case(
     "max_messages",
-    "max_messages=4: the request and two anchors are kept, then groups newest first while they fit.",
+    "max_messages=4: the request and two anchors are kept, then groups newest first while they "
+    "fit.",
     {"messages": msgs, "max_messages": 4},
     ok(
         [msgs[4], msgs[6], msgs[7], msgs[8]],
@@ -827,9 +837,6 @@ case(
 
 # Issue 15, implausible images: a PNG header claiming 2³²−1 × 1 pixels in a 66-byte data URL
 # would cost ~1M tokens by its header; it is priced as the profile's largest typical image.
-import struct
-import zlib
-
 ihdr = struct.pack(">IIBBBBB", 2**32 - 1, 1, 8, 6, 0, 0, 0)
 STRIP = (
     "data:image/png;base64,"
@@ -923,7 +930,8 @@ shrunk["content"][0]["text"] = (
 assert len(shrunk["content"][0]["text"]) == 1000
 case(
     "unknown_fields_preserved",
-    "Fields the library does not know pass through unchanged, also on a part whose text was shrunk.",
+    "Fields the library does not know pass through unchanged, also on a part whose text was "
+    "shrunk.",
     {"messages": msgs, "max_bytes": budget},
     ok(
         [keep, tool_turn, shrunk],
@@ -948,7 +956,8 @@ case(
     "model_selects_pricing",
     "model=gpt-4o-mini bills a 500×375 image at 2833 + 5667 = 8500 tokens (OpenAI tile table; one "
     "512-px tile, the image never enlarged): "
-    "far over the budget that the default profile's 765 tokens fit; the screenshot's turn comes back "
+    "far over the budget that the default profile's 765 tokens fit; the screenshot's turn comes "
+    "back "
     "by fill with the image as a placeholder that says its price.",
     {"messages": msgs, "max_bytes": budget, "model": "gpt-4o-mini"},
     ok(
@@ -1074,7 +1083,8 @@ def no_context_window(model):
         "index": None,
         "part": None,
         "path": "model",
-        "message": f"no context window is known for model {json.dumps(model)} (open-weight models run "
+        "message": f"no context window is known for model {json.dumps(model)} (open-weight "
+        "models run "
         "with their host's or runtime's window); only max_messages limits the history: give "
         "context_tokens or max_bytes",
     }
@@ -1285,7 +1295,8 @@ case(
                 "content": [
                     a_text("What does this error dialog say?"),
                     a_text(
-                        f"[Image omitted to fit the context budget: PNG 1700×2200, ~{claude} tokens]"
+                        f"[Image omitted to fit the context budget: PNG 1700×2200, ~{claude} "
+                        "tokens]"
                     ),
                 ],
             }
@@ -1403,7 +1414,8 @@ case(
     "anthropic_repair",
     "Anthropic repair: tool_use blocks without their results lose them (with the visible note; the "
     "thinking block stays as it was), their results go, and an orphan tool_result is removed while "
-    "the user's words in the same message stay. The two assistant messages left side by side merge.",
+    "the user's words in the same message stay. The two assistant messages left side by side "
+    "merge.",
     {"format": "anthropic", "messages": msgs},
     ok(
         [
@@ -1441,7 +1453,8 @@ case(
             {
                 "index": 4,
                 "action": "orphan_tool_result_removed",
-                "reason": "tool_result does not answer a tool_use of the assistant message right before it",
+                "reason": "tool_result does not answer a tool_use of the assistant message right "
+                "before it",
                 "path": "messages[4].content[0]",
             },
         ],
@@ -1484,7 +1497,8 @@ msgs = [
 case(
     "anthropic_roles_alternate_by_merging",
     "Anthropic: when the assistant turn between two kept user messages is dropped, the two merge "
-    "into one user message (content blocks in order) so roles alternate; the report lists the merge "
+    "into one user message (content blocks in order) so roles alternate; the report lists the "
+    "merge "
     "(fill: false: whole groups only).",
     {"format": "anthropic", "messages": msgs, "max_bytes": 600, "fill": False},
     ok(
@@ -1546,8 +1560,10 @@ assert a_use_cost("tu_1") + a_result_cost("tu_1", results[0]) > room and len(spe
 to_bytes = room - len(compact({"role": "user"}))
 case(
     "anthropic_follow_up_after_tool_loop_starts_on_the_user_turn",
-    "Anthropic: the kept run starts with the model's turn (a tool_use exchange); the answer must start "
-    "with the user's turn, so the user message that began that turn (the long first message, too long "
+    "Anthropic: the kept run starts with the model's turn (a tool_use exchange); the answer must "
+    "start "
+    "with the user's turn, so the user message that began that turn (the long first message, too "
+    "long "
     "to anchor) comes back shrunk into the room left, head and tail kept, instead of the whole run "
     "being dropped down to the follow-up.",
     {"format": "anthropic", "messages": follow, "max_bytes": budget},
@@ -1577,7 +1593,8 @@ reply_meta = len(compact({"role": "tool", "tool_call_id": "tu_1"}))
 filled_to = room - oldest_call - reply_meta
 case(
     "follow_up_after_tool_loop_keeps_the_newest_exchanges",
-    "OpenAI chat: the same follow-up after a tool loop keeps the newest exchanges that fit; the chat "
+    "OpenAI chat: the same follow-up after a tool loop keeps the newest exchanges that fit; the "
+    "chat "
     "format takes a history that starts with the assistant's tool calls, so no user message is "
     "brought back: the room left fills with the oldest exchange, its result shrunk (fill).",
     {"messages": chat_follow, "max_bytes": chat_budget},
@@ -1593,7 +1610,8 @@ case(
 )
 case(
     "follow_up_after_tool_loop_whole_groups_without_fill",
-    "OpenAI chat, fill: false: the exchange that does not fit goes whole, and the room stays empty.",
+    "OpenAI chat, fill: false: the exchange that does not fit goes whole, and the room stays "
+    "empty.",
     {"messages": chat_follow, "max_bytes": chat_budget, "fill": False},
     ok(chat_follow[3:], dropped_messages=[0, 1, 2], truncated=[], refilled=[]),
 )
@@ -1601,7 +1619,8 @@ case(
 tiny = kept_cost + len(compact({"role": "user"})) + 100
 case(
     "anthropic_follow_up_after_tool_loop_placeholder_turn",
-    "Anthropic: when even the shrunk first message does not fit the room left (100 bytes, under the "
+    "Anthropic: when even the shrunk first message does not fit the room left (100 bytes, under "
+    "the "
     "128-byte floor), a short placeholder stands in for its content, reported as such.",
     {"format": "anthropic", "messages": follow, "max_bytes": tiny},
     ok(
@@ -1624,7 +1643,10 @@ ask = [text("Why does the page look broken?"), image(PNG_1700x2200)]
 regrow = [{"role": "user", "content": ask}, calls("c_log"), reply("c_log", log)]
 case(
     "regrow_gives_freed_room_to_the_exchange_in_progress",
-    "OpenAI chat, in tokens: the exchange in progress (a 40-line log, about 450 tokens) is first cut to fit, then the request's screenshot still does not fit and becomes a placeholder; the room that frees goes back to the cut log first (regrow): it is returned whole, nothing is reported truncated.",
+    "OpenAI chat, in tokens: the exchange in progress (a 40-line log, about 450 tokens) is first "
+    "cut to fit, then the request's screenshot still does not fit and becomes a placeholder; the "
+    "room that frees goes back to the cut log first (regrow): it is returned whole, nothing is "
+    "reported truncated.",
     {
         "messages": regrow,
         **{
@@ -1672,7 +1694,10 @@ a_regrow = [
 ]
 case(
     "anthropic_regrow_gives_freed_room_to_the_exchange_in_progress",
-    "Anthropic, in tokens: the exchange in progress (a 40-line log, about 450 tokens) is first cut to fit, then the request's screenshot still does not fit and becomes a placeholder; the room that frees goes back to the cut log first (regrow): it is returned whole, nothing is reported truncated.",
+    "Anthropic, in tokens: the exchange in progress (a 40-line log, about 450 tokens) is first "
+    "cut to fit, then the request's screenshot still does not fit and becomes a placeholder; the "
+    "room that frees goes back to the cut log first (regrow): it is returned whole, nothing is "
+    "reported truncated.",
     {
         "format": "anthropic",
         "messages": a_regrow,

@@ -101,7 +101,7 @@ def total(messages):
     return sum(cost(m) for m in messages)
 
 
-# Messages. -----------------------------------------------------------------------------------------
+# Messages. ----------------------------------------------------------------------------------------
 def system(text):
     return {"role": "system", "content": text}
 
@@ -267,7 +267,7 @@ case(
     ),
 )
 
-# --- images by pixels, in user parts and in a tool result's content output ---------------------------
+# --- images by pixels, in user parts and in a tool result's content output ------------------------
 shot = content_result(
     "c_s",
     [
@@ -323,7 +323,7 @@ case(
     ),
 )
 
-# --- tool approvals are paired like calls -------------------------------------------------------------
+# --- tool approvals are paired like calls ---------------------------------------------------------
 approval = [
     user("Delete the temp folder."),
     assistant("I need your approval.", call("c_rm", "delete"), approval_request("ap_1", "c_rm")),
@@ -350,7 +350,7 @@ case(
     ok(kept, dropped_messages=[1, 2, 3, 4], repaired=[], cost_bytes=total(kept)),
 )
 
-# --- repair -------------------------------------------------------------------------------------------
+# --- repair ---------------------------------------------------------------------------------------
 broken = [
     tool(result("c_0", "stale")),
     user("start"),
@@ -364,7 +364,8 @@ REPAIRS = [
     {
         "index": 0,
         "action": "orphan_tool_result_removed",
-        "reason": "tool-result does not answer a tool-call of the assistant message right before it",
+        "reason": "tool-result does not answer a tool-call of the assistant message right before "
+        "it",
         "path": "messages[0].content[0]",
     },
     {
@@ -394,18 +395,19 @@ case(
     function="sanitize",
 )
 
-# --- files are attachments -----------------------------------------------------------------------------
+# --- files are attachments ------------------------------------------------------------------------
 log = filler(4000, "2026-11-30 12:00:01 INFO worker started")
 attach = {"type": "file", "data": log, "mediaType": "text/plain", "filename": "worker.log"}
 msgs = [user("Here is the log.", attach), assistant("Thanks."), user("Summarise it.")]
 case(
     "file_is_an_attachment",
-    "a text file part costs `Attached file: {filename}` and its data; with room it is kept as given.",
+    "a text file part costs `Attached file: {filename}` and its data; with room it is kept as "
+    "given.",
     {"messages": msgs, "max_bytes": 100_000},
     ok(msgs, dropped_messages=[], dropped_attachments=[], cost_bytes=total(msgs)),
 )
 
-# --- the answer starts on the user's turn ------------------------------------------------------------------
+# --- the answer starts on the user's turn ---------------------------------------------------------
 task = filler(5000, "spec of the settings page layout")
 msgs = [
     SYSTEM,
@@ -434,7 +436,7 @@ case(
     ),
 )
 
-# --- other formats' messages are named -----------------------------------------------------------------------
+# --- other formats' messages are named ------------------------------------------------------------
 case(
     "chat_tool_calls_name_the_format",
     "an OpenAI chat message (tool_calls) is refused with the format to pass.",

@@ -46,7 +46,10 @@ def model(steps, max_messages, trim_to=1.0, cut=None):
     or None, limited_by). The pinned system message counts one towards max_messages."""
     groups = groups_of(steps)
     n = len(groups)
-    first = lambda g: steps[groups[g][0]][0]
+
+    def first(g):
+        return steps[groups[g][0]][0]
+
     request = max((g for g in range(n) if first(g) == "user"), default=None)
     in_progress = n - 1 if first(n - 1) == "call" and (request is None or n - 1 > request) else None
     required = {g for g in (request, in_progress) if g is not None}
@@ -142,8 +145,10 @@ def case(name, description, steps, options, expect_model=None, expect=None):
 
 case(
     "trim_to_removes_down_to_the_share",
-    "Cache-stable trimming: once something must go, selection removes down to trim_to × max_messages "
-    "(here 10 × 0.5), keeping the newest run and the anchors (the newest user messages before the cut); "
+    "Cache-stable trimming: once something must go, selection removes down to trim_to × "
+    "max_messages "
+    "(here 10 × 0.5), keeping the newest run and the anchors (the newest user messages before "
+    "the cut); "
     "report.cut says where the kept run starts.",
     plain(9),
     {"max_messages": 10, "trim_to": 0.5},
@@ -151,7 +156,8 @@ case(
 )
 case(
     "cut_keeps_exactly_the_run",
-    "Given the previous answer's cut, while the messages from it (with the pinned message, the anchors "
+    "Given the previous answer's cut, while the messages from it (with the pinned message, the "
+    "anchors "
     'and the request) fit, the answer keeps exactly them: limited_by is "cut".',
     plain(9),
     {"max_messages": 10, "trim_to": 0.5, "cut": 14},
@@ -159,7 +165,8 @@ case(
 )
 case(
     "cut_moves_forward_by_trim_to",
-    "When the messages from the cut no longer fit, the cut moves forward (never back), down to trim_to "
+    "When the messages from the cut no longer fit, the cut moves forward (never back), down to "
+    "trim_to "
     "× the cap.",
     plain(9),
     {"max_messages": 10, "trim_to": 0.5, "cut": 2},
@@ -167,7 +174,8 @@ case(
 )
 case(
     "cut_past_the_end_is_ignored",
-    "A cut past the end of the messages (the history was replaced) is ignored: the trim chooses its "
+    "A cut past the end of the messages (the history was replaced) is ignored: the trim chooses "
+    "its "
     "cut afresh.",
     plain(9),
     {"max_messages": 10, "trim_to": 0.5, "cut": 1000},
@@ -175,7 +183,8 @@ case(
 )
 case(
     "cut_inside_an_exchange_moves_to_the_next_group",
-    "A cut that points inside a tool exchange (at the tool result) moves forward to the next group; the "
+    "A cut that points inside a tool exchange (at the tool result) moves forward to the next "
+    "group; the "
     "exchange stays whole or goes whole.",
     loop(4),
     {"max_messages": 30, "cut": 10},
@@ -197,7 +206,8 @@ case(
     dict(max_messages=40, trim_to=0.75),
 )
 
-for bad, message in [
+# The messages are documentation: the cases assert the error's code and path only.
+for bad, _message in [
     ({"trim_to": 0}, "trim_to must be a number in (0, 1]"),
     ({"trim_to": 1.5}, "trim_to must be a number in (0, 1]"),
     ({"cut": -1}, "cut must be a non-negative integer"),
@@ -230,7 +240,8 @@ def breakpoint_case():
     CASES.append(
         {
             "name": "cache_breakpoint_on_the_last_message_before_the_newest_user_message",
-            "description": "Anthropic cache_breakpoint: cache_control goes on the last block of the last message "
+            "description": "Anthropic cache_breakpoint: cache_control goes on the last block of "
+            "the last message "
             "before the newest user message (a string content becomes one text block); the report "
             "says where (its index among the returned messages, the block).",
             "function": "trim",
@@ -251,7 +262,8 @@ def breakpoint_case():
     CASES.append(
         {
             "name": "cache_breakpoint_never_a_fifth",
-            "description": "The caller's own breakpoints count: with four in system, no fifth is made and the "
+            "description": "The caller's own breakpoints count: with four in system, no fifth is "
+            "made and the "
             "report says null.",
             "function": "trim",
             "request": {

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""Writes the shared cases of `clear_tool_results.clear_tool_inputs` (tests/cases/clear_inputs_*.json)
-in every format: when an exchange's results are cleared, its calls' arguments become a placeholder
-that still validates (OpenAI chat and Responses `arguments` the JSON string "{}"; Anthropic
-`tool_use.input`, Gemini `functionCall.args`, AI SDK `tool-call.input` the object {}), and the
-cost goes down by what that frees.
+"""Writes the shared cases of `clear_tool_results.clear_tool_inputs`
+(tests/cases/clear_inputs_*.json) in every format: when an exchange's results are cleared, its
+calls' arguments become a placeholder that still validates (OpenAI chat and Responses `arguments`
+the JSON string "{}"; Anthropic `tool_use.input`, Gemini `functionCall.args`, AI SDK
+`tool-call.input` the object {}), and the cost goes down by what that frees.
 
 The history is three exchanges of ~3,000-byte arguments and ~3,000-byte results, each asked for
-by a short user message and followed by a short answer: everything else costs a few hundred bytes in all, so
-the budgets below fall between the totals with a margin of more than 1,000 bytes, whatever the
-formats' small fields cost. What a clear frees comes from the small model of the README's
-"Clearing old tool results" below (the arguments as each format prices them, less the
-placeholder's), never from the library.
+by a short user message and followed by a short answer: everything else costs a few hundred
+bytes in all, so the budgets below fall between the totals with a margin of more than 1,000
+bytes, whatever the formats' small fields cost. What a clear frees comes from the small model of
+the README's "Clearing old tool results" below (the arguments as each format prices them, less
+the placeholder's), never from the library.
 
 Run: python3 tests/cases/generate_clear_inputs.py   (rewrites tests/cases/clear_inputs_*.json)
 """
@@ -148,7 +148,8 @@ BUDGET = 13_500
 case(
     "clears_the_calls_arguments_with_their_results",
     "clear_tool_inputs: the exchange whose results are cleared loses its calls' arguments too (a "
-    "placeholder that still validates in the format); the report lists the call message with what that "
+    "placeholder that still validates in the format); the report lists the call message with "
+    "what that "
     "freed, so one exchange is enough where results alone need two.",
     history(),
     {"max_bytes": BUDGET, "clear_tool_results": {"keep": 1, "clear_tool_inputs": True}},
@@ -166,7 +167,8 @@ case(
 )
 case(
     "excluded_tools_keep_their_arguments",
-    "An exchange calling a tool of exclude_tools keeps its arguments and its results; the next one is "
+    "An exchange calling a tool of exclude_tools keeps its arguments and its results; the next "
+    "one is "
     "cleared instead.",
     history(("plan", "write", "write")),
     {

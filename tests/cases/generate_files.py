@@ -226,7 +226,8 @@ for fmt in ["openai", "anthropic", "responses", "gemini"]:
                     "part": 1,
                     "path": f"messages[0].{key}[1]",
                     "message": "the file could not be read; priced conservatively: unreadable PDF "
-                    f"(encrypted PDF), ~{LOCKED_PAGES} page estimated, ~{LOCKED_PAGES * PAGE} tokens",
+                    f"(encrypted PDF), ~{LOCKED_PAGES} page estimated, ~{LOCKED_PAGES * PAGE} "
+                    "tokens",
                 }
             ],
         ),

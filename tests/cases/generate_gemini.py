@@ -210,7 +210,7 @@ SYSTEM_COST = len(compact({})) + len(
 )  # a Content's other fields, its text
 
 for s in SPELLINGS:
-    # --- a function-calling loop, trimmed whole ----------------------------------------------------
+    # --- a function-calling loop, trimmed whole ---------------------------------------------------
     ask = "Check the config file. " + filler(400, "It is the one the service reads at start-up.")
     loop = [
         user(ask),
@@ -224,7 +224,8 @@ for s in SPELLINGS:
     case(
         s,
         "function_loop_dropped_whole",
-        "a functionCall and its functionResponse are one exchange, dropped together when it does not "
+        "a functionCall and its functionResponse are one exchange, dropped together when it does "
+        "not "
         "fit; the system instruction is pinned and echoed unchanged.",
         {"system": SYSTEM, "messages": loop, "max_bytes": budget},
         {
@@ -254,7 +255,7 @@ for s in SPELLINGS:
         ),
     )
 
-    # --- parallel calls, with and without ids ------------------------------------------------------
+    # --- parallel calls, with and without ids -----------------------------------------------------
     par = [
         user("Weather in Paris and Rome? " + filler(500, "I am planning a trip.")),
         model(
@@ -302,7 +303,8 @@ for s in SPELLINGS:
     case(
         s,
         "repair_responses_out_of_order_without_ids",
-        "responses without ids must follow the calls' order and names: swapped, they answer no call, "
+        "responses without ids must follow the calls' order and names: swapped, they answer no "
+        "call, "
         "so the calls go (the model content keeps the visible note) and so do the responses.",
         {"messages": swapped},
         ok(
@@ -330,7 +332,7 @@ for s in SPELLINGS:
         ),
     )
 
-    # --- an image inside a function response -------------------------------------------------------
+    # --- an image inside a function response ------------------------------------------------------
     shot = [
         user("What does the tool's screenshot show? " + filler(500, "It is the settings window.")),
         model(s.fcall("screenshot", {})),
@@ -340,13 +342,18 @@ for s in SPELLINGS:
     case(
         s,
         "image_in_function_response_priced_by_pixels",
-        f"an image among a functionResponse's parts is priced by its pixels (Gemini 2.5's rule, the "
-        f"format's default: {gemini_tokens(1700, 2200)} tokens), so it fits a budget its base64 alone "
+        "an image among a functionResponse's parts is priced by its pixels (Gemini 2.5's rule, "
+        "the "
+        f"format's default: {gemini_tokens(1700, 2200)} tokens), so it fits a budget its base64 "
+        "alone "
         "would exceed.",
         {"messages": shot, "max_bytes": 8000},
         ok(shot, dropped_images=[], dropped_messages=[], cost_bytes=s.total(shot)),
     )
-    ph = f"[Image omitted to fit the context budget: PNG 1700×2200, ~{gemini_tokens(1700, 2200)} tokens]"
+    ph = (
+        "[Image omitted to fit the context budget: PNG 1700×2200, "
+        f"~{gemini_tokens(1700, 2200)} tokens]"
+    )
     without = copy.deepcopy(shot)
     without[2]["parts"] = [s.fresp("screenshot", {"status": "captured"}, parts=[s.text_blob(ph)])]
     budget = s.total(shot) - 4 * gemini_tokens(1700, 2200) + len(ph.encode()) + 20
@@ -389,8 +396,10 @@ for s in SPELLINGS:
     case(
         s,
         "function_response_text_shrunk",
-        "the exchange in progress does not fit: the strings of a functionResponse's response are its "
-        "text, so its output shrinks (head and tail kept, the marker says how much was cut) instead of "
+        "the exchange in progress does not fit: the strings of a functionResponse's response are "
+        "its "
+        "text, so its output shrinks (head and tail kept, the marker says how much was cut) "
+        "instead of "
         "the agent losing the result it asked for.",
         {"messages": running, "max_bytes": budget},
         ok(
@@ -401,7 +410,7 @@ for s in SPELLINGS:
         ),
     )
 
-    # --- thought signatures are untouched ----------------------------------------------------------
+    # --- thought signatures are untouched ---------------------------------------------------------
     plan = filler(2500, "thinking about the build")
     explain = filler(3000, "the linker says")
     signed = [
@@ -430,7 +439,7 @@ for s in SPELLINGS:
         ),
     )
 
-    # --- valid output: first content user, merging ----------------------------------------------------
+    # --- valid output: first content user, merging ------------------------------------------------
     greet = [model("Hi! How can I help?"), user("Open my calendar.")]
     case(
         s,
@@ -464,7 +473,8 @@ for s in SPELLINGS:
         s,
         "roles_alternate_by_merging",
         "when the model content between two kept user contents is dropped, the two merge into one "
-        "user content (parts in order); the report lists the merge (fill: false: whole groups only).",
+        "user content (parts in order); the report lists the merge (fill: false: whole groups "
+        "only).",
         {"messages": long, "max_bytes": 600, "fill": False},
         ok(
             [user("Short note.", "So, which option?")],
@@ -473,7 +483,7 @@ for s in SPELLINGS:
         ),
     )
 
-    # --- repair -------------------------------------------------------------------------------------
+    # --- repair -----------------------------------------------------------------------------------
     orphan = [user("hi"), model("hello"), user(s.fresp("get_weather", {"temp": 3}), "and now?")]
     case(
         s,
@@ -502,7 +512,8 @@ for s in SPELLINGS:
     case(
         s,
         "repair_call_without_response",
-        "a functionCall without its response (a session saved mid-call) goes; the model content keeps "
+        "a functionCall without its response (a session saved mid-call) goes; the model content "
+        "keeps "
         "its text and gets the visible note.",
         {"messages": unanswered},
         ok(
@@ -526,7 +537,8 @@ for s in SPELLINGS:
     case(
         s,
         "repair_response_count_differs",
-        "two calls and one response: the counts must be equal, so the calls and the response go; the "
+        "two calls and one response: the counts must be equal, so the calls and the response go; "
+        "the "
         "note stands alone and the two model contents left side by side merge.",
         {"messages": counts},
         ok(
@@ -590,8 +602,10 @@ for s in SPELLINGS:
     case(
         s,
         "images_priced_by_gemini_rule",
-        f"inline images are priced by their pixels under Gemini 2.5 ({gemini_tokens(500, 375)} tokens "
-        f"for 500×375), file images like remote ones (image_sizes: 960×540 is {gemini_tokens(960, 540)}).",
+        f"inline images are priced by their pixels under Gemini 2.5 ({gemini_tokens(500, 375)} "
+        "tokens "
+        "for 500×375), file images like remote ones (image_sizes: 960×540 is "
+        f"{gemini_tokens(960, 540)}).",
         {"messages": pics, "max_bytes": 100_000, "image_sizes": {REMOTE: [960, 540]}},
         ok(pics, cost_bytes=s.total(pics), dropped_images=[]),
     )
@@ -602,7 +616,8 @@ for s in SPELLINGS:
         s,
         "model_selects_pricing",
         f"model=gemini-3-pro prices every image at 1,120 tokens (media resolution high), not "
-        f"{gemini_tokens(500, 375)}: the older screenshot then no longer fits; the user content that "
+        f"{gemini_tokens(500, 375)}: the older screenshot then no longer fits; the user content "
+        "that "
         f"began the kept model turn comes back with the image as a placeholder (the answer starts "
         f"with the user's turn).",
         {"messages": older, "max_bytes": budget, "model": "gemini-3-pro"},
@@ -668,7 +683,8 @@ for s in SPELLINGS:
                     "index": None,
                     "part": None,
                     "path": "model",
-                    "message": 'no model family claims "vertex_ai/house-model"; assumed: images priced by '
+                    "message": 'no model family claims "vertex_ai/house-model"; assumed: images '
+                    "priced by "
                     'the "gemini" rule (the default), text counted in bytes; strict_model: '
                     "true makes an unknown model an error",
                 }
@@ -729,7 +745,8 @@ for s in SPELLINGS:
                     "index": None,
                     "part": None,
                     "path": "model",
-                    "message": 'no context window is known for model "gemma3:27b" (open-weight models run '
+                    "message": 'no context window is known for model "gemma3:27b" (open-weight '
+                    "models run "
                     "with their host's or runtime's window); only max_messages limits the history: "
                     "give context_tokens or max_bytes",
                 }
@@ -737,7 +754,7 @@ for s in SPELLINGS:
         ),
     )
 
-# --- a follow-up after a function-calling loop: the answer starts on the user's turn ----------------
+# --- a follow-up after a function-calling loop: the answer starts on the user's turn --------------
 for s in SPELLINGS:
     spec = filler(5000, "spec of the settings page layout")
     results = [filler(1200, f"result {i} line") for i in range(3)]
@@ -768,7 +785,7 @@ for s in SPELLINGS:
         ),
     )
 
-# --- regrow, in tokens: the room an image's placeholder frees goes back to the cut text --------------
+# --- regrow, in tokens: the room an image's placeholder frees goes back to the cut text -----------
 for s in SPELLINGS:
     log = "".join(f"GET /api/items?page={i} 200 {i % 90 + 3}ms\n" for i in range(40))
     regrow = [
@@ -779,7 +796,10 @@ for s in SPELLINGS:
     case(
         s,
         "regrow_gives_freed_room_to_the_exchange_in_progress",
-        "in tokens: the exchange in progress (a 40-line log, about 450 tokens) is first cut to fit, then the request's screenshot still does not fit and becomes a placeholder; the room that frees goes back to the cut log first (regrow): it is returned whole, nothing is reported truncated.",
+        "in tokens: the exchange in progress (a 40-line log, about 450 tokens) is first cut to "
+        "fit, then the request's screenshot still does not fit and becomes a placeholder; the "
+        "room that frees goes back to the cut log first (regrow): it is returned whole, nothing "
+        "is reported truncated.",
         {
             "messages": regrow,
             **{
@@ -794,7 +814,8 @@ for s in SPELLINGS:
                 user(
                     "Why does the page look broken?",
                     {
-                        "text": "[Image omitted to fit the context budget: PNG 1700×2200, ~765 tokens]"
+                        "text": "[Image omitted to fit the context budget: PNG 1700×2200, ~765 "
+                        "tokens]"
                     },
                 ),
                 regrow[1],
@@ -849,7 +870,8 @@ CASES.append(
 CASES.append(
     {
         "name": "gemini_chat_format_names_gemini",
-        "description": 'Gemini contents passed without format="gemini": an error names the format to pass.',
+        "description": 'Gemini contents passed without format="gemini": an error names the '
+        "format to pass.",
         "function": "trim",
         "request": {"messages": [user("hi")]},
         "expect": err("invalid_request", path="messages[0].parts"),

@@ -278,7 +278,8 @@ assert total(follow[1:3]) > 600
 filled_to = 600 - total([follow[1]]) - total([fout("call_f0", "")])
 case(
     "responses_follow_up_after_tool_loop_keeps_the_newest_steps",
-    "A follow-up after a tool loop, its first message too long to anchor: the newest steps that fit "
+    "A follow-up after a tool loop, its first message too long to anchor: the newest steps that "
+    "fit "
     "are kept; the Responses API takes input that starts with a function_call, so no user message "
     "is brought back (the Anthropic and Gemini formats start on the user's turn instead): the room "
     "left fills with the oldest step, its output shrunk (fill).",
@@ -410,7 +411,10 @@ ask = user_parts(input_text("Why does the page look broken?"), input_image(SCREE
 regrow = [ask, fcall("c_log", "read_log", "{}"), fout("c_log", log)]
 case(
     "responses_regrow_gives_freed_room_to_the_exchange_in_progress",
-    "In tokens: the exchange in progress (a 40-line log, about 450 tokens) is first cut to fit, then the request's screenshot still does not fit and becomes a placeholder; the room that frees goes back to the cut log first (regrow): it is returned whole, nothing is reported truncated.",
+    "In tokens: the exchange in progress (a 40-line log, about 450 tokens) is first cut to fit, "
+    "then the request's screenshot still does not fit and becomes a placeholder; the room that "
+    "frees goes back to the cut log first (regrow): it is returned whole, nothing is reported "
+    "truncated.",
     {
         "format": "responses",
         "messages": regrow,
@@ -713,7 +717,8 @@ case(
 )
 case(
     "responses_model_gives_the_window",
-    "gpt-5's window is 400,000 with 272,000 input: the reserve is the other 128,000, and the budget "
+    "gpt-5's window is 400,000 with 272,000 input: the reserve is the other 128,000, and the "
+    "budget "
     "400,000 − 128,000 − 256 = 271,744 tokens.",
     {"format": "responses", "messages": items, "model": "gpt-5"},
     ok(items, unit="tokens", budget_tokens=271_744, warnings=[]),
@@ -731,7 +736,8 @@ case(
                 "index": None,
                 "part": None,
                 "path": "model",
-                "message": 'no context window is known for model "deepseek-r1" (open-weight models run with '
+                "message": 'no context window is known for model "deepseek-r1" (open-weight '
+                "models run with "
                 "their host's or runtime's window); only max_messages limits the history: give "
                 "context_tokens or max_bytes",
             }

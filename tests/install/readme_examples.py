@@ -80,7 +80,8 @@ def js_examples(readme_path: pathlib.Path, app: str) -> int:
             'import fs from "node:fs";\n'
             f'const messages = JSON.parse(fs.readFileSync({session}, "utf8")).messages;\n'
             + text
-            + "\nif (!(kept.length > 0 && report.output_messages === kept.length)) process.exit(3);\n"
+            + "\nif (!(kept.length > 0 && report.output_messages === kept.length)) "
+            "process.exit(3);\n"
         )
         run = subprocess.run(["node", script.name], cwd=app, capture_output=True, text=True)
         if run.returncode != 0:
