@@ -13,14 +13,17 @@ import math
 import pathlib
 import struct
 import zlib
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures" / "images"
 NOTE = "[Incomplete tool calls removed from restored session.]"
-CASES = []
+# A JSON object: a message, a part, a request or an expectation.
+Obj = dict[str, Any]
+CASES: list[Obj] = []
 
 
-def data_url(path, media="image/png"):
+def data_url(path: str, media: str = "image/png") -> str:
     return f"data:{media};base64," + base64.b64encode((FIXTURES / path).read_bytes()).decode()
 
 
@@ -30,11 +33,11 @@ GIF_1x1 = data_url("gif/pixel_1x1.gif", "image/gif")
 BMP = data_url("invalid/bmp_40x30.bmp", "image/bmp")  # undecodable: costs its length
 
 
-def compact(value):
+def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def ankita_tokens(w, h):
+def ankita_tokens(w: float, h: float) -> int:
     """DESIGN §3, written out again independently."""
     w, h = float(w), float(h)
     fit = 2048 / max(w, h)
@@ -46,14 +49,14 @@ def ankita_tokens(w, h):
     return 85 + 170 * math.ceil(w / 512) * math.ceil(h / 512)
 
 
-def claude_tokens(w, h, edge=1568, budget=1568):
+def claude_tokens(w: int, h: int, edge: int = 1568, budget: int = 1568) -> int:
     """Claude's standard tier (IMAGE_TOKENS.md): ceil(w/28)·ceil(h/28) after the largest
     aspect-preserving resize whose 28-px-rounded sides fit `edge` and whose tokens fit `budget`."""
 
-    def tokens(w, h):
+    def tokens(w: int, h: int) -> int:
         return math.ceil(w / 28) * math.ceil(h / 28)
 
-    def fits(w, h):
+    def fits(w: int, h: int) -> bool:
         return (
             math.ceil(w / 28) * 28 <= edge
             and math.ceil(h / 28) * 28 <= edge
@@ -64,7 +67,7 @@ def claude_tokens(w, h, edge=1568, budget=1568):
         return tokens(w, h)
     long, aspect = max(w, h), max(w, h) / min(w, h)
 
-    def size(side):
+    def size(side: int) -> tuple[int, int]:
         short = max(round(side / aspect), 1)
         return (side, short) if w >= h else (short, side)
 
@@ -90,7 +93,7 @@ IMAGE_BYTES = {
 }
 
 
-def part_cost(part):
+def part_cost(part: Obj) -> int:
     if part["type"] == "text":
         return len(part["text"].encode())
     if part["type"] == "image_url":
@@ -98,7 +101,7 @@ def part_cost(part):
     return len(compact(part).encode())
 
 
-def cost(message):
+def cost(message: Obj) -> int:
     meta = {k: v for k, v in message.items() if k != "content"}
     content = message.get("content")
     if isinstance(content, str):
@@ -110,16 +113,16 @@ def cost(message):
     return len(compact(meta).encode()) + body
 
 
-def cost_of_text(message):
+def cost_of_text(message: Obj) -> int:
     """What a message's text content costs (its UTF-8 length)."""
     return len(message["content"].encode())
 
 
-def total(messages):
+def total(messages: list[Obj]) -> int:
     return sum(cost(m) for m in messages)
 
 
-def case(name, description, request, expect, function="trim"):
+def case(name: str, description: str, request: Any, expect: Obj, function: str = "trim") -> None:
     CASES.append(
         {
             "name": name,
@@ -140,48 +143,48 @@ SYSTEM_PROMPT = (
 )
 
 
-def sys(text=SYSTEM_PROMPT):
+def sys(text: str = SYSTEM_PROMPT) -> Obj:
     return {"role": "system", "content": text}
 
 
-def user(text):
+def user(text: Any) -> Obj:
     return {"role": "user", "content": text}
 
 
-def assistant(text):
+def assistant(text: Any) -> Obj:
     return {"role": "assistant", "content": text}
 
 
-def image(url, **extra):
+def image(url: str, **extra: Any) -> Obj:
     return {"type": "image_url", "image_url": {"url": url, **extra}}
 
 
-def text(t, **extra):
+def text(t: str, **extra: Any) -> Obj:
     return {"type": "text", "text": t, **extra}
 
 
-def call(cid, name="read_file", args='{"path": "src/main.rs"}'):
+def call(cid: str, name: str = "read_file", args: str = '{"path": "src/main.rs"}') -> Obj:
     return {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
 
 
-def calls(*ids, content=None):
+def calls(*ids: str, content: Any = None) -> Obj:
     return {"role": "assistant", "content": content, "tool_calls": [call(i) for i in ids]}
 
 
-def reply(cid, body):
+def reply(cid: str, body: Any) -> Obj:
     return {"role": "tool", "tool_call_id": cid, "content": body}
 
 
-def filler(n, seed="log line"):
+def filler(n: int, seed: str = "log line") -> str:
     s = (seed + " ") * (n // (len(seed) + 1) + 1)
     return s[:n]
 
 
-def marker_text(cut):
+def marker_text(cut: int) -> str:
     return f"\n[... {cut} bytes omitted to fit the context budget ...]\n"
 
 
-def shrink(text, target, floor=128):
+def shrink(text: str, target: int, floor: int = 128) -> str:
     """Head and tail of `text`'s UTF-8 bytes around the marker, at most `target` bytes, never
     splitting a character; never below `floor` bytes (the tail takes whole characters back)."""
     b = text.encode()
@@ -190,12 +193,12 @@ def shrink(text, target, floor=128):
         return text
     floor = floor if target >= 128 else 0
 
-    def down(i):
+    def down(i: int) -> int:
         while 0 < i < n and b[i] & 0xC0 == 0x80:
             i -= 1
         return i
 
-    def up(i):
+    def up(i: int) -> int:
         while i < n and b[i] & 0xC0 == 0x80:
             i += 1
         return i
@@ -213,15 +216,15 @@ def shrink(text, target, floor=128):
         keep = max(0, keep - (size - target))
 
 
-def naive_shrink(text, target):
+def naive_shrink(text: str, target: int) -> str:
     return shrink(text, target, floor=0)
 
 
-def ok(messages, **report):
+def ok(messages: Any, **report: Any) -> Obj:
     return {"ok": True, "messages": messages, "report": report}
 
 
-def err(code, **error):
+def err(code: str, **error: Any) -> Obj:
     return {"ok": False, "error": {"code": code, **error}}
 
 
@@ -656,8 +659,8 @@ msgs = [sys(), user("Was steht im Log?"), calls("c1"), reply("c1", reply_text)]
 others = total(msgs) - len(reply_text.encode())
 for target in range(128, 140):
     naive = naive_shrink(reply_text, target)
-    fixed = shrink(reply_text, target)
-    if len(naive.encode()) < 128 and len(fixed.encode()) <= target:
+    floored = shrink(reply_text, target)
+    if len(naive.encode()) < 128 and len(floored.encode()) <= target:
         break
 else:
     raise AssertionError("no target shows the floor")
@@ -665,16 +668,16 @@ case(
     "shrunk_text_never_ends_below_the_floor",
     f"A non-ASCII tool output shrunk to {target} bytes: cutting at character boundaries would "
     f"leave {len(naive.encode())} bytes, below the 128-byte floor; the tail takes a whole "
-    f"character back so it ends at {len(fixed.encode())}.",
+    f"character back so it ends at {len(floored.encode())}.",
     {"messages": msgs, "max_bytes": others + target},
     ok(
-        [msgs[0], msgs[1], msgs[2], {**msgs[3], "content": fixed}],
+        [msgs[0], msgs[1], msgs[2], {**msgs[3], "content": floored}],
         truncated=[
             {
                 "index": 3,
                 "part": None,
                 "from_bytes": len(reply_text.encode()),
-                "to_bytes": len(fixed.encode()),
+                "to_bytes": len(floored.encode()),
             }
         ],
     ),
@@ -709,13 +712,12 @@ tools = [
         },
     }
 ]
-history = 1000 * 4 - 200 * 4 - 1024 - len(compact(tools))
-assert history < 512
+history_bytes = 1000 * 4 - 200 * 4 - 1024 - len(compact(tools))
+assert history_bytes < 512
 case(
     "history_budget_too_small",
     "Output reserve, overhead and tool schemas leave less than 512 bytes for the history (in "
-    "bytes: "
-    'tokenizer "bytes" asks for the byte rule).',
+    'bytes: tokenizer "bytes" asks for the byte rule).',
     {
         "messages": [user("hi")],
         "context_tokens": 1000,
@@ -725,16 +727,15 @@ case(
     },
     err(
         "history_budget_too_small",
-        message=f"The history budget is {history} bytes after reserving the output, overhead, "
-        "tool schemas "
-        "and memory; at least 512 bytes are needed.",
+        message=f"The history budget is {history_bytes} bytes after reserving the output, "
+        "overhead, tool schemas and memory; at least 512 bytes are needed.",
         breakdown={
             "context_bytes": 4000,
             "output_reserve_bytes": 800,
             "overhead_bytes": 1024,
             "tools_bytes": len(compact(tools)),
             "memory_bytes": 0,
-            "history_bytes": history,
+            "history_bytes": history_bytes,
         },
     ),
 )
@@ -914,7 +915,7 @@ tool_turn = {
         {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}, "x": 1}
     ],
 }
-big_reply = {
+big_reply: Obj = {
     "role": "tool",
     "tool_call_id": "c1",
     "name": "f",
@@ -1018,7 +1019,7 @@ case(
 
 
 # --- model names never raise -----------------------------------------------------------------
-def unknown_model(model, profile, text="text counted in bytes"):
+def unknown_model(model: str, profile: str, text: str = "text counted in bytes") -> Obj:
     """The report warning of a model no family claims (README "Model names")."""
     return {
         "code": "unknown_model",
@@ -1077,16 +1078,15 @@ for name in [
 
 
 # --- windows from the model (src/windows.rs) ------------------------------------------------------
-def no_context_window(model):
+def no_context_window(model: str) -> Obj:
     return {
         "code": "no_context_window",
         "index": None,
         "part": None,
         "path": "model",
         "message": f"no context window is known for model {json.dumps(model)} (open-weight "
-        "models run "
-        "with their host's or runtime's window); only max_messages limits the history: give "
-        "context_tokens or max_bytes",
+        "models run with their host's or runtime's window); only max_messages limits the "
+        "history: give context_tokens or max_bytes",
     }
 
 
@@ -1132,15 +1132,15 @@ case(
 
 
 # --- Anthropic Messages format ----------------------------------------------------------------
-def a_text(t):
+def a_text(t: str) -> Obj:
     return {"type": "text", "text": t}
 
 
-def a_use(uid, name="read_file"):
+def a_use(uid: str, name: str = "read_file") -> Obj:
     return {"type": "tool_use", "id": uid, "name": name, "input": {"path": "src/main.rs"}}
 
 
-def a_result(uid, content):
+def a_result(uid: str, content: Any) -> Obj:
     return {"type": "tool_result", "tool_use_id": uid, "content": content}
 
 
@@ -1220,10 +1220,10 @@ others = (
 )
 to_bytes = 3400 - others
 marker = "\n[... {} bytes omitted to fit the context budget ...]\n"
-keep = to_bytes - len(marker.format(6000 - to_bytes))
+kept = to_bytes - len(marker.format(6000 - to_bytes))
 out = copy.deepcopy(msgs)
 out[2]["content"][0]["content"] = (
-    big[: keep // 2] + marker.format(6000 - keep) + big[6000 - (keep - keep // 2) :]
+    big[: kept // 2] + marker.format(6000 - kept) + big[6000 - (kept - kept // 2) :]
 )
 assert len(out[2]["content"][0]["content"]) == to_bytes
 case(
@@ -1525,7 +1525,7 @@ case(
 spec = filler(5000, "spec of the settings page layout")
 loop_ids = ["tu_1", "tu_2", "tu_3"]
 results = [filler(1200, f"result {i} line") for i in range(3)]
-follow = [{"role": "user", "content": spec}]
+follow: list[Obj] = [{"role": "user", "content": spec}]
 for uid, body in zip(loop_ids, results):
     follow += [
         {"role": "assistant", "content": [a_use(uid)]},
@@ -1537,7 +1537,7 @@ follow += [
 ]
 
 
-def a_use_cost(uid):
+def a_use_cost(uid: str) -> int:
     return len(
         compact(
             {"role": "assistant", "tool_calls": [call(uid, args=compact({"path": "src/main.rs"}))]}
@@ -1545,7 +1545,7 @@ def a_use_cost(uid):
     )
 
 
-def a_result_cost(uid, body):
+def a_result_cost(uid: str, body: str) -> int:
     return len(compact({"role": "tool", "tool_call_id": uid})) + len(body)
 
 
@@ -1832,7 +1832,7 @@ case(
 CLEARED = "[Old tool result cleared to fit the context budget.]"
 
 
-def tool_loop(names):
+def tool_loop(names: list[str]) -> list[Obj]:
     msgs = [sys("Use the tools."), user("Find the failing test.")]
     for i, name in enumerate(names):
         msgs.append(
@@ -1848,7 +1848,7 @@ def tool_loop(names):
     return msgs
 
 
-def cleared(msgs, indices):
+def cleared(msgs: list[Obj], indices: list[int]) -> list[Obj]:
     out = copy.deepcopy(msgs)
     for i in indices:
         out[i]["content"] = CLEARED
