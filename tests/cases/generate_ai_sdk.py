@@ -7,24 +7,29 @@ the library itself.
 Run: python3 tests/cases/generate_ai_sdk.py   (rewrites tests/cases/ai_sdk_*.json)
 """
 
+from __future__ import annotations
+
 import base64
 import copy
 import json
 import math
 import pathlib
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures" / "images"
 NOTE = "[Incomplete tool calls removed from restored session.]"
 MARKER = "\n[... {} bytes omitted to fit the context budget ...]\n"
-CASES = []
+# A JSON object: a message, a part, a request or an expectation.
+Obj = dict[str, Any]
+CASES: list[Obj] = []
 
 PNG_B64 = base64.b64encode((FIXTURES / "png/rgb_1700x2200.png").read_bytes()).decode()
 JPEG_B64 = base64.b64encode((FIXTURES / "jpeg/baseline_500x375.jpg").read_bytes()).decode()
 SIZES = {PNG_B64: (1700, 2200), JPEG_B64: (500, 375)}
 
 
-def ankita_tokens(w, h):
+def ankita_tokens(w: float, h: float) -> int:
     """The default recipe (README, "Image probe"), written out again: fit into 2048, scale the
     short side to 768 (up or down), 85 + 170 per 512-px tile."""
     w, h = float(w), float(h)
@@ -41,20 +46,20 @@ assert ankita_tokens(1700, 2200) == 765
 assert ankita_tokens(500, 375) == 765  # scaled up to 1024×768
 
 
-def compact(value):
+def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def jlen(value):
+def jlen(value: Any) -> int:
     return len(compact(value).encode())
 
 
-def image_bytes(data):
+def image_bytes(data: str) -> int:
     return 4 * ankita_tokens(*SIZES[data])
 
 
 # The cost model (README, "AI SDK format"). -------------------------------------------------------
-def part_cost(part):
+def part_cost(part: Obj) -> int:
     t = part["type"]
     if t == "text":
         return len(part["text"].encode())
@@ -69,7 +74,7 @@ def part_cost(part):
     return jlen(part)  # reasoning, tool-call, tool-approval-request, anything else
 
 
-def result_cost(part):
+def result_cost(part: Obj) -> int:
     """A tool-result: its JSON, with the text of its output counted as text and the media of a
     content output priced instead of counted as JSON."""
     cost = jlen(part)
@@ -85,9 +90,9 @@ def result_cost(part):
     return cost
 
 
-def cost(message):
+def cost(message: Obj) -> int:
     meta = jlen({k: v for k, v in message.items() if k != "content"})
-    content = message.get("content")
+    content: Any = message.get("content")
     if message["role"] == "tool":
         return sum(
             meta + (result_cost(p) if p["type"] == "tool-result" else jlen(p)) for p in content
@@ -97,40 +102,40 @@ def cost(message):
     return meta + sum(part_cost(p) for p in content)
 
 
-def total(messages):
+def total(messages: list[Obj]) -> int:
     return sum(cost(m) for m in messages)
 
 
 # Messages. ----------------------------------------------------------------------------------------
-def system(text):
+def system(text: str) -> Obj:
     return {"role": "system", "content": text}
 
 
-def user(*parts):
+def user(*parts: str | Obj) -> Obj:
     if len(parts) == 1 and isinstance(parts[0], str):
         return {"role": "user", "content": parts[0]}
     return {"role": "user", "content": [text(p) if isinstance(p, str) else p for p in parts]}
 
 
-def assistant(*parts):
+def assistant(*parts: str | Obj) -> Obj:
     if len(parts) == 1 and isinstance(parts[0], str):
         return {"role": "assistant", "content": parts[0]}
     return {"role": "assistant", "content": [text(p) if isinstance(p, str) else p for p in parts]}
 
 
-def tool(*parts):
+def tool(*parts: Obj) -> Obj:
     return {"role": "tool", "content": list(parts)}
 
 
-def text(t):
+def text(t: str) -> Obj:
     return {"type": "text", "text": t}
 
 
-def image(data, media="image/png"):
+def image(data: str, media: str = "image/png") -> Obj:
     return {"type": "image", "image": data, "mediaType": media}
 
 
-def call(cid, name="read_file"):
+def call(cid: str, name: str = "read_file") -> Obj:
     return {
         "type": "tool-call",
         "toolCallId": cid,
@@ -139,7 +144,7 @@ def call(cid, name="read_file"):
     }
 
 
-def result(cid, value, name="read_file"):
+def result(cid: str, value: str, name: str = "read_file") -> Obj:
     return {
         "type": "tool-result",
         "toolCallId": cid,
@@ -148,7 +153,7 @@ def result(cid, value, name="read_file"):
     }
 
 
-def content_result(cid, items, name="screenshot"):
+def content_result(cid: str, items: list[Obj], name: str = "screenshot") -> Obj:
     return {
         "type": "tool-result",
         "toolCallId": cid,
@@ -157,24 +162,24 @@ def content_result(cid, items, name="screenshot"):
     }
 
 
-def approval_request(aid, cid):
+def approval_request(aid: str, cid: str) -> Obj:
     return {"type": "tool-approval-request", "approvalId": aid, "toolCallId": cid}
 
 
-def approval_response(aid, approved=True):
+def approval_response(aid: str, approved: bool = True) -> Obj:
     return {"type": "tool-approval-response", "approvalId": aid, "approved": approved}
 
 
-def reasoning(t):
+def reasoning(t: str) -> Obj:
     return {"type": "reasoning", "text": t, "providerOptions": {"anthropic": {"signature": "c2ln"}}}
 
 
-def filler(n, seed="log line"):
+def filler(n: int, seed: str = "log line") -> str:
     s = (seed + " ") * (n // (len(seed) + 1) + 1)
     return s[:n]
 
 
-def shrunk(t, to_bytes):
+def shrunk(t: str, to_bytes: int) -> str:
     """DESIGN §6.7's shrink of an ASCII text to `to_bytes`: head and tail around the marker."""
     keep = to_bytes - len(MARKER.format(len(t) - to_bytes))
     out = t[: keep // 2] + MARKER.format(len(t) - keep) + t[len(t) - (keep - keep // 2) :]
@@ -182,15 +187,15 @@ def shrunk(t, to_bytes):
     return out
 
 
-def ok(messages, **report):
+def ok(messages: list[Obj], **report: Any) -> Obj:
     return {"ok": True, "messages": messages, "report": {"format": "ai-sdk", **report}}
 
 
-def err(code, **error):
+def err(code: str, **error: Any) -> Obj:
     return {"ok": False, "error": {"code": code, **error}}
 
 
-def case(name, description, request, expect, function="trim"):
+def case(name: str, description: str, request: Obj, expect: Obj, function: str = "trim") -> None:
     request = {"format": "ai-sdk", **request}
     CASES.append(
         {

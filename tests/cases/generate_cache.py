@@ -11,26 +11,29 @@ from the library.
 Run: python3 tests/cases/generate_cache.py   (rewrites tests/cases/cache_*.json)
 """
 
+from __future__ import annotations
+
 import json
 import math
 import pathlib
 
 import histories
-from histories import FORMATS, SYSTEM_FIRST
+from histories import FORMATS, SYSTEM_FIRST, Obj, Step
 
 HERE = pathlib.Path(__file__).resolve().parent
 SYSTEM = "You are a helpful agent."
-CASES = []
+CASES: list[Obj] = []
 
 
-def write(fmt, steps):
+def write(fmt: str, steps: list[Step]) -> tuple[list[Obj], str | Obj | None]:
     """The history's messages in `fmt`, and the system prompt outside them (histories.py)."""
     return histories.write(fmt, steps, SYSTEM, "lookup")
 
 
-def groups_of(steps):
+def groups_of(steps: list[Step]) -> list[list[int]]:
     """Groups of step indices: a user or assistant message alone, a call with its result."""
-    groups, k = [], 0
+    groups: list[list[int]] = []
+    k = 0
     while k < len(steps):
         if steps[k][0] == "call":
             groups.append([k, k + 1])
@@ -41,14 +44,16 @@ def groups_of(steps):
     return groups
 
 
-def model(steps, max_messages, trim_to=1.0, cut=None):
+def model(
+    steps: list[Step], max_messages: int, trim_to: float = 1.0, cut: int | None = None
+) -> tuple[list[int], int | None, str | None]:
     """The README's rules on a count budget. Returns (kept step indices, cut in step indices
     or None, limited_by). The pinned system message counts one towards max_messages."""
     groups = groups_of(steps)
     n = len(groups)
 
-    def first(g):
-        return steps[groups[g][0]][0]
+    def first(g: int) -> str:
+        return str(steps[groups[g][0]][0])
 
     request = max((g for g in range(n) if first(g) == "user"), default=None)
     in_progress = n - 1 if first(n - 1) == "call" and (request is None or n - 1 > request) else None
@@ -56,10 +61,10 @@ def model(steps, max_messages, trim_to=1.0, cut=None):
     users = [g for g in range(n) if first(g) == "user"]
     base = 1 + sum(len(groups[g]) for g in required)
 
-    def anchors(c):
+    def anchors(c: int) -> list[int]:
         return [g for g in users if g < c][::-1][:2]  # short texts: all within the limit
 
-    def count(c, anchor):
+    def count(c: int, anchor: list[int]) -> int:
         return (
             base
             + sum(len(groups[g]) for g in range(c, n) if g not in required)
@@ -84,16 +89,16 @@ def model(steps, max_messages, trim_to=1.0, cut=None):
     return kept, reported, limited
 
 
-def plain(pairs):
-    steps = []
+def plain(pairs: int) -> list[Step]:
+    steps: list[Step] = []
     for i in range(pairs):
         steps += [("user", f"question {i}"), ("assistant", f"answer {i}")]
     return steps + [("user", f"question {pairs}")]
 
 
-def loop(pairs):
+def loop(pairs: int) -> list[Step]:
     """Questions and answers, each question answered after one tool call."""
-    steps = []
+    steps: list[Step] = []
     for i in range(pairs):
         steps += [
             ("user", f"question {i}"),
@@ -104,11 +109,18 @@ def loop(pairs):
     return steps + [("user", f"question {pairs}")]
 
 
-def case(name, description, steps, options, expect_model=None, expect=None):
+def case(
+    name: str,
+    description: str,
+    steps: list[Step],
+    options: Obj,
+    expect_model: Obj | None = None,
+    expect: Obj | None = None,
+) -> None:
     for fmt in FORMATS:
         messages, system = write(fmt, steps)
         shift = 1 if fmt in SYSTEM_FIRST else 0
-        request = {"messages": messages, "format": fmt}
+        request: Obj = {"messages": messages, "format": fmt}
         if system is not None:
             request["system"] = system
         opts = dict(options)
@@ -118,6 +130,7 @@ def case(name, description, steps, options, expect_model=None, expect=None):
         if expect is not None:
             out = expect
         else:
+            assert expect_model is not None, "a case gives expect_model or expect"
             kept, cut, limited = model(steps, **expect_model)
             kept_msgs = ([0] if shift else []) + [i + shift for i in kept]
             dropped = [i for i in range(len(messages)) if i not in kept_msgs]
@@ -207,12 +220,13 @@ case(
 )
 
 # The messages are documentation: the cases assert the error's code and path only.
-for bad, _message in [
+INVALID: list[tuple[Obj, str]] = [
     ({"trim_to": 0}, "trim_to must be a number in (0, 1]"),
     ({"trim_to": 1.5}, "trim_to must be a number in (0, 1]"),
     ({"cut": -1}, "cut must be a non-negative integer"),
     ({"cut": "3"}, "cut must be a non-negative integer"),
-]:
+]
+for bad, _message in INVALID:
     key = next(iter(bad))
     value = json.dumps(bad[key]).replace('"', "")
     case(
@@ -224,7 +238,7 @@ for bad, _message in [
     )
 
 
-def breakpoint_case():
+def breakpoint_case() -> None:
     steps = [
         ("user", "Look at the build."),
         ("call", "c0", "build"),

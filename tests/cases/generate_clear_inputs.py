@@ -15,34 +15,37 @@ the placeholder's), never from the library.
 Run: python3 tests/cases/generate_clear_inputs.py   (rewrites tests/cases/clear_inputs_*.json)
 """
 
+from __future__ import annotations
+
 import copy
 import json
 import pathlib
+from typing import Any
 
 import histories
-from histories import FORMATS, SYSTEM_FIRST
+from histories import FORMATS, SYSTEM_FIRST, Obj, Step
 
 HERE = pathlib.Path(__file__).resolve().parent
 SYSTEM = "You are a coding agent."
 CLEARED = "[Old tool result cleared to fit the context budget.]"
-CASES = []
+CASES: list[Obj] = []
 
 
-def compact(value):
+def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def text(seed, size):
+def text(seed: int, size: int) -> str:
     """`size` bytes of plain ASCII (no quote, no backslash: its JSON string is itself quoted)."""
     words = [f"line{seed}-{k} lorem ipsum dolor sit amet" for k in range(size // 20 + 1)]
     return " ".join(words)[:size]
 
 
-def args(i):
+def args(i: int) -> Obj:
     return {"path": f"src/mod_{i}.rs", "content": text(i, 3000)}
 
 
-def freed(fmt, arguments):
+def freed(fmt: str, arguments: Obj) -> int:
     """What clearing one call's arguments frees, in bytes (README: a string `arguments` costs its
     JSON string; Anthropic prices `input` as OpenAI's `arguments`, a JSON string of the object;
     Gemini `args` and AI SDK `input` cost their compact JSON)."""
@@ -53,13 +56,13 @@ def freed(fmt, arguments):
     return len(compact(arguments)) - len("{}")
 
 
-def write(fmt, steps):
+def write(fmt: str, steps: list[Step]) -> tuple[list[Obj], str | Obj | None]:
     """The history's messages in `fmt`, and the system prompt outside them (histories.py); an
     Anthropic call says what it does first."""
     return histories.write(fmt, steps, SYSTEM, "tool", call_words="Writing the file.")
 
 
-def clear_call(fmt, message):
+def clear_call(fmt: str, message: Obj) -> Obj:
     """The call message with its arguments cleared."""
     m = copy.deepcopy(message)
     if fmt == "openai":
@@ -77,7 +80,7 @@ def clear_call(fmt, message):
     return m
 
 
-def clear_result(fmt, message):
+def clear_result(fmt: str, message: Obj) -> Obj:
     """The reply with its result replaced by the placeholder."""
     m = copy.deepcopy(message)
     if fmt in ("openai",):
@@ -93,8 +96,8 @@ def clear_result(fmt, message):
     return m
 
 
-def history(names=("write", "write", "write")):
-    steps = []
+def history(names: tuple[str, ...] = ("write", "write", "write")) -> list[Step]:
+    steps: list[Step] = []
     for i, name in enumerate(names):
         steps += [
             ("user", f"Write module {i}."),
@@ -105,14 +108,21 @@ def history(names=("write", "write", "write")):
     return steps + [("user", "Now run the tests.")]
 
 
-def case(name, description, steps, options, inputs, results):
+def case(
+    name: str,
+    description: str,
+    steps: list[Step],
+    options: Obj,
+    inputs: list[int],
+    results: list[int],
+) -> None:
     """`inputs`, `results`: the exchanges (by number) whose arguments and results are cleared, in
     the order they are; the report lists, exchange by exchange, the call message with what clearing
     its arguments freed, then the reply with what its result cost."""
     for fmt in FORMATS:
         messages, system = write(fmt, steps)
         shift = 1 if fmt in SYSTEM_FIRST else 0
-        request = {"messages": messages, "format": fmt}
+        request: Obj = {"messages": messages, "format": fmt}
         if system is not None:
             request["system"] = system
         request.update(copy.deepcopy(options))

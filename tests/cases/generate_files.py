@@ -9,15 +9,20 @@ pdfinfo and ffprobe say), never from the library itself.
 Run: python3 tests/cases/generate_files.py   (rewrites tests/cases/files_*.json)
 """
 
+from __future__ import annotations
+
 import base64
 import json
 import math
 import pathlib
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 FILES = HERE.parent / "fixtures" / "files"
 MANIFEST = {e["file"]: e for e in json.loads((FILES / "manifest.json").read_text())}
-CASES = []
+# A JSON object: a message, a part, a request or an expectation.
+Obj = dict[str, Any]
+CASES: list[Obj] = []
 BYTES_PER_TOKEN = 4
 PAGE = 258  # Gemini 2.5, a PDF page
 SECOND = 32  # Gemini 2.5, a second of audio
@@ -35,11 +40,11 @@ LOCKED_PAGES = max(1, math.ceil(len(ENCRYPTED_B64) // 4 * 3 / 4096))
 assert LOCKED_PAGES == 1
 
 
-def group(n):
+def group(n: int) -> str:
     return f"{n:,}"
 
 
-def case(name, description, request, expect):
+def case(name: str, description: str, request: Obj, expect: Obj) -> None:
     CASES.append(
         {
             "name": name,
@@ -51,7 +56,7 @@ def case(name, description, request, expect):
     )
 
 
-def text_part(fmt, t):
+def text_part(fmt: str, t: str) -> Obj:
     if fmt == "gemini":
         return {"text": t}
     if fmt == "responses":
@@ -59,9 +64,9 @@ def text_part(fmt, t):
     return {"type": "text", "text": t}
 
 
-def pdf_part(fmt, b64):
+def pdf_part(fmt: str, b64: str) -> Obj:
     url = "data:application/pdf;base64," + b64
-    return {
+    by_format: dict[str, Obj] = {
         "openai": {"type": "file", "file": {"filename": "q3.pdf", "file_data": url}},
         "anthropic": {
             "type": "document",
@@ -69,30 +74,32 @@ def pdf_part(fmt, b64):
         },
         "responses": {"type": "input_file", "filename": "q3.pdf", "file_data": url},
         "gemini": {"inlineData": {"mimeType": "application/pdf", "data": b64}},
-    }[fmt]
+    }
+    return by_format[fmt]
 
 
-def remote_pdf_part(fmt):
-    return {
+def remote_pdf_part(fmt: str) -> Obj:
+    by_format: dict[str, Obj] = {
         "openai": {"type": "file", "file": {"file_id": REMOTE}},
         "anthropic": {"type": "document", "source": {"type": "url", "url": REMOTE}},
         "responses": {"type": "input_file", "file_url": REMOTE},
         "gemini": {"fileData": {"mimeType": "application/pdf", "fileUri": REMOTE}},
-    }[fmt]
+    }
+    return by_format[fmt]
 
 
-def audio_part(fmt):
+def audio_part(fmt: str) -> Obj:
     if fmt == "gemini":
         return {"inlineData": {"mimeType": "audio/mp3", "data": MP3_B64}}
     return {"type": "input_audio", "input_audio": {"data": MP3_B64, "format": "mp3"}}
 
 
-def user(fmt, parts):
+def user(fmt: str, parts: list[Obj]) -> Obj:
     key = "parts" if fmt == "gemini" else "content"
     return {"role": "user", key: parts}
 
 
-def request(fmt, messages, budget, **extra):
+def request(fmt: str, messages: list[Obj], budget: int, **extra: Any) -> Obj:
     return {
         "format": fmt,
         "messages": messages,
@@ -103,14 +110,14 @@ def request(fmt, messages, budget, **extra):
     }
 
 
-def ok(messages=None, **report):
-    out = {"ok": True, "report": report}
+def ok(messages: list[Obj] | None = None, **report: Any) -> Obj:
+    out: Obj = {"ok": True, "report": report}
     if messages is not None:
         out["messages"] = messages
     return out
 
 
-def dropped(kind, fmt_name, count, tokens):
+def dropped(kind: str, fmt_name: str, count: int, tokens: int) -> Obj:
     unit = "pages" if kind == "document" else "seconds"
     return {
         "index": 0,

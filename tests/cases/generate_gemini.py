@@ -8,17 +8,22 @@ the library itself.
 Run: python3 tests/cases/generate_gemini.py   (rewrites tests/cases/gemini_*.json)
 """
 
+from __future__ import annotations
+
 import base64
 import copy
 import json
 import math
 import pathlib
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures" / "images"
 NOTE = "[Incomplete tool calls removed from restored session.]"
 MARKER = "\n[... {} bytes omitted to fit the context budget ...]\n"
-CASES = []
+# A JSON object: a content, a part, a request or an expectation.
+Obj = dict[str, Any]
+CASES: list[Obj] = []
 
 PNG_B64 = base64.b64encode((FIXTURES / "png/rgb_1700x2200.png").read_bytes()).decode()
 JPEG_B64 = base64.b64encode((FIXTURES / "jpeg/baseline_500x375.jpg").read_bytes()).decode()
@@ -26,7 +31,7 @@ REMOTE = "gs://bucket/screens/settings.png"
 SIZES = {PNG_B64: (1700, 2200), JPEG_B64: (500, 375)}
 
 
-def gemini_tokens(w, h):
+def gemini_tokens(w: int, h: int) -> int:
     """Gemini 2.0 / 2.5 (IMAGE_TOKENS.md), written out again: 258 when both sides are at most
     384 px, else 258 per tile of the crop unit floor(min(w, h) / 1.5)."""
     if w <= 384 and h <= 384:
@@ -42,9 +47,12 @@ assert gemini_tokens(1700, 2200) == 258 * 4
 class Spelling:
     """The keys of one spelling."""
 
-    def __init__(self, name, camel):
+    def __init__(self, name: str, camel: bool) -> None:
         self.name = name
-        k = (lambda c, s: c) if camel else (lambda c, s: s)
+
+        def k(c: str, s: str) -> str:
+            return c if camel else s
+
         self.inline, self.mime, self.file, self.uri = (
             k("inlineData", "inline_data"),
             k("mimeType", "mime_type"),
@@ -57,23 +65,25 @@ class Spelling:
         )
         self.signature = k("thoughtSignature", "thought_signature")
 
-    def png(self):
+    def png(self) -> Obj:
         return {self.inline: {self.mime: "image/png", "data": PNG_B64}}
 
-    def jpeg(self):
+    def jpeg(self) -> Obj:
         return {self.inline: {self.mime: "image/jpeg", "data": JPEG_B64}}
 
-    def remote(self):
+    def remote(self) -> Obj:
         return {self.file: {self.mime: "image/png", self.uri: REMOTE}}
 
-    def fcall(self, name, args=None, id=None, **extra):
+    def fcall(self, name: str, args: Any = None, id: str | None = None, **extra: Any) -> Obj:
         body = {"name": name, "args": {"path": "src/main.rs"} if args is None else args}
         if id is not None:
             body = {"id": id, **body}
         return {self.call: body, **extra}
 
-    def fresp(self, name, response, id=None, parts=None):
-        body = {"name": name, "response": response}
+    def fresp(
+        self, name: str, response: Obj, id: str | None = None, parts: list[Obj] | None = None
+    ) -> Obj:
+        body: Obj = {"name": name, "response": response}
         if id is not None:
             body = {"id": id, **body}
         if parts is not None:
@@ -81,19 +91,19 @@ class Spelling:
         return {self.response: body}
 
     # The cost model (README, "Gemini format"). -------------------------------------------------
-    def text_blob(self, text):
+    def text_blob(self, text: str) -> Obj:
         return {
             self.inline: {self.mime: "text/plain", "data": base64.b64encode(text.encode()).decode()}
         }
 
-    def plain_text_bytes(self, part):
+    def plain_text_bytes(self, part: Obj) -> int | None:
         """A text/plain blob costs its text (decoded from base64)."""
         blob = part.get(self.inline)
         if blob and blob.get(self.mime) == "text/plain":
             return len(base64.b64decode(blob["data"]))
         return None
 
-    def image_bytes(self, part):
+    def image_bytes(self, part: Obj) -> int | None:
         if self.inline in part:
             w, h = SIZES[part[self.inline]["data"]]
             return 4 * gemini_tokens(w, h)
@@ -102,17 +112,18 @@ class Spelling:
             return 4 * gemini_tokens(w, h)
         return None
 
-    def part_cost(self, part):
+    def part_cost(self, part: Obj) -> int:
         if part.get("thought") is True or self.signature in part:
             return len(compact(part).encode())
         if "text" in part:
             return len(part["text"].encode())
-        if self.plain_text_bytes(part) is not None:
-            return self.plain_text_bytes(part)
+        blob = self.plain_text_bytes(part)
+        if blob is not None:
+            return blob
         image = self.image_bytes(part)
         return len(compact(part).encode()) if image is None else image
 
-    def response_cost(self, part):
+    def response_cost(self, part: Obj) -> int:
         """A function response: its JSON, its images priced, and its text blobs and the strings
         of its `response` counted as their text, instead of as JSON."""
         inner = part[self.response].get("parts", [])
@@ -132,7 +143,7 @@ class Spelling:
             - sum(len(compact(v).encode()) - len(v.encode()) for v in strings)
         )
 
-    def cost(self, content):
+    def cost(self, content: Obj) -> int:
         meta = len(compact({k: v for k, v in content.items() if k != "parts"}).encode())
         parts = content.get("parts", [])
         responses = [p for p in parts if self.response in p]
@@ -144,7 +155,7 @@ class Spelling:
             )
         return total
 
-    def total(self, contents):
+    def total(self, contents: list[Obj]) -> int:
         return sum(self.cost(c) for c in contents)
 
 
@@ -152,24 +163,24 @@ IMAGE_SIZES = {REMOTE: (960, 540)}
 SPELLINGS = [Spelling("camel", True), Spelling("snake", False)]
 
 
-def compact(value):
+def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def user(*parts):
+def user(*parts: str | Obj) -> Obj:
     return {"role": "user", "parts": [{"text": p} if isinstance(p, str) else p for p in parts]}
 
 
-def model(*parts):
+def model(*parts: str | Obj) -> Obj:
     return {"role": "model", "parts": [{"text": p} if isinstance(p, str) else p for p in parts]}
 
 
-def filler(n, seed="log line"):
+def filler(n: int, seed: str = "log line") -> str:
     s = (seed + " ") * (n // (len(seed) + 1) + 1)
     return s[:n]
 
 
-def shrunk(text, to_bytes):
+def shrunk(text: str, to_bytes: int) -> str:
     """DESIGN §6.7's shrink of an ASCII text to `to_bytes`: head and tail around the marker."""
     keep = to_bytes - len(MARKER.format(len(text) - to_bytes))
     out = (
@@ -179,15 +190,17 @@ def shrunk(text, to_bytes):
     return out
 
 
-def ok(messages, **report):
+def ok(messages: Any, **report: Any) -> Obj:
     return {"ok": True, "messages": messages, "report": {"format": "gemini", **report}}
 
 
-def err(code, **error):
+def err(code: str, **error: Any) -> Obj:
     return {"ok": False, "error": {"code": code, **error}}
 
 
-def case(s, name, description, request, expect, function="trim"):
+def case(
+    s: Spelling, name: str, description: str, request: Any, expect: Obj, function: str = "trim"
+) -> None:
     request = {"format": "gemini", **request} if function == "trim" else request
     CASES.append(
         {

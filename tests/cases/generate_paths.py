@@ -9,17 +9,22 @@ hand from the README, never by the library itself.
 Run: python3 tests/cases/generate_paths.py   (rewrites tests/cases/paths_*.json)
 """
 
+from __future__ import annotations
+
 import base64
 import json
 import math
 import pathlib
 import struct
 import zlib
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures"
 FORMATS = ["openai", "anthropic", "responses", "gemini", "ai-sdk"]
-CASES = []
+# A JSON object: a message, a part, a request or an expectation.
+Obj = dict[str, Any]
+CASES: list[Obj] = []
 
 # A PNG header claiming 2³²−1 × 1 pixels (66 bytes of data URL): implausible, priced as the
 # ankita profile's largest typical image (1,445 tokens), and warned about.
@@ -52,9 +57,9 @@ LOCKED_WARNING = (
 SAID = "Screenshot taken."
 
 
-def image(fmt, b64):
+def image(fmt: str, b64: str) -> Obj:
     url = "data:image/png;base64," + b64
-    return {
+    by_format: dict[str, Obj] = {
         "openai": {"type": "image_url", "image_url": {"url": url}},
         "anthropic": {
             "type": "image",
@@ -63,11 +68,12 @@ def image(fmt, b64):
         "responses": {"type": "input_image", "image_url": url},
         "gemini": {"inlineData": {"mimeType": "image/png", "data": b64}},
         "ai-sdk": {"type": "image-data", "data": b64, "mediaType": "image/png"},
-    }[fmt]
+    }
+    return by_format[fmt]
 
 
-def pdf(fmt, b64):
-    return {
+def pdf(fmt: str, b64: str) -> Obj:
+    by_format: dict[str, Obj] = {
         "anthropic": {
             "type": "document",
             "source": {"type": "base64", "media_type": "application/pdf", "data": b64},
@@ -79,10 +85,11 @@ def pdf(fmt, b64):
             "mediaType": "application/pdf",
             "filename": "q3.pdf",
         },
-    }[fmt]
+    }
+    return by_format[fmt]
 
 
-def history(fmt, item):
+def history(fmt: str, item: Obj) -> tuple[list[Obj], str, int, int]:
     """The user's request, the model's call, and the tool's reply: `SAID` and then `item` (the
     reply's items in the formats whose reply part holds items; its content parts in OpenAI
     chat, its output items in Responses). Answers the messages and the path of `item`."""
@@ -217,7 +224,7 @@ def history(fmt, item):
     )
 
 
-def case(name, description, request, expect):
+def case(name: str, description: str, request: Obj, expect: Obj) -> None:
     CASES.append(
         {
             "name": name,
@@ -229,7 +236,7 @@ def case(name, description, request, expect):
     )
 
 
-def slug(fmt):
+def slug(fmt: str) -> str:
     return fmt.replace("-", "_")
 
 

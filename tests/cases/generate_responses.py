@@ -7,29 +7,34 @@ model below, never from the library itself.
 Run: python3 tests/cases/generate_responses.py   (rewrites tests/cases/responses_*.json)
 """
 
+from __future__ import annotations
+
 import base64
 import json
 import math
 import pathlib
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures" / "images"
-CASES = []
+# A JSON object: an item, a part, a request or an expectation.
+Obj = dict[str, Any]
+CASES: list[Obj] = []
 
 
-def data_url(path, media="image/png"):
+def data_url(path: str, media: str = "image/png") -> str:
     return f"data:{media};base64," + base64.b64encode((FIXTURES / path).read_bytes()).decode()
 
 
-def compact(value):
+def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def utf8(s):
+def utf8(s: str) -> int:
     return len(s.encode())
 
 
-def ankita_tokens(w, h):
+def ankita_tokens(w: float, h: float) -> int:
     """DESIGN §3, written out again independently."""
     w, h = float(w), float(h)
     fit = 2048 / max(w, h)
@@ -51,7 +56,7 @@ assert IMAGE_BYTES[SCREEN] == 3060 and len(SCREEN) > 20_000
 # --- the cost model (README "Responses format") ----------------------------------------------
 
 
-def image_cost(holder):
+def image_cost(holder: Obj) -> int:
     """An input_image part or a computer screenshot: a data URL by its pixels, a file id or
     an http(s) URL like a remote image."""
     url = holder.get("image_url")
@@ -60,7 +65,7 @@ def image_cost(holder):
     return 4 * REMOTE_TOKENS
 
 
-def part_cost(part):
+def part_cost(part: Obj) -> int:
     t = part.get("type")
     if t in ("input_text", "output_text"):
         return utf8(part["text"])
@@ -73,7 +78,7 @@ def part_cost(part):
     return utf8(compact(part))
 
 
-def body_cost(value, screenshot=False):
+def body_cost(value: Any, screenshot: bool = False) -> int:
     if value is None:
         return 0
     if isinstance(value, str):
@@ -83,7 +88,7 @@ def body_cost(value, screenshot=False):
     return image_cost(value) if screenshot else utf8(compact(value))
 
 
-def cost(item):
+def cost(item: Obj) -> int:
     t = item.get("type", "message")
     if t == "message":
         key = "content"
@@ -95,12 +100,12 @@ def cost(item):
     return utf8(compact(meta)) + body_cost(item.get(key), screenshot=t == "computer_call_output")
 
 
-def total(items, instructions=None):
+def total(items: list[Obj], instructions: str | None = None) -> int:
     pinned = 17 + utf8(instructions) if instructions is not None else 0
     return pinned + sum(cost(i) for i in items)
 
 
-def case(name, description, request, expect, function="trim"):
+def case(name: str, description: str, request: Any, expect: Obj, function: str = "trim") -> None:
     assert name.startswith("responses_")
     CASES.append(
         {
@@ -113,26 +118,26 @@ def case(name, description, request, expect, function="trim"):
     )
 
 
-def ok(messages, **report):
+def ok(messages: Any, **report: Any) -> Obj:
     return {"ok": True, "messages": messages, "report": {"format": "responses", **report}}
 
 
-def err(code, **error):
+def err(code: str, **error: Any) -> Obj:
     return {"ok": False, "error": {"code": code, **error}}
 
 
 # --- items ---------------------------------------------------------------------------------
 
 
-def user(text):
+def user(text: str) -> Obj:
     return {"role": "user", "content": text}
 
 
-def user_parts(*parts):
+def user_parts(*parts: Obj) -> Obj:
     return {"type": "message", "role": "user", "content": list(parts)}
 
 
-def said(text):
+def said(text: str) -> Obj:
     return {
         "type": "message",
         "role": "assistant",
@@ -141,15 +146,15 @@ def said(text):
     }
 
 
-def input_text(text):
+def input_text(text: str) -> Obj:
     return {"type": "input_text", "text": text}
 
 
-def input_image(url, detail="auto"):
+def input_image(url: str, detail: str = "auto") -> Obj:
     return {"type": "input_image", "image_url": url, "detail": detail}
 
 
-def reasoning(k, summary="Thinking about the next step."):
+def reasoning(k: int, summary: str = "Thinking about the next step.") -> Obj:
     return {
         "type": "reasoning",
         "id": f"rs_{k}",
@@ -158,19 +163,19 @@ def reasoning(k, summary="Thinking about the next step."):
     }
 
 
-def fcall(cid, name="read_file", args='{"path":"src/main.rs"}'):
+def fcall(cid: str, name: str = "read_file", args: str = '{"path":"src/main.rs"}') -> Obj:
     return {"type": "function_call", "call_id": cid, "name": name, "arguments": args}
 
 
-def fout(cid, output):
+def fout(cid: str, output: Any) -> Obj:
     return {"type": "function_call_output", "call_id": cid, "output": output}
 
 
-def shrink(text, target):
+def shrink(text: str, target: int) -> str:
     """DESIGN §6.7's shrink of an ASCII text to at most `target` bytes: head and tail around the
     marker that counts the bytes cut."""
 
-    def marker(cut):
+    def marker(cut: int) -> str:
         return f"\n[... {cut} bytes omitted to fit the context budget ...]\n"
 
     n = len(text)
@@ -185,7 +190,7 @@ def shrink(text, target):
         keep = max(0, keep - (size - target))
 
 
-def filler(n, seed="log line"):
+def filler(n: int, seed: str = "log line") -> str:
     s = (seed + " ") * (n // (len(seed) + 1) + 1)
     return s[:n]
 
@@ -295,7 +300,7 @@ case(
 
 
 # --- a computer-use loop: screenshots priced by pixels ---------------------------------------
-def ccall(k, action):
+def ccall(k: int, action: Obj) -> Obj:
     return {
         "type": "computer_call",
         "id": f"cu_{k}",
@@ -306,7 +311,7 @@ def ccall(k, action):
     }
 
 
-def cout(k, url=SCREEN):
+def cout(k: int, url: str = SCREEN) -> Obj:
     return {
         "type": "computer_call_output",
         "call_id": f"cc_{k}",
@@ -315,13 +320,12 @@ def cout(k, url=SCREEN):
 
 
 items = [user("Open the display settings and turn on night light.")]
-for k, action in enumerate(
-    [
-        {"type": "screenshot"},
-        {"type": "click", "button": "left", "x": 120, "y": 640},
-        {"type": "click", "button": "left", "x": 900, "y": 210},
-    ]
-):
+actions: list[Obj] = [
+    {"type": "screenshot"},
+    {"type": "click", "button": "left", "x": 120, "y": 640},
+    {"type": "click", "button": "left", "x": 900, "y": 210},
+]
+for k, action in enumerate(actions):
     items += [reasoning(k), ccall(k, action), cout(k)]
 items += [said("Night light is on."), user("Thanks. Is it scheduled?")]
 everything = total(items)
@@ -597,7 +601,7 @@ repaired = [
         "path": "messages[13].call_id",
     },
 ]
-fixed = [items[k] for k in (0, 3, 4, 5, 6, 9, 11, 14)]
+repaired_items = [items[k] for k in (0, 3, 4, 5, 6, 9, 11, 14)]
 case(
     "responses_repair",
     "Repair of restored Responses items: an output without its call (or a second output of one "
@@ -605,14 +609,20 @@ case(
     "(both reported); a reasoning item with nothing after it in its step is removed; a call "
     "without call_id is removed. Entries use the caller's item indices.",
     {"format": "responses", "messages": items},
-    ok(fixed, budget_bytes=None, cost_bytes=total(fixed), dropped_messages=[], repaired=repaired),
+    ok(
+        repaired_items,
+        budget_bytes=None,
+        cost_bytes=total(repaired_items),
+        dropped_messages=[],
+        repaired=repaired,
+    ),
 )
 case(
     "responses_sanitize_takes_the_format",
     'sanitize with {"messages", "format": "responses"} repairs Responses items as trim does '
     "(same answer as responses_repair).",
     {"messages": items, "format": "responses"},
-    {"ok": True, "messages": fixed, "report": {"repaired": repaired}},
+    {"ok": True, "messages": repaired_items, "report": {"repaired": repaired}},
     function="sanitize",
 )
 
@@ -646,7 +656,7 @@ case(
 
 
 # --- model names never raise -------------------------------------------------------------------
-def unknown_model(model, profile):
+def unknown_model(model: str, profile: str) -> Obj:
     return {
         "code": "unknown_model",
         "index": None,

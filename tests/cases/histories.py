@@ -4,18 +4,28 @@ trimming (generate_cache.py) and of clearing tool inputs (generate_clear_inputs.
 Steps: ("user", text) | ("assistant", text) | ("call", id, name[, args]) | ("result", id, text).
 """
 
+from __future__ import annotations
+
 import json
+from typing import Any
+
+# A JSON object: a message or a part.
+Obj = dict[str, Any]
+# A step of a neutral history (the module's docstring): its kind first, then its fields.
+Step = tuple[Any, ...]
 
 FORMATS = ["openai", "anthropic", "responses", "gemini", "ai-sdk"]
 SYSTEM_FIRST = ("openai", "ai-sdk")  # the system prompt is the first message
 
 
-def write(fmt, steps, system, result_tool, call_words=None):
+def write(
+    fmt: str, steps: list[Step], system: str, result_tool: str, call_words: str | None = None
+) -> tuple[list[Obj], str | Obj | None]:
     """The history's messages in `fmt`, and the system prompt outside them (None when it is the
     first message). A call's arguments are its fourth item ({} without one); `result_tool` names
     the tool in the formats whose results carry it; `call_words` is a text block before each
     Anthropic call."""
-    out = []
+    out: list[Obj] = []
     for s in steps:
         kind = s[0]
         args = (s[3] if len(s) > 3 else {}) if kind == "call" else None
@@ -81,7 +91,7 @@ def write(fmt, steps, system, result_tool, call_words=None):
             if kind in ("user", "assistant"):
                 out.append({"role": kind, "content": s[1]})
             elif kind == "call":
-                blocks = [{"type": "text", "text": call_words}] if call_words else []
+                blocks: list[Obj] = [{"type": "text", "text": call_words}] if call_words else []
                 blocks.append({"type": "tool_use", "id": s[1], "name": s[2], "input": args})
                 out.append({"role": "assistant", "content": blocks})
             else:
