@@ -6,24 +6,31 @@ the newest exchanges and fills the window.
 Run: make build && python3 examples/follow_up_after_tool_loop.py target/release/ankita
 """
 
+from __future__ import annotations
+
 import json
+import pathlib
 import random
 import subprocess
 import sys
+from typing import Any
+
+# A step of the conversation: its kind, then its fields (a call's id and words, a result's id
+# and text).
+Step = tuple[str, ...]
+Message = dict[str, Any]
 
 random.seed(7)
-words = (
-    open(__import__("pathlib").Path(__file__).resolve().parent.parent / "README.md").read().split()
-)
+words = open(pathlib.Path(__file__).resolve().parent.parent / "README.md").read().split()
 
 
-def text(n):
+def text(n: int) -> str:
     i = random.randrange(len(words) - n)
     return " ".join(words[i : i + n])
 
 
-def conv(first_words, loops):
-    msgs = [("user", text(first_words))]
+def conv(first_words: int, loops: int) -> list[Step]:
+    msgs: list[Step] = [("user", text(first_words))]
     for i in range(loops):
         msgs.append(("call", f"call_{i}", text(random.randint(5, 20))))
         msgs.append(("result", f"call_{i}", text(random.randint(100, 600))))
@@ -32,8 +39,8 @@ def conv(first_words, loops):
     return msgs
 
 
-def anthropic(c):
-    out = []
+def anthropic(c: list[Step]) -> list[Message]:
+    out: list[Message] = []
     for m in c:
         if m[0] == "user":
             out.append({"role": "user", "content": m[1]})
@@ -58,8 +65,8 @@ def anthropic(c):
     return out
 
 
-def gemini(c):
-    out = []
+def gemini(c: list[Step]) -> list[Message]:
+    out: list[Message] = []
     for m in c:
         if m[0] == "user":
             out.append({"role": "user", "parts": [{"text": m[1]}]})
@@ -90,8 +97,8 @@ def gemini(c):
     return out
 
 
-def openai(c):
-    out = []
+def openai(c: list[Step]) -> list[Message]:
+    out: list[Message] = []
     for m in c:
         if m[0] in ("user", "assistant"):
             out.append({"role": m[0], "content": m[1]})
@@ -114,8 +121,8 @@ def openai(c):
     return out
 
 
-def responses(c):
-    out = []
+def responses(c: list[Step]) -> list[Message]:
+    out: list[Message] = []
     for m in c:
         if m[0] in ("user", "assistant"):
             out.append({"role": m[0], "content": m[1]})

@@ -5,14 +5,17 @@ The screenshots in examples/screenshots/ are real captures of an X11 desktop (Xv
 xmessage). Run: python3 examples/make_session.py
 """
 
+from __future__ import annotations
+
 import base64
 import json
 import pathlib
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def shot(name):
+def shot(name: str) -> str:
     return (
         "data:image/png;base64,"
         + base64.b64encode((HERE / "screenshots" / name).read_bytes()).decode()
@@ -41,7 +44,7 @@ LOG = "\n".join(
 )
 
 
-def call(cid, name, args):
+def call(cid: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": cid,
         "type": "function",
@@ -49,7 +52,7 @@ def call(cid, name, args):
     }
 
 
-messages = [
+messages: list[dict[str, Any]] = [
     {"role": "system", "content": SYSTEM},
     {
         "role": "user",

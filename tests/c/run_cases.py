@@ -6,21 +6,24 @@ answers as tests/cases/README.md says.
 Usage: run_cases.py DRIVER [valgrind args...]
 """
 
+from __future__ import annotations
+
 import json
 import pathlib
 import subprocess
 import sys
+from typing import Any
 
 CASES = pathlib.Path(__file__).resolve().parent.parent / "cases"
 
 
-def is_subset(expected, actual):
+def is_subset(expected: Any, actual: Any) -> bool:
     if isinstance(expected, dict) and isinstance(actual, dict):
         return all(k in actual and is_subset(v, actual[k]) for k, v in expected.items())
-    return expected == actual
+    return bool(expected == actual)
 
 
-def check(case, response):
+def check(case: dict[str, Any], response: dict[str, Any]) -> str | None:
     expect = case["expect"]
     if expect["ok"] != response.get("ok"):
         return f"ok: expected {expect['ok']}, got {json.dumps(response)[:400]}"
@@ -35,7 +38,7 @@ def check(case, response):
     return None
 
 
-def main():
+def main() -> None:
     driver, wrapper = sys.argv[1], sys.argv[2:]
     paths = sorted(CASES.glob("*.json"))
     cases = [json.loads(path.read_text()) for path in paths]

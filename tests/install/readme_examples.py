@@ -37,7 +37,7 @@ def section(readme: str, title: str) -> str:
     return readme[start : end if end != -1 else len(readme)]
 
 
-def blocks_of(readme_path: pathlib.Path, title: str) -> list:
+def blocks_of(readme_path: pathlib.Path, title: str) -> list[tuple[str, str]]:
     return re.findall(
         r"^```(\w+)\n(.*?)^```$", section(readme_path.read_text(), title), re.M | re.S
     )
