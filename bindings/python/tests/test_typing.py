@@ -12,6 +12,7 @@ import ankita
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1]
+REPOSITORY = PACKAGE.parents[1]
 
 
 class UserMessage(TypedDict):
@@ -59,10 +60,10 @@ def test_options_kept_in_a_dict_type_check() -> None:
     del typo, wrong, apart
 
 
-def mypy(*args: str) -> None:
+def mypy(*args: str, cwd: Path = PACKAGE) -> None:
     pytest.importorskip("mypy")
     done = subprocess.run(
-        [sys.executable, "-m", *args], cwd=PACKAGE, capture_output=True, text=True, check=False
+        [sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -83,3 +84,10 @@ def test_stubs_match_the_native_module() -> None:
 
 def test_package_and_tests_type_check_strictly() -> None:
     mypy("mypy")
+
+
+def test_repository_scripts_type_check_strictly() -> None:
+    """The repository's other Python scripts (the examples, the case generators, the C suite's
+    case runner, the README checks) under the root mypy.ini: strict, against the installed
+    package and the examples' Ray and PySpark."""
+    mypy("mypy", "--config-file", "mypy.ini", cwd=REPOSITORY)
