@@ -22,8 +22,11 @@ if [[ -z "${ANKITA_LIB:-}" && ! -f "$repo/target/release/$lib" ]]; then
   (cd "$repo" && cargo build --release --locked)
 fi
 
-echo "== prettier --check"
+echo "== prettier --check (this package, and the repository's other JavaScript with its settings)"
 npx --no-install prettier --check . </dev/null
+# tests/cases/generate_tokens.mjs (the token-mode case generator) has no configuration of its own
+# on its way up to the root: it takes this package's.
+npx --no-install prettier --check --config .prettierrc.json "$repo"/tests/cases/*.mjs </dev/null
 
 echo "== tsc (the typed example against index.d.ts)"
 npx --no-install tsc -p examples </dev/null

@@ -53,7 +53,11 @@ function addCase(name, description, request, expect) {
 }
 const ok = (messages, report) => ({ ok: true, messages, report });
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-const lines = (text, from, count) => text.split("\n").slice(from, from + count).join("\n");
+const lines = (text, from, count) =>
+  text
+    .split("\n")
+    .slice(from, from + count)
+    .join("\n");
 
 // --- logs are dense in tokens: the byte rule would keep what does not fit --------------------
 {
@@ -186,7 +190,7 @@ const lines = (text, from, count) => text.split("\n").slice(from, from + count).
   );
   addCase(
     "tokens_bytes_per_token_asks_for_the_byte_rule",
-    "context_tokens with bytes_per_token (or tokenizer: \"bytes\") keeps the byte rule.",
+    'context_tokens with bytes_per_token (or tokenizer: "bytes") keeps the byte rule.',
     { messages, context_tokens: 8000, max_output_tokens: 1000, bytes_per_token: 4 },
     ok(messages, {
       unit: "bytes",
