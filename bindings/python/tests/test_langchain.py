@@ -165,6 +165,36 @@ def test_incomplete_tool_calls_are_removed_from_a_copy() -> None:
     assert kept[0] is messages[0] and kept[2] is messages[2]
 
 
+def test_removed_calls_leave_the_content_too() -> None:
+    # An AIMessage as ChatAnthropic returns it: the call both in its content (a tool_use block)
+    # and in tool_calls; another call in a LangChain tool_call block.
+    use = {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a.txt"}}
+    block = {"type": "tool_call", "id": "call_2", "name": "ls", "args": {}}
+    text = {"type": "text", "text": "Reading."}
+    other = {"type": "tool_use", "id": "toolu_9", "name": "x", "input": {}}
+    calls = [
+        {"name": "read", "args": {"path": "a.txt"}, "id": "toolu_1"},
+        {"name": "ls", "args": {}, "id": "call_2"},
+    ]
+    messages: list[BaseMessage] = [
+        HumanMessage("Read a.txt"),
+        AIMessage(content=[text, use, block, other], tool_calls=calls),
+        HumanMessage("Never mind, what time is it?"),
+    ]
+    kept, report = trim_messages_with_report(messages)
+    assert [(r["index"], r["action"]) for r in report["repaired"]] == [
+        (1, "incomplete_tool_calls_removed")
+    ]
+    repaired = kept[1]
+    assert isinstance(repaired, AIMessage) and repaired.tool_calls == []
+    assert isinstance(repaired.content, list)
+    kinds = [b["type"] for b in repaired.content if isinstance(b, dict)]
+    # The removed calls' blocks are gone; a block of no removed call stays as it was.
+    assert "tool_call" not in kinds and other in repaired.content and use not in repaired.content
+    assert repaired.content[0] is messages[1].content[0]  # the caller's own block
+    assert messages[1].content == [text, use, block, other]  # the caller's message is untouched
+
+
 def test_orphan_tool_messages_are_left_out() -> None:
     messages: list[BaseMessage] = [
         ToolMessage("stale result", tool_call_id="gone"),

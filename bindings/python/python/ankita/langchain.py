@@ -123,6 +123,17 @@ def to_openai(message: BaseMessage) -> dict[str, Any]:
     return {"role": message.type, "content": content}
 
 
+# Content blocks that are a tool call in a provider's own form.
+_CALL_BLOCKS = frozenset({"tool_use", "tool_call", "function_call"})
+
+
+def _is_call_block(block: Any, ids: set[str]) -> bool:
+    """Whether a content block is the call of one of the tool call ids ``ids``."""
+    if not isinstance(block, Mapping) or block.get("type") not in _CALL_BLOCKS:
+        return False
+    return block.get("id") in ids or block.get("call_id") in ids
+
+
 def _from_openai(original: BaseMessage, sent: dict[str, Any], got: dict[str, Any]) -> BaseMessage:
     """A new message of the caller's class for a message ankita changed."""
     update: dict[str, Any] = {}
@@ -141,6 +152,13 @@ def _from_openai(original: BaseMessage, sent: dict[str, Any], got: dict[str, Any
         kwargs = dict(original.additional_kwargs)
         kwargs.pop("tool_calls", None)
         update["additional_kwargs"] = kwargs
+        # A provider's own form of the removed calls in the content (Anthropic's `tool_use`
+        # blocks, LangChain's `tool_call` blocks) goes with them: a call left in the content
+        # would still be sent, without its result.
+        ids = {call["id"] for call in sent["tool_calls"]}
+        content = update.get("content", original.content)
+        if isinstance(content, list):
+            update["content"] = [b for b in content if not _is_call_block(b, ids)]
         if not update.get("content", original.content):
             update["content"] = ""
     return original.model_copy(update=update)
