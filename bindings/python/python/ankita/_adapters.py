@@ -88,7 +88,7 @@ def _sdk_part(part: Any) -> Any:
         image = part.get("image_url")
         url = image.get("url") if isinstance(image, dict) else image
         if isinstance(url, str):
-            out = {"type": "image", "image": url}
+            out: dict[str, Any] = {"type": "image", "image": url}
             detail = image.get("detail") if isinstance(image, dict) else None
             if isinstance(detail, str):
                 # What the AI SDK's OpenAI provider sends as the image's detail.
