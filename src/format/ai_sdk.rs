@@ -133,8 +133,8 @@ impl Adapter for AiSdk {
     }
 }
 
-/// Buffers for the fields of a message and of the parts inside it, reused from message to
-/// message.
+/// Buffers for the fields of the parts inside a message, reused from message to message (the
+/// message's own fields come in its [`Step`]).
 #[derive(Default)]
 struct Scratch<'a> {
     part: Fields<'a>,

@@ -236,8 +236,8 @@ fn split_system<'a>(
     Ok(())
 }
 
-/// Buffers for the fields of a message and of the blocks inside it, reused from message to
-/// message.
+/// Buffers for the fields of the blocks inside a message, reused from message to message (the
+/// message's own fields come in its [`Step`]).
 #[derive(Default)]
 struct Scratch<'a> {
     block: Fields<'a>,

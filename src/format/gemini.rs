@@ -185,8 +185,8 @@ impl Loc {
     }
 }
 
-/// Buffers for the fields of a content and of the parts inside it, reused from content to
-/// content.
+/// Buffers for the fields of the parts inside a content, reused from content to content (the
+/// content's own fields come in its [`Step`]).
 #[derive(Default)]
 struct Scratch<'a> {
     part: Fields<'a>,

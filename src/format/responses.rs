@@ -175,7 +175,8 @@ impl Adapter for Responses {
     }
 }
 
-/// Buffers for the fields of an item and of the parts inside it, reused from item to item.
+/// Buffers for the fields of the parts inside an item, reused from item to item (the item's own
+/// fields come in its [`Step`]).
 #[derive(Default)]
 struct Scratch<'a> {
     part: Fields<'a>,
