@@ -32,8 +32,8 @@ SYSTEM = (
 
 PLUGINS_RS = "\n".join(
     f"    // plugin registry entry {i}: load manifest, check token, start worker\n"
-    f'    let plugin_{i} = registry.load("plugin-{i}").map_err(|e| PluginError::new(E40{i:02}, '
-    "e))?;"
+    f'    let plugin_{i} = registry.load("plugin-{i}")'
+    f".map_err(|e| PluginError::new(E40{i:02}, e))?;"
     for i in range(60)
 )
 SETTINGS = "\n".join(f'[section{i}]\nkey_{i} = "value {i}"\nrate_{i} = {i / 10}' for i in range(25))
@@ -131,8 +131,7 @@ messages += [
     {
         "role": "user",
         "content": "Looking at the terminal screenshot I sent: which line and column of "
-        "settings.toml "
-        "is wrong, and what key should I use instead?",
+        "settings.toml is wrong, and what key should I use instead?",
     },
 ]
 

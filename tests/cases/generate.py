@@ -441,8 +441,8 @@ budget = fixed + 5 * exchange + exchange // 2
 kept_loop = msgs[-10:]
 case(
     "anchors_survive_long_tool_loop",
-    "The goal and a later correction stay (anchors) while 30 tool exchanges shrink to the newest "
-    "5.",
+    "The goal and a later correction stay (anchors) while 30 tool exchanges shrink to the "
+    "newest 5.",
     {"messages": msgs, "max_bytes": budget, "max_messages": 100},
     ok(
         [msgs[0], goal, correction, request] + kept_loop,
@@ -956,10 +956,9 @@ budget = total([sys(), user("And now?")]) + cost(shot_turn) + 2000
 case(
     "model_selects_pricing",
     "model=gpt-4o-mini bills a 500×375 image at 2833 + 5667 = 8500 tokens (OpenAI tile table; one "
-    "512-px tile, the image never enlarged): "
-    "far over the budget that the default profile's 765 tokens fit; the screenshot's turn comes "
-    "back "
-    "by fill with the image as a placeholder that says its price.",
+    "512-px tile, the image never enlarged): far over the budget that the default profile's 765 "
+    "tokens fit; the screenshot's turn comes back by fill with the image as a placeholder that "
+    "says its price.",
     {"messages": msgs, "max_bytes": budget, "model": "gpt-4o-mini"},
     ok(
         [
@@ -1498,8 +1497,7 @@ case(
     "anthropic_roles_alternate_by_merging",
     "Anthropic: when the assistant turn between two kept user messages is dropped, the two merge "
     "into one user message (content blocks in order) so roles alternate; the report lists the "
-    "merge "
-    "(fill: false: whole groups only).",
+    "merge (fill: false: whole groups only).",
     {"format": "anthropic", "messages": msgs, "max_bytes": 600, "fill": False},
     ok(
         [{"role": "user", "content": [a_text("Short note."), a_text("So, which option?")]}],
@@ -1561,11 +1559,9 @@ to_bytes = room - len(compact({"role": "user"}))
 case(
     "anthropic_follow_up_after_tool_loop_starts_on_the_user_turn",
     "Anthropic: the kept run starts with the model's turn (a tool_use exchange); the answer must "
-    "start "
-    "with the user's turn, so the user message that began that turn (the long first message, too "
-    "long "
-    "to anchor) comes back shrunk into the room left, head and tail kept, instead of the whole run "
-    "being dropped down to the follow-up.",
+    "start with the user's turn, so the user message that began that turn (the long first "
+    "message, too long to anchor) comes back shrunk into the room left, head and tail kept, "
+    "instead of the whole run being dropped down to the follow-up.",
     {"format": "anthropic", "messages": follow, "max_bytes": budget},
     ok(
         [{"role": "user", "content": shrink(spec, to_bytes)}] + follow[3:],
@@ -1594,9 +1590,8 @@ filled_to = room - oldest_call - reply_meta
 case(
     "follow_up_after_tool_loop_keeps_the_newest_exchanges",
     "OpenAI chat: the same follow-up after a tool loop keeps the newest exchanges that fit; the "
-    "chat "
-    "format takes a history that starts with the assistant's tool calls, so no user message is "
-    "brought back: the room left fills with the oldest exchange, its result shrunk (fill).",
+    "chat format takes a history that starts with the assistant's tool calls, so no user message "
+    "is brought back: the room left fills with the oldest exchange, its result shrunk (fill).",
     {"messages": chat_follow, "max_bytes": chat_budget},
     ok(
         [chat_follow[1], reply("tu_1", shrink(results[0], filled_to))] + chat_follow[3:],
@@ -1620,8 +1615,7 @@ tiny = kept_cost + len(compact({"role": "user"})) + 100
 case(
     "anthropic_follow_up_after_tool_loop_placeholder_turn",
     "Anthropic: when even the shrunk first message does not fit the room left (100 bytes, under "
-    "the "
-    "128-byte floor), a short placeholder stands in for its content, reported as such.",
+    "the 128-byte floor), a short placeholder stands in for its content, reported as such.",
     {"format": "anthropic", "messages": follow, "max_bytes": tiny},
     ok(
         [{"role": "user", "content": "[Earlier conversation omitted to fit the context budget.]"}]

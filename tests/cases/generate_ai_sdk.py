@@ -369,8 +369,8 @@ REPAIRS = [
     {
         "index": 0,
         "action": "orphan_tool_result_removed",
-        "reason": "tool-result does not answer a tool-call of the assistant message right before "
-        "it",
+        "reason": "tool-result does not answer a tool-call of the assistant message right "
+        "before it",
         "path": "messages[0].content[0]",
     },
     {

@@ -159,10 +159,8 @@ def case(
 case(
     "trim_to_removes_down_to_the_share",
     "Cache-stable trimming: once something must go, selection removes down to trim_to × "
-    "max_messages "
-    "(here 10 × 0.5), keeping the newest run and the anchors (the newest user messages before "
-    "the cut); "
-    "report.cut says where the kept run starts.",
+    "max_messages (here 10 × 0.5), keeping the newest run and the anchors (the newest user "
+    "messages before the cut); report.cut says where the kept run starts.",
     plain(9),
     {"max_messages": 10, "trim_to": 0.5},
     dict(max_messages=10, trim_to=0.5),
@@ -170,8 +168,7 @@ case(
 case(
     "cut_keeps_exactly_the_run",
     "Given the previous answer's cut, while the messages from it (with the pinned message, the "
-    "anchors "
-    'and the request) fit, the answer keeps exactly them: limited_by is "cut".',
+    'anchors and the request) fit, the answer keeps exactly them: limited_by is "cut".',
     plain(9),
     {"max_messages": 10, "trim_to": 0.5, "cut": 14},
     dict(max_messages=10, trim_to=0.5, cut=14),
@@ -179,8 +176,7 @@ case(
 case(
     "cut_moves_forward_by_trim_to",
     "When the messages from the cut no longer fit, the cut moves forward (never back), down to "
-    "trim_to "
-    "× the cap.",
+    "trim_to × the cap.",
     plain(9),
     {"max_messages": 10, "trim_to": 0.5, "cut": 2},
     dict(max_messages=10, trim_to=0.5, cut=2),
@@ -188,8 +184,7 @@ case(
 case(
     "cut_past_the_end_is_ignored",
     "A cut past the end of the messages (the history was replaced) is ignored: the trim chooses "
-    "its "
-    "cut afresh.",
+    "its cut afresh.",
     plain(9),
     {"max_messages": 10, "trim_to": 0.5, "cut": 1000},
     dict(max_messages=10, trim_to=0.5),
@@ -197,8 +192,7 @@ case(
 case(
     "cut_inside_an_exchange_moves_to_the_next_group",
     "A cut that points inside a tool exchange (at the tool result) moves forward to the next "
-    "group; the "
-    "exchange stays whole or goes whole.",
+    "group; the exchange stays whole or goes whole.",
     loop(4),
     {"max_messages": 30, "cut": 10},
     dict(max_messages=30, cut=10),
@@ -255,9 +249,8 @@ def breakpoint_case() -> None:
         {
             "name": "cache_breakpoint_on_the_last_message_before_the_newest_user_message",
             "description": "Anthropic cache_breakpoint: cache_control goes on the last block of "
-            "the last message "
-            "before the newest user message (a string content becomes one text block); the report "
-            "says where (its index among the returned messages, the block).",
+            "the last message before the newest user message (a string content becomes one text "
+            "block); the report says where (its index among the returned messages, the block).",
             "function": "trim",
             "request": {
                 "messages": messages,
@@ -277,8 +270,7 @@ def breakpoint_case() -> None:
         {
             "name": "cache_breakpoint_never_a_fifth",
             "description": "The caller's own breakpoints count: with four in system, no fifth is "
-            "made and the "
-            "report says null.",
+            "made and the report says null.",
             "function": "trim",
             "request": {
                 "messages": messages,

@@ -158,9 +158,8 @@ BUDGET = 13_500
 case(
     "clears_the_calls_arguments_with_their_results",
     "clear_tool_inputs: the exchange whose results are cleared loses its calls' arguments too (a "
-    "placeholder that still validates in the format); the report lists the call message with "
-    "what that "
-    "freed, so one exchange is enough where results alone need two.",
+    "placeholder that still validates in the format); the report lists the call message with what "
+    "that freed, so one exchange is enough where results alone need two.",
     history(),
     {"max_bytes": BUDGET, "clear_tool_results": {"keep": 1, "clear_tool_inputs": True}},
     inputs=[0],
@@ -178,8 +177,7 @@ case(
 case(
     "excluded_tools_keep_their_arguments",
     "An exchange calling a tool of exclude_tools keeps its arguments and its results; the next "
-    "one is "
-    "cleared instead.",
+    "one is cleared instead.",
     history(("plan", "write", "write")),
     {
         "max_bytes": BUDGET,

@@ -238,8 +238,7 @@ for s in SPELLINGS:
         s,
         "function_loop_dropped_whole",
         "a functionCall and its functionResponse are one exchange, dropped together when it does "
-        "not "
-        "fit; the system instruction is pinned and echoed unchanged.",
+        "not fit; the system instruction is pinned and echoed unchanged.",
         {"system": SYSTEM, "messages": loop, "max_bytes": budget},
         {
             "ok": True,
@@ -317,8 +316,8 @@ for s in SPELLINGS:
         s,
         "repair_responses_out_of_order_without_ids",
         "responses without ids must follow the calls' order and names: swapped, they answer no "
-        "call, "
-        "so the calls go (the model content keeps the visible note) and so do the responses.",
+        "call, so the calls go (the model content keeps the visible note) and so do the "
+        "responses.",
         {"messages": swapped},
         ok(
             [swapped[0], model(NOTE), swapped[3]],
@@ -356,10 +355,8 @@ for s in SPELLINGS:
         s,
         "image_in_function_response_priced_by_pixels",
         "an image among a functionResponse's parts is priced by its pixels (Gemini 2.5's rule, "
-        "the "
-        f"format's default: {gemini_tokens(1700, 2200)} tokens), so it fits a budget its base64 "
-        "alone "
-        "would exceed.",
+        f"the format's default: {gemini_tokens(1700, 2200)} tokens), so it fits a budget its "
+        "base64 alone would exceed.",
         {"messages": shot, "max_bytes": 8000},
         ok(shot, dropped_images=[], dropped_messages=[], cost_bytes=s.total(shot)),
     )
@@ -410,10 +407,8 @@ for s in SPELLINGS:
         s,
         "function_response_text_shrunk",
         "the exchange in progress does not fit: the strings of a functionResponse's response are "
-        "its "
-        "text, so its output shrinks (head and tail kept, the marker says how much was cut) "
-        "instead of "
-        "the agent losing the result it asked for.",
+        "its text, so its output shrinks (head and tail kept, the marker says how much was cut) "
+        "instead of the agent losing the result it asked for.",
         {"messages": running, "max_bytes": budget},
         ok(
             out,
@@ -526,8 +521,7 @@ for s in SPELLINGS:
         s,
         "repair_call_without_response",
         "a functionCall without its response (a session saved mid-call) goes; the model content "
-        "keeps "
-        "its text and gets the visible note.",
+        "keeps its text and gets the visible note.",
         {"messages": unanswered},
         ok(
             [unanswered[0], model("Running.", NOTE), unanswered[2]],
@@ -551,8 +545,7 @@ for s in SPELLINGS:
         s,
         "repair_response_count_differs",
         "two calls and one response: the counts must be equal, so the calls and the response go; "
-        "the "
-        "note stands alone and the two model contents left side by side merge.",
+        "the note stands alone and the two model contents left side by side merge.",
         {"messages": counts},
         ok(
             [counts[0], model(NOTE, "Done."), counts[4]],
@@ -616,8 +609,7 @@ for s in SPELLINGS:
         s,
         "images_priced_by_gemini_rule",
         f"inline images are priced by their pixels under Gemini 2.5 ({gemini_tokens(500, 375)} "
-        "tokens "
-        "for 500×375), file images like remote ones (image_sizes: 960×540 is "
+        "tokens for 500×375), file images like remote ones (image_sizes: 960×540 is "
         f"{gemini_tokens(960, 540)}).",
         {"messages": pics, "max_bytes": 100_000, "image_sizes": {REMOTE: [960, 540]}},
         ok(pics, cost_bytes=s.total(pics), dropped_images=[]),
@@ -628,11 +620,10 @@ for s in SPELLINGS:
     case(
         s,
         "model_selects_pricing",
-        f"model=gemini-3-pro prices every image at 1,120 tokens (media resolution high), not "
+        "model=gemini-3-pro prices every image at 1,120 tokens (media resolution high), not "
         f"{gemini_tokens(500, 375)}: the older screenshot then no longer fits; the user content "
-        "that "
-        f"began the kept model turn comes back with the image as a placeholder (the answer starts "
-        f"with the user's turn).",
+        "that began the kept model turn comes back with the image as a placeholder (the answer "
+        "starts with the user's turn).",
         {"messages": older, "max_bytes": budget, "model": "gemini-3-pro"},
         ok(
             [user("Old screen:", placeholder), older[1], older[2]],
@@ -697,9 +688,8 @@ for s in SPELLINGS:
                     "part": None,
                     "path": "model",
                     "message": 'no model family claims "vertex_ai/house-model"; assumed: images '
-                    "priced by "
-                    'the "gemini" rule (the default), text counted in bytes; strict_model: '
-                    "true makes an unknown model an error",
+                    'priced by the "gemini" rule (the default), text counted in bytes; '
+                    "strict_model: true makes an unknown model an error",
                 }
             ],
         ),
@@ -759,9 +749,8 @@ for s in SPELLINGS:
                     "part": None,
                     "path": "model",
                     "message": 'no context window is known for model "gemma3:27b" (open-weight '
-                    "models run "
-                    "with their host's or runtime's window); only max_messages limits the history: "
-                    "give context_tokens or max_bytes",
+                    "models run with their host's or runtime's window); only max_messages limits "
+                    "the history: give context_tokens or max_bytes",
                 }
             ],
         ),

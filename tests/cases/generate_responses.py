@@ -284,10 +284,9 @@ filled_to = 600 - total([follow[1]]) - total([fout("call_f0", "")])
 case(
     "responses_follow_up_after_tool_loop_keeps_the_newest_steps",
     "A follow-up after a tool loop, its first message too long to anchor: the newest steps that "
-    "fit "
-    "are kept; the Responses API takes input that starts with a function_call, so no user message "
-    "is brought back (the Anthropic and Gemini formats start on the user's turn instead): the room "
-    "left fills with the oldest step, its output shrunk (fill).",
+    "fit are kept; the Responses API takes input that starts with a function_call, so no user "
+    "message is brought back (the Anthropic and Gemini formats start on the user's turn instead): "
+    "the room left fills with the oldest step, its output shrunk (fill).",
     {"format": "responses", "messages": follow, "max_bytes": budget},
     ok(
         [follow[1], fout("call_f0", shrink(follow[2]["output"], filled_to))] + follow[3:],
@@ -728,8 +727,7 @@ case(
 case(
     "responses_model_gives_the_window",
     "gpt-5's window is 400,000 with 272,000 input: the reserve is the other 128,000, and the "
-    "budget "
-    "400,000 − 128,000 − 256 = 271,744 tokens.",
+    "budget 400,000 − 128,000 − 256 = 271,744 tokens.",
     {"format": "responses", "messages": items, "model": "gpt-5"},
     ok(items, unit="tokens", budget_tokens=271_744, warnings=[]),
 )
@@ -747,9 +745,8 @@ case(
                 "part": None,
                 "path": "model",
                 "message": 'no context window is known for model "deepseek-r1" (open-weight '
-                "models run with "
-                "their host's or runtime's window); only max_messages limits the history: give "
-                "context_tokens or max_bytes",
+                "models run with their host's or runtime's window); only max_messages limits the "
+                "history: give context_tokens or max_bytes",
             }
         ],
     ),
