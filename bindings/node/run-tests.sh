@@ -31,6 +31,9 @@ npx --no-install prettier --check --config .prettierrc.json "$repo"/tests/cases/
 echo "== tsc (the typed example against index.d.ts)"
 npx --no-install tsc -p examples </dev/null
 
+echo "== tsc --strict --checkJs on the token-mode case generator (tests/cases/generate_tokens.mjs)"
+npx --no-install tsc -p tsconfig.scripts.json </dev/null
+
 echo "== tsc --strict on the READMEs' JavaScript examples"
 node examples/readme.mjs </dev/null
 

@@ -16,10 +16,23 @@ const o200k = require("gpt-tokenizer/cjs/encoding/o200k_base");
 const cl100k = require("gpt-tokenizer/cjs/encoding/cl100k_base");
 
 const TEXT = path.join(HERE, "..", "fixtures", "text");
+/** @param {string} name */
 const read = (name) => fs.readFileSync(path.join(TEXT, name), "utf8");
 const plain = { disallowedSpecial: new Set() };
 
-/** A tokenizer's counter with a factor: each counted piece rounded up on its own. */
+/**
+ * A chat message as the cases write it: its role, its content (a string, parts or null) and any
+ * other field.
+ * @typedef {{ role: string, content?: string | Part[] | null, [key: string]: unknown }} Message
+ * @typedef {{ type: string, text?: string, [key: string]: unknown }} Part
+ * @typedef {(text: string) => number} Count
+ */
+
+/**
+ * A tokenizer's counter with a factor: each counted piece rounded up on its own.
+ * @param {typeof o200k} encoding
+ * @returns {Count}
+ */
 function counter(encoding, factor = 1) {
   return (text) => {
     const n = encoding.countTokens(text, plain);
@@ -30,8 +43,14 @@ function counter(encoding, factor = 1) {
 const FRAMING = 3; // tokens of a message's start and end markers
 const DEFAULT_OVERHEAD = 256; // 1,024 bytes at 4 bytes a token
 
-/** A chat message's cost: framing, the role, every other field (key and value; a string's
- * text, another value's compact JSON), and the content (texts; images by the profile). */
+/**
+ * A chat message's cost: framing, the role, every other field (key and value; a string's
+ * text, another value's compact JSON), and the content (texts; images by the profile).
+ * @param {Message} m
+ * @param {Count} count
+ * @param {(part: Part) => number} [imageTokens]
+ * @returns {number}
+ */
 function messageCost(m, count, imageTokens = () => 765) {
   let cost = FRAMING + count(m.role);
   for (const [key, value] of Object.entries(m)) {
@@ -41,18 +60,33 @@ function messageCost(m, count, imageTokens = () => 765) {
   if (typeof m.content === "string") cost += count(m.content);
   else if (Array.isArray(m.content)) {
     for (const part of m.content) {
-      cost += part.type === "text" ? count(part.text) : imageTokens(part);
+      cost += part.type === "text" ? count(/** @type {string} */ (part.text)) : imageTokens(part);
     }
   }
   return cost;
 }
 
+/**
+ * A shared case (tests/cases/README.md).
+ * @typedef {{ name: string, description: string, function: string, request: object,
+ *   expect: object }} Case
+ */
+/** @type {Case[]} */
 const CASES = [];
+/**
+ * @param {string} name
+ * @param {string} description
+ * @param {object} request
+ * @param {object} expect
+ */
 function addCase(name, description, request, expect) {
   CASES.push({ name, description, function: "trim", request, expect });
 }
+/** @param {object[]} messages @param {object} report */
 const ok = (messages, report) => ({ ok: true, messages, report });
+/** @param {number[]} xs */
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+/** @param {string} text @param {number} from @param {number} count */
 const lines = (text, from, count) =>
   text
     .split("\n")
@@ -63,6 +97,7 @@ const lines = (text, from, count) =>
 {
   const log = read("log_ls_la_usr_bin.txt");
   const count = counter(o200k);
+  /** @param {string} id */
   const call = (id) => ({
     id,
     type: "function",
@@ -233,6 +268,7 @@ const lines = (text, from, count) =>
 }
 
 // --- errors ---------------------------------------------------------------------------------
+/** @param {string} code @param {object} error */
 const err = (code, error) => ({ ok: false, error: { code, ...error } });
 const few = [{ role: "user", content: "hi" }];
 addCase(
