@@ -281,7 +281,10 @@ fn match_replies<'a>(
             .map(|(k, id)| (id.as_ref(), k))
             .collect()
     });
-    let mut answered = vec![false; ids.len()];
+    // Which calls are answered: a bit each (a list past 64 calls).
+    let few = ids.len() <= 64;
+    let mut bits = 0u64;
+    let mut answered = vec![false; if few { 0 } else { ids.len() }];
     for r in range {
         // A reply with no content (`"content": null` or none) is removed (DESIGN §5), which
         // leaves its call unanswered: the provider refuses a tool message without content.
@@ -297,11 +300,26 @@ fn match_replies<'a>(
         };
         match call {
             None => return Err(RepairReason::UnknownCall(id.clone())),
-            Some(k) if answered[k] => return Err(RepairReason::AnsweredTwice(id.clone())),
-            Some(k) => answered[k] = true,
+            Some(k) => {
+                let again = if few {
+                    let again = bits & 1 << k != 0;
+                    bits |= 1 << k;
+                    again
+                } else {
+                    std::mem::replace(&mut answered[k], true)
+                };
+                if again {
+                    return Err(RepairReason::AnsweredTwice(id.clone()));
+                }
+            }
         }
     }
-    match answered.iter().position(|done| !done) {
+    let unanswered = if few {
+        Some((!bits).trailing_zeros() as usize).filter(|&k| k < ids.len())
+    } else {
+        answered.iter().position(|done| !done)
+    };
+    match unanswered {
         Some(k) => Err(RepairReason::NoReply(ids[k].clone())),
         None => Ok(()),
     }
@@ -342,6 +360,55 @@ fn append_note(session: &mut Session<'_>, m: usize) {
         }
         ContentShape::Absent | ContentShape::Null | ContentShape::Parts => {
             session.messages[m].has_note = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    /// Trims a user request, an assistant message with `calls` calls and the replies to
+    /// `replies` (call indices, in order): the answer's messages and repairs.
+    fn exchange(calls: usize, replies: &[usize]) -> (usize, String) {
+        let id = |c: usize| format!("call_{c}");
+        let tool_calls: Vec<Value> = (0..calls)
+            .map(|c| json!({"id": id(c), "type": "function", "function": {"name": "f", "arguments": "{}"}}))
+            .collect();
+        let mut messages = vec![
+            json!({"role": "user", "content": "go"}),
+            json!({"role": "assistant", "content": null, "tool_calls": tool_calls}),
+        ];
+        messages.extend(
+            replies
+                .iter()
+                .map(|&c| json!({"role": "tool", "tool_call_id": id(c), "content": "done"})),
+        );
+        let answer: Value = serde_json::from_str(&crate::api::trim_json(
+            &json!({"messages": messages}).to_string(),
+        ))
+        .unwrap();
+        let kept = answer["messages"].as_array().unwrap().len();
+        (kept, answer["report"]["repaired"].to_string())
+    }
+
+    #[test]
+    fn replies_are_matched_to_calls_one_to_one_past_64_calls_too() {
+        for calls in [1, 2, 63, 64, 65, 100] {
+            let all: Vec<usize> = (0..calls).rev().collect();
+            assert_eq!(exchange(calls, &all), (calls + 2, "[]".into()), "{calls}");
+            let last = calls - 1;
+            let (kept, repaired) = exchange(calls, &all[1..]);
+            assert_eq!(kept, 2, "{calls}");
+            assert!(
+                repaired.contains(&format!("call_{last}")),
+                "{calls}: {repaired}"
+            );
+            let mut twice = all.clone();
+            twice.push(0);
+            let (kept, repaired) = exchange(calls, &twice);
+            assert_eq!(kept, 2, "{calls}");
+            assert!(repaired.contains("call_0"), "{calls}: {repaired}");
         }
     }
 }

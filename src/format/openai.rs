@@ -74,11 +74,14 @@ impl Adapter for OpenAi {
     }
 
     fn rebuild<'a>(&self, _doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
-        Rebuilt {
-            messages: (0..session.messages.len())
+        let mut messages = Vec::with_capacity(kept.iter().filter(|&&k| k).count());
+        messages.extend(
+            (0..session.messages.len())
                 .filter(|&m| kept[m])
-                .map(|m| edit_of(session, m))
-                .collect(),
+                .map(|m| edit_of(session, m)),
+        );
+        Rebuilt {
+            messages,
             merged: Vec::new(),
         }
     }

@@ -296,7 +296,17 @@ impl<'a> Doc<'a> {
             if c.count != scan::NOT_NOTED {
                 // Noted by the scanner: keys and values are where it saw them.
                 let from = c.fields as usize;
-                for f in &self.fields[from..from + c.count as usize] {
+                let spans = &self.fields[from..from + c.count as usize];
+                if plain_distinct_keys(self.text.as_bytes(), spans) {
+                    // The common case, taken as it is: no key to decode or to look for twice.
+                    fields.extend(spans.iter().map(|f| {
+                        let key = &self.text[f.key as usize + 1..f.key_end as usize - 1];
+                        let value = &self.text[f.value as usize..f.value_end as usize];
+                        (Cow::Borrowed(key), value)
+                    }));
+                    return (c.end & !scan::FLAG) as usize;
+                }
+                for f in spans {
                     let key_end = (f.key_end & !scan::FLAG) as usize;
                     let key = if f.key_end & scan::FLAG == 0 {
                         Cow::Borrowed(&self.text[f.key as usize + 1..key_end - 1])
@@ -484,12 +494,18 @@ impl<'a> Doc<'a> {
     /// The length of `raw`'s compact JSON (see [`canonical_len`]), known at once for an
     /// indexed container written compactly.
     pub fn canonical_len(&self, raw: Raw<'a>) -> u64 {
-        if matches!(kind(raw), Kind::Object | Kind::Array) {
-            if let Some(c) = self.container(self.offset(raw)) {
-                if c.end & scan::FLAG != 0 {
-                    return raw.len() as u64;
+        match kind(raw) {
+            Kind::Object | Kind::Array => {
+                if let Some(c) = self.container(self.offset(raw)) {
+                    if c.end & scan::FLAG != 0 {
+                        return raw.len() as u64;
+                    }
                 }
             }
+            // A valid string token without escapes holds no control character: it is written
+            // as it is.
+            Kind::String if find_backslash(raw.as_bytes()).is_none() => return raw.len() as u64,
+            _ => {}
         }
         canonical_len(raw)
     }
@@ -719,6 +735,28 @@ fn add_field<'a>(
             fields.push((key, value));
         }
     }
+}
+
+/// Whether the keys of `spans` (an object's fields noted by the scanner) are few, without
+/// escapes and all different: compared as written, by length first.
+fn plain_distinct_keys(text: &[u8], spans: &[scan::FieldSpan]) -> bool {
+    if spans.len() > 16 {
+        return false;
+    }
+    let key = |f: &scan::FieldSpan| &text[f.key as usize..f.key_end as usize];
+    for (n, f) in spans.iter().enumerate() {
+        if f.key_end & scan::FLAG != 0 {
+            return false;
+        }
+        let k = key(f);
+        if spans[..n]
+            .iter()
+            .any(|g| key(g).len() == k.len() && key(g) == k)
+        {
+            return false;
+        }
+    }
+    true
 }
 
 /// The end of the value that ends before `i`, white space skipped backwards.
