@@ -272,7 +272,8 @@ fn part(p: &Part) -> Value {
             }
             json!({"type": "image_url", "image_url": inner})
         }
-        Part::Other(n) => json!({"type": "input_audio", "input_audio": {"data": "AAAA", "n": n}}),
+        // A part type of no format: priced by its JSON (input_audio is priced as audio now).
+        Part::Other(n) => json!({"type": "x_custom", "x_custom": {"data": "AAAA", "n": n}}),
     }
 }
 
