@@ -175,10 +175,10 @@ fn meta_lens<'a>(doc: &Doc<'a>, fields: &Fields<'a>) -> (u64, u64) {
         if key == "content" {
             continue;
         }
-        let len = doc.canonical_len(value);
-        all.field(key, len);
+        let (key_len, len) = (raw::string_len_as_json(key), doc.canonical_len(value));
+        all.field_len(key_len, len);
         if key != "tool_calls" {
-            without_calls.field(key, len);
+            without_calls.field_len(key_len, len);
         }
     }
     (all.total(), without_calls.total())

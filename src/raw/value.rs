@@ -297,7 +297,12 @@ pub struct MetaLen {
 impl MetaLen {
     /// One more field: its key (decoded) and its value's compact length.
     pub fn field(&mut self, key: &str, value_len: u64) {
-        self.bytes += string_len_as_json(key) + value_len;
+        self.field_len(string_len_as_json(key), value_len);
+    }
+
+    /// One more field, its key's compact length known ([`string_len_as_json`]).
+    pub fn field_len(&mut self, key_len: u64, value_len: u64) {
+        self.bytes += key_len + value_len;
         self.fields += 1;
     }
 
@@ -319,4 +324,26 @@ pub fn string_len_as_json(s: &str) -> u64 {
         }
     }
     len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::string_len_as_json;
+
+    #[test]
+    fn a_string_is_measured_as_serde_json_writes_it_wherever_its_escapes_fall() {
+        let pieces = [
+            "a", "é", "\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}", "🦀", " ",
+        ];
+        for len in 0..24 {
+            for (p, piece) in pieces.iter().enumerate() {
+                for at in [0, len / 2, len] {
+                    let mut s: String = (0..len).map(|k| pieces[(k + p) % 2]).collect();
+                    s.insert_str(s.char_indices().nth(at).map_or(s.len(), |(i, _)| i), piece);
+                    let written = serde_json::to_string(&s).unwrap();
+                    assert_eq!(string_len_as_json(&s), written.len() as u64, "{s:?}");
+                }
+            }
+        }
+    }
 }
