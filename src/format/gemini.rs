@@ -606,10 +606,10 @@ fn split_response<'a>(
                     s.units.push(priced(Some(p as u32), Some(k), kind));
                 } else if let Some(kind) = image_of(doc, inner, pricing, None) {
                     let kind = kind.map_err(|(what, rest)| {
-                        Error::invalid_request(
-                            what,
-                            here.at(&format!(".functionResponse.parts[{k}]{rest}")),
-                        )
+                        let fields = doc.fields(part).unwrap_or_default();
+                        let key =
+                            media::spelled(&fields, ".functionResponse", ".function_response");
+                        Error::invalid_request(what, here.at(&format!("{key}.parts[{k}]{rest}")))
                     })?;
                     images_json += canonical_len(item);
                     s.units.push(priced(Some(p as u32), Some(k), kind));

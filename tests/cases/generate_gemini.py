@@ -650,6 +650,40 @@ for s in SPELLINGS:
         ),
     )
 
+# --- errors name the keys as the caller spelled them ---------------------------------------------
+for s in SPELLINGS:
+    no_data = {s.inline: {s.mime: "image/png", "data": 5}}
+    case(
+        s,
+        "image_without_data_names_its_path",
+        "an inline image whose data is not a string is an invalid_request at its data, under "
+        "the key as written.",
+        {"messages": [user("look", no_data)]},
+        err("invalid_request", path=f"messages[0].parts[1].{s.inline}.data"),
+    )
+    case(
+        s,
+        "image_file_without_uri_names_its_path",
+        "an image file part without a file URI is an invalid_request at its URI, under the keys "
+        "as written.",
+        {"messages": [user("look", {s.file: {s.mime: "image/png"}})]},
+        err("invalid_request", path=f"messages[0].parts[1].{s.file}.{s.uri}"),
+    )
+    case(
+        s,
+        "response_image_without_data_names_its_path",
+        "an image among a function response's parts whose data is not a string is an "
+        "invalid_request at its data, under the keys as written.",
+        {
+            "messages": [
+                user("Take a screenshot."),
+                model(s.fcall("screenshot", {}, id="c_shot")),
+                user(s.fresp("screenshot", {}, id="c_shot", parts=[no_data])),
+            ]
+        },
+        err("invalid_request", path=f"messages[2].parts[0].{s.response}.parts[0].{s.inline}.data"),
+    )
+
 # --- errors (spelling-free) -----------------------------------------------------------------------
 s = SPELLINGS[0]
 case(

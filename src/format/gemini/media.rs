@@ -29,10 +29,8 @@ pub(super) fn image_of<'a>(
             return None;
         }
         let Some(data) = get(&blob, "data").and_then(raw::string) else {
-            return Some(Err((
-                "inline image data must be a string",
-                ".inlineData.data",
-            )));
+            let at = spelled(fields, ".inlineData.data", ".inline_data.data");
+            return Some(Err(("inline image data must be a string", at)));
         };
         let mime = mime.unwrap_or_default();
         // What the data URL it stands for would cost when unreadable.
@@ -46,14 +44,28 @@ pub(super) fn image_of<'a>(
             return None;
         }
         let Some(uri) = pick(&file, "fileUri", "file_uri").and_then(raw::string) else {
-            return Some(Err((
-                "an image file needs a string file URI",
-                ".fileData.fileUri",
-            )));
+            let at = spelled(fields, ".fileData.fileUri", ".file_data.file_uri");
+            return Some(Err(("an image file needs a string file URI", at)));
         };
         return Some(Ok(pricing.remote(&uri, detail)));
     }
     None
+}
+
+/// The path `camel` when the part's key is written in camelCase (REST), else `snake` (the
+/// Python SDK's `model_dump()`): an error names the key as the caller wrote it.
+pub(super) fn spelled(
+    fields: &Fields<'_>,
+    camel: &'static str,
+    snake: &'static str,
+) -> &'static str {
+    let key = camel.trim_start_matches('.');
+    let key = &key[..key.find('.').unwrap_or(key.len())];
+    if get(fields, key).is_some() {
+        camel
+    } else {
+        snake
+    }
 }
 
 /// A PDF or audio blob (`inlineData` with `application/pdf` or `audio/*` data, or
