@@ -4,7 +4,8 @@
 //! file's code without its comments and docstrings and fails on every string literal that is
 //! a format's name, and on every object key in JavaScript that is one (a per-format table);
 //! only the value given to a `format` keyword or key (`format="ai-sdk"`: a front end that
-//! speaks one format, not a branch on one) is no comparison.
+//! speaks one format, not a branch on one) is no comparison, and a provider's key in the AI
+//! SDK's `providerOptions` (`{"openai": {"imageDetail": ...}}`) is a provider's name.
 //! The type declarations that list the names (`MessageFormat`, `Format` in index.d.ts) must
 //! list exactly the core's formats.
 
@@ -155,7 +156,10 @@ fn format_names_in(source: &str, lang: Lang, names: &[&str]) -> Vec<(usize, Stri
         .filter(|l| names.contains(&l.text.as_str()))
         .filter(|l| {
             let given = ["format=", "format:", "\"format\":", "'format':"];
-            !given.iter().any(|g| l.before.ends_with(g))
+            // The AI SDK keys its `providerOptions` by provider ("openai", "google"): a
+            // provider's name there, not a format's.
+            let provider = ["\"providerOptions\":{", "providerOptions:{"];
+            !given.iter().chain(&provider).any(|g| l.before.ends_with(g))
         })
         .map(|l| (l.line, format!("the string {:?}", l.text)))
         .collect();
@@ -263,11 +267,11 @@ fn the_scan_finds_format_names_in_code_only() {
         [3, 4],
         "{found:?}"
     );
-    let python = "\"\"\"format=\"gemini\" docs\"\"\"\n_REBUILT = ('anthropic', \"responses\")  # \"openai\"\nF = Literal[\"openai\"]\ntrim(m, format=\"ai-sdk\")\nif format == \"ai-sdk\": pass\n";
+    let python = "\"\"\"format=\"gemini\" docs\"\"\"\n_REBUILT = ('anthropic', \"responses\")  # \"openai\"\nF = Literal[\"openai\"]\ntrim(m, format=\"ai-sdk\")\nif format == \"ai-sdk\": pass\np = {\"providerOptions\": {\"openai\": {}}, \"x\": {\"openai\": 1}}\n";
     let found = format_names_in(python, Lang::Python, &names);
     assert_eq!(
         found.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
-        [2, 2, 5],
+        [2, 2, 5, 6],
         "{found:?}"
     );
     let js = "// openai: no\nconst PLAIN = {\n  openai: read,\n  \"ai-sdk\": read,\n};\nx.gemini: 1;\nconst s = `${a}gemini`; f(format ?? \"openai\");\n";

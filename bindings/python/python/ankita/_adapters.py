@@ -88,12 +88,15 @@ def _sdk_part(part: Any) -> Any:
         image = part.get("image_url")
         url = image.get("url") if isinstance(image, dict) else image
         if isinstance(url, str):
-            out: dict[str, Any] = {"type": "image", "image": url}
             detail = image.get("detail") if isinstance(image, dict) else None
             if isinstance(detail, str):
                 # What the AI SDK's OpenAI provider sends as the image's detail.
-                out["providerOptions"] = {"openai": {"imageDetail": detail}}
-            return out
+                return {
+                    "type": "image",
+                    "image": url,
+                    "providerOptions": {"openai": {"imageDetail": detail}},
+                }
+            return {"type": "image", "image": url}
     if kind == "file" and isinstance(part.get("file"), dict):
         file = part["file"]
         data = file.get("file_data") or file.get("file_url")
