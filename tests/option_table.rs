@@ -237,6 +237,9 @@ fn node_option_types() -> BTreeMap<String, String> {
                     continue;
                 };
                 let name = name.trim_end_matches('?').to_owned();
+                if !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
                 out.insert(name.clone(), ty.trim().to_owned());
                 last = Some(name);
             }
@@ -282,25 +285,7 @@ fn native_signature() -> BTreeSet<String> {
 
 /// The members of `export interface TrimOptions` in index.d.ts.
 fn node_options() -> BTreeSet<String> {
-    let text = read("bindings/node/index.d.ts");
-    let at = text
-        .find("export interface TrimOptions {")
-        .expect("TrimOptions in index.d.ts");
-    let body = &text[at..];
-    let body = &body[..body.find("\n}").expect("the end of TrimOptions")];
-    body.lines()
-        .filter_map(|line| {
-            let member = line.strip_prefix("  ")?;
-            if member.starts_with(' ') {
-                return None;
-            }
-            let (name, _) = member.split_once(':')?;
-            let name = name.trim_end_matches('?');
-            name.chars()
-                .all(|c| c.is_alphanumeric() || c == '_')
-                .then(|| name.to_owned())
-        })
-        .collect()
+    node_option_types().into_keys().collect()
 }
 
 fn differences(got: &BTreeSet<String>, want: &BTreeSet<String>) -> String {
