@@ -195,6 +195,9 @@ def c_api_examples(readme_path: pathlib.Path, scratch: pathlib.Path) -> int:
 
 
 def main() -> int:
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
     mode, readme, where = sys.argv[1], pathlib.Path(sys.argv[2]).resolve(), sys.argv[3]
     if mode == "c-api":
         return c_api_examples(readme, pathlib.Path(where).resolve())
