@@ -24,11 +24,13 @@ export PATH="$venv/bin:$PATH"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 echo "== installing the build and test tools, and the packages the adapters are tested against"
+# The build and test tools at exact releases: a newer ruff or mypy may flag unchanged code, so
+# they move only when this line does (and the code is formatted and checked with the new ones).
 # The SDKs and frameworks at least at the releases the adapters and the README's typed examples
 # were last checked against (an existing environment is upgraded to them).
 # ray[data] (with pyarrow) runs examples/ray_dataset.py in tests/test_datasets.py on a local
 # Ray; it is a test dependency only, never one of `import ankita` (about 25 s to install).
-"$py" -m pip install --quiet "maturin>=1.8,<2" "pytest>=8" "mypy>=1.10" ruff \
+"$py" -m pip install --quiet maturin==1.16.0 pytest==9.2.0 mypy==2.4.1 ruff==0.17.6 \
     "openai>=3.57" "anthropic>=2.15" "google-genai>=3.6" "langchain-core>=1.8.3" \
     "pydantic-ai-slim>=2.68" "tokenizers>=0.21" \
     "transformers>=4.45" jinja2 "ray[data]>=2.40"
