@@ -148,7 +148,12 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         }
         let index = physical(t, m);
         if mode == OnImageOverflow::Error {
-            let path = crate::format::unit_path(t.options.format, &t.session.messages[m], unit);
+            let path = crate::format::unit_path(
+                t.options.format,
+                &t.session,
+                &t.session.messages[m],
+                unit,
+            );
             return Err(Error::new(
                 ErrorCode::ImageOverflow,
                 format!(

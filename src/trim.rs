@@ -509,6 +509,7 @@ fn implausible_images(session: &Session<'_>, format: Format) -> Vec<Warning> {
             warnings.push(Warning::of_unit(
                 "implausible_image",
                 format,
+                session,
                 msg,
                 unit,
                 message,

@@ -111,6 +111,30 @@ impl Adapter for Gemini {
         super::blocks_meta_cost(doc, message, "parts", |f| call_of(f).is_some(), measure)
     }
 
+    /// `.function_response.parts` for a response part the caller wrote in snake_case (the
+    /// Python SDK's `model_dump()`), read again from the caller's content (only when a report
+    /// names an item inside a response).
+    fn reply_items(&self, at: Logical<'_, '_>) -> Option<&'static str> {
+        let camel = TRAITS.reply_items;
+        let (Origin::Reply { part }, Some(message)) = (at.msg.origin, at.input) else {
+            return camel;
+        };
+        let doc = Doc::from_validated(message, Vec::new());
+        let fields = doc
+            .fields(doc.root())
+            .and_then(|content| get(&content, "parts"))
+            .and_then(|parts| doc.items(parts))
+            .and_then(|parts| parts.get(part as usize).and_then(|&p| doc.fields(p)));
+        match fields {
+            Some(f) => Some(media::spelled(
+                &f,
+                ".functionResponse.parts",
+                ".function_response.parts",
+            )),
+            None => camel,
+        }
+    }
+
     /// Gemini 2.0 / 2.5 crop-unit tiles; `model` selects 1.5 or 3's `media_resolution`.
     fn default_profile(&self) -> ImageProfile {
         ImageProfile::Gemini

@@ -229,6 +229,13 @@ pub trait Adapter: Sync {
         self.content_key()
     }
 
+    /// The path from tool reply `at`'s part to the items inside it, for the paths of reports,
+    /// in the keys its caller wrote: the format's [`Traits::reply_items`] by default (Gemini
+    /// reads the spelling of the caller's part).
+    fn reply_items(&self, _at: Logical<'_, '_>) -> Option<&'static str> {
+        self.traits().reply_items
+    }
+
     /// How images are priced when the request names neither `image_profile` nor `model`: the
     /// format's provider's rule.
     fn default_profile(&self) -> ImageProfile {
@@ -494,11 +501,12 @@ pub(crate) fn parts_key(format: Format, msg: &crate::model::Message<'_>) -> &'st
     format.adapter().parts_key(msg)
 }
 
-/// The caller's JSON path of unit `unit` of logical message `msg`: its message (or `system`),
-/// its part under the format's key, and the item inside a tool reply's part under the
-/// format's key for those ([`Traits::reply_items`]).
+/// The caller's JSON path of unit `unit` of logical message `msg` of `session`: its message
+/// (or `system`), its part under the format's key, and the item inside a tool reply's part
+/// under the keys the caller wrote for those ([`Adapter::reply_items`]).
 pub(crate) fn unit_path(
     format: Format,
+    session: &Session<'_>,
     msg: &crate::model::Message<'_>,
     unit: &crate::model::Unit<'_>,
 ) -> String {
@@ -508,8 +516,13 @@ pub(crate) fn unit_path(
     };
     if let Some(p) = unit.part {
         path += &format!(".{}[{p}]", parts_key(format, msg));
-        if let (Some(sub), Some(items)) = (unit.sub, format.adapter().traits().reply_items) {
-            path += &format!("{items}[{sub}]");
+        if let Some(sub) = unit.sub {
+            let input = msg
+                .physical
+                .and_then(|i| session.inputs.get(i as usize).copied());
+            if let Some(items) = format.adapter().reply_items(Logical { msg, input }) {
+                path += &format!("{items}[{sub}]");
+            }
         }
     }
     path

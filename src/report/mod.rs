@@ -322,6 +322,7 @@ impl Warning {
     pub(crate) fn of_unit(
         code: &'static str,
         format: Format,
+        session: &Session<'_>,
         msg: &crate::model::Message<'_>,
         unit: &crate::model::Unit<'_>,
         message: String,
@@ -330,7 +331,7 @@ impl Warning {
             code,
             index: msg.physical.unwrap_or(0) as usize,
             part: unit.part.map(|p| p as usize),
-            path: crate::format::unit_path(format, msg, unit),
+            path: crate::format::unit_path(format, session, msg, unit),
             message,
         }
     }
@@ -369,6 +370,7 @@ pub(crate) fn file_warnings(session: &Session<'_>, format: Format) -> Vec<Warnin
             warnings.push(Warning::of_unit(
                 "unreadable_file",
                 format,
+                session,
                 msg,
                 unit,
                 message,

@@ -9,6 +9,8 @@ import base64
 import json
 import math
 import pathlib
+import struct
+import zlib
 from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -23,6 +25,31 @@ PNG_B64 = base64.b64encode((FIXTURES / "png/rgb_1700x2200.png").read_bytes()).de
 JPEG_B64 = base64.b64encode((FIXTURES / "jpeg/baseline_500x375.jpg").read_bytes()).decode()
 REMOTE = "gs://bucket/screens/settings.png"
 SIZES = {PNG_B64: (1700, 2200), JPEG_B64: (500, 375)}
+# A PNG header claiming 2³²−1 × 1 pixels: implausible, priced as the ankita profile's largest
+# typical image (1,445 tokens), and warned about.
+IHDR = struct.pack(">IIBBBBB", 2**32 - 1, 1, 8, 6, 0, 0, 0)
+STRIP_B64 = base64.b64encode(
+    b"\x89PNG\r\n\x1a\n"
+    + struct.pack(">I", 13)
+    + b"IHDR"
+    + IHDR
+    + struct.pack(">I", zlib.crc32(b"IHDR" + IHDR))
+).decode()
+STRIP_WARNING = (
+    "PNG header states 4294967295×1 pixels, more than any real image of its payload's "
+    "size or any provider's limit; priced as the profile's largest typical image, "
+    "1445 tokens"
+)
+# A PDF whose objects sit in encrypted object streams: unreadable, priced as a page per 4 KiB
+# (one: 258 tokens under the gemini profile), and warned about.
+LOCKED_B64 = base64.b64encode(
+    (HERE.parent / "fixtures/files/pdf-3-encrypted-objstm.pdf").read_bytes()
+).decode()
+assert len(LOCKED_B64) // 4 * 3 <= 4096
+LOCKED_WARNING = (
+    "the file could not be read; priced conservatively: unreadable PDF "
+    "(encrypted PDF), ~1 page estimated, ~258 tokens"
+)
 
 
 def gemini_tokens(w: int, h: int) -> int:

@@ -16,12 +16,18 @@ import json
 from gemini import (
     CASES,
     HERE,
+    LOCKED_B64,
+    LOCKED_WARNING,
     NOTE,
     PNG_B64,
     REMOTE,
     SPELLINGS,
+    STRIP_B64,
+    STRIP_WARNING,
     SYSTEM,
     SYSTEM_COST,
+    Obj,
+    Spelling,
     case,
     compact,
     err,
@@ -682,6 +688,60 @@ for s in SPELLINGS:
             ]
         },
         err("invalid_request", path=f"messages[2].parts[0].{s.response}.parts[0].{s.inline}.data"),
+    )
+
+
+# --- report paths inside a function response name its keys as the caller spelled them ---------
+def screenshot_reply(s: Spelling, item: Obj) -> list[Obj]:
+    """A request, the model's call, and the function response holding `item` among its parts."""
+    return [
+        user("Take a screenshot of the dialog."),
+        model(s.fcall("screenshot", {}, id="c_1")),
+        user(s.fresp("screenshot", {"output": "Screenshot taken."}, id="c_1", parts=[item])),
+    ]
+
+
+for s in SPELLINGS:
+    at = f"messages[2].parts[0].{s.response}.parts[0]"
+    strip = screenshot_reply(s, {s.inline: {s.mime: "image/png", "data": STRIP_B64}})
+    warning = {"code": "implausible_image", "index": 2, "part": 0, "path": at}
+    case(
+        s,
+        "response_implausible_image_warning_names_its_path",
+        "an implausible PNG header among a function response's parts is warned about at the "
+        "image's path, under the keys as written; every content fits and comes back as it is.",
+        {"messages": strip, "max_bytes": 100_000, "image_profile": "ankita"},
+        ok(strip, dropped_messages=[], warnings=[{**warning, "message": STRIP_WARNING}]),
+    )
+    screen = screenshot_reply(s, s.png())
+    case(
+        s,
+        "response_image_overflow_error_names_its_path",
+        "a screenshot among the parts of the function response the model has not seen yet does "
+        'not fit and on_image_overflow is "error": the error names the image under the keys as '
+        "written.",
+        {
+            "messages": screen,
+            "max_bytes": 1_000,
+            "image_profile": "ankita",
+            "on_image_overflow": "error",
+        },
+        err(
+            "image_overflow",
+            path=at,
+            message=f"Image {at} (PNG 1700×2200, ~765 tokens) does not fit the context budget "
+            'and on_image_overflow is "error".',
+        ),
+    )
+    locked = screenshot_reply(s, {s.inline: {s.mime: "application/pdf", "data": LOCKED_B64}})
+    warning = {**warning, "code": "unreadable_file", "message": LOCKED_WARNING}
+    case(
+        s,
+        "response_unreadable_file_warning_names_its_path",
+        "an unreadable PDF among a function response's parts is priced conservatively and "
+        "warned about at its path, under the keys as written.",
+        {"messages": locked, "max_bytes": 100_000, "image_profile": "gemini"},
+        ok(locked, dropped_messages=[], warnings=[warning]),
     )
 
 # --- errors (spelling-free) -----------------------------------------------------------------------
