@@ -1,7 +1,8 @@
 //! Runs one trim many times, for a profiler: `perf record target/release/examples/profile_trim`.
 //! Workloads: `text` (20,000 messages; `text=N` for N), `shots` (the screenshot session), `anthropic`; add
 //! `loose` for a budget that keeps everything, `loose-bytes` for a byte budget that keeps
-//! everything (the ratios bench's "loose in bytes" row). `ROUNDS=N` runs N trims (200).
+//! everything (the ratios bench's "loose in bytes" row). `ROUNDS=N` runs N trims (200); `ABI=c`
+//! calls `ankita_trim_n`, as the ratios bench does, instead of `trim_json`.
 
 #[path = "../benches/workload.rs"]
 mod workload;
@@ -37,9 +38,14 @@ fn main() {
     let rounds = std::env::var("ROUNDS").map_or(200, |r| r.parse().expect("a round count"));
     let mut total = 0;
     let mut times = Vec::new();
+    let through_c = std::env::var("ABI").is_ok_and(|abi| abi == "c");
     for _ in 0..rounds {
         let start = std::time::Instant::now();
-        total += ankita::api::trim_json(&text).len();
+        total += if through_c {
+            c_trim(&text)
+        } else {
+            ankita::api::trim_json(&text).len()
+        };
         times.push(start.elapsed());
     }
     times.sort();
@@ -49,4 +55,15 @@ fn main() {
         times[times.len() / 2].as_secs_f64() * 1e3
     );
     println!("{total}");
+}
+
+/// `ankita_trim_n` as a host calls it; the answer's length.
+fn c_trim(text: &str) -> usize {
+    // SAFETY: a valid buffer of `len` bytes; the answer is NUL-terminated and released below.
+    unsafe {
+        let p = ankita::ffi::ankita_trim_n(text.as_ptr().cast(), text.len());
+        let len = std::ffi::CStr::from_ptr(p).to_bytes().len();
+        ankita::ffi::ankita_string_free(p);
+        len
+    }
 }

@@ -5,6 +5,7 @@
 
 use crate::api::Answer;
 use crate::error::{Error, ErrorCode};
+use crate::raw::{BytesError, Doc};
 use crate::session::TrimSession;
 use serde_json::Value;
 use std::cell::UnsafeCell;
@@ -94,18 +95,40 @@ fn null_error(name: &str) -> Error {
 
 /// Validates UTF-8 once, with a SIMD validator; the offset of the first bad byte on failure.
 fn utf8<'a>(bytes: &'a [u8], name: &str) -> Result<&'a str, Error> {
-    match simdutf8::basic::from_utf8(bytes) {
-        Ok(text) => Ok(text),
-        Err(_) => {
-            let offset = simdutf8::compat::from_utf8(bytes)
-                .err()
-                .map_or(0, |e| e.valid_up_to());
-            Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("{name} is not valid UTF-8 (invalid byte at offset {offset})"),
-            ))
-        }
+    crate::raw::utf8(bytes).map_err(|e| bytes_error(e, name))
+}
+
+fn bytes_error(e: BytesError, name: &str) -> Error {
+    match e {
+        BytesError::Utf8 { valid_up_to } => Error::new(
+            ErrorCode::InvalidArgument,
+            format!("{name} is not valid UTF-8 (invalid byte at offset {valid_up_to})"),
+        ),
+        BytesError::Json(e) => crate::api::invalid_json(e),
     }
+}
+
+/// A JSON argument read into its document, or why it cannot be: NULL, not UTF-8 (that verdict
+/// first, as [`str_arg`] gives it), not JSON. Its length is `len`, or found at its NUL.
+///
+/// # Safety
+/// `ptr` is NULL or points to `len` readable bytes (with `len`) or to a NUL-terminated string
+/// (without), valid for `'a`.
+unsafe fn doc_arg<'a>(
+    ptr: *const c_char,
+    len: Option<usize>,
+    name: &str,
+) -> Result<Doc<'a>, Error> {
+    if ptr.is_null() {
+        return Err(null_error(name));
+    }
+    let bytes = match len {
+        // SAFETY: non-NULL and `len` readable bytes per the caller's contract.
+        Some(len) => unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) },
+        // SAFETY: non-NULL and NUL-terminated per the caller's contract.
+        None => unsafe { CStr::from_ptr(ptr) }.to_bytes(),
+    };
+    Doc::parse_bytes(bytes).map_err(|e| bytes_error(e, name))
 }
 
 /// Probes an image given as a data URL or bare base64 text, reading only its header.
@@ -169,8 +192,8 @@ pub unsafe extern "C" fn ankita_probe_image_n(image: *const c_char, len: usize) 
 pub unsafe extern "C" fn ankita_trim(request_json: *const c_char) -> *mut c_char {
     boundary_answer(|| {
         // SAFETY: forwarded from this function's contract.
-        let request = unsafe { str_arg(request_json, "request_json") }?;
-        crate::api::trim_answer(request).map(Reply::Answer)
+        let doc = unsafe { doc_arg(request_json, None, "request_json") }?;
+        crate::api::request_answer(crate::api::Request::read(doc)?).map(Reply::Answer)
     })
 }
 
@@ -187,8 +210,8 @@ pub unsafe extern "C" fn ankita_trim(request_json: *const c_char) -> *mut c_char
 pub unsafe extern "C" fn ankita_trim_n(request_json: *const c_char, len: usize) -> *mut c_char {
     boundary_answer(|| {
         // SAFETY: forwarded from this function's contract.
-        let request = unsafe { bytes_arg(request_json, len, "request_json") }?;
-        crate::api::trim_answer(request).map(Reply::Answer)
+        let doc = unsafe { doc_arg(request_json, Some(len), "request_json") }?;
+        crate::api::request_answer(crate::api::Request::read(doc)?).map(Reply::Answer)
     })
 }
 
@@ -221,8 +244,8 @@ pub unsafe extern "C" fn ankita_trim_tail_n(
 ) -> *mut c_char {
     boundary_answer(|| {
         // SAFETY: forwarded from this function's contract.
-        let request = unsafe { bytes_arg(request_json, len, "request_json") }?;
-        crate::tail::trim_tail_answer(request).map(Reply::Answer)
+        let doc = unsafe { doc_arg(request_json, Some(len), "request_json") }?;
+        crate::tail::tail_answer(crate::tail::TailRequest::read(doc)?).map(Reply::Answer)
     })
 }
 
@@ -237,8 +260,8 @@ pub unsafe extern "C" fn ankita_trim_tail_n(
 pub unsafe extern "C" fn ankita_trim_tail(request_json: *const c_char) -> *mut c_char {
     boundary_answer(|| {
         // SAFETY: forwarded from this function's contract.
-        let request = unsafe { str_arg(request_json, "request_json") }?;
-        crate::tail::trim_tail_answer(request).map(Reply::Answer)
+        let doc = unsafe { doc_arg(request_json, None, "request_json") }?;
+        crate::tail::tail_answer(crate::tail::TailRequest::read(doc)?).map(Reply::Answer)
     })
 }
 

@@ -69,7 +69,12 @@ pub enum TailPlan<'a> {
 
 impl<'a> TailRequest<'a> {
     pub fn parse(text: &'a str) -> Result<TailRequest<'a>, Error> {
-        let (doc, mut fields, messages) = read_request(text)?;
+        Self::read(Doc::parse(text).map_err(crate::api::invalid_json)?)
+    }
+
+    /// Reads a tail request from its document.
+    pub(crate) fn read(doc: Doc<'a>) -> Result<TailRequest<'a>, Error> {
+        let (doc, mut fields, messages) = read_request(doc)?;
         let window = get(&fields, "window");
         fields.retain(|(k, _)| k != "window");
         let (system, options) = options_of(&fields)?;
@@ -610,7 +615,11 @@ fn merge_runs(list: &mut Vec<usize>, gaps: &[std::ops::Range<usize>]) {
 /// `"scale"` when every message given fit: how many times more the limits hold; `null`: send
 /// the whole history, when nothing limits the trim or no tail can give its answer).
 pub fn trim_tail_answer(text: &str) -> Result<Answer<'_>, Error> {
-    let request = TailRequest::parse(text)?;
+    tail_answer(TailRequest::parse(text)?)
+}
+
+/// [`trim_tail_answer`] for a request read into its document.
+pub(crate) fn tail_answer(request: TailRequest<'_>) -> Result<Answer<'_>, Error> {
     match request.plan()? {
         TailPlan::Plan(plan) => Ok(write_plan_answer(&request.doc, *plan)),
         TailPlan::Widen { scale } => Ok(Answer::text(match scale {

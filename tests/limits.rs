@@ -792,8 +792,9 @@ fn non_utf8_through_the_c_abi_is_invalid_argument_with_the_offset() {
         (b"{\"messages\": [\"\xf4\x90\x80\x80\"]}", 15), // past U+10FFFF
     ];
     for (bytes, offset) in cases {
-        let exports: [(unsafe extern "C" fn(*const c_char) -> *mut c_char, &str); 3] = [
+        let exports: [(unsafe extern "C" fn(*const c_char) -> *mut c_char, &str); 4] = [
             (ankita_trim, "request_json"),
+            (ankita::ffi::ankita_trim_tail, "request_json"),
             (ankita_sanitize, "messages_json"),
             (ankita_probe_image, "image"),
         ];

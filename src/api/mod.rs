@@ -123,7 +123,12 @@ pub struct Request<'a> {
 impl<'a> Request<'a> {
     /// Reads a trim request: `{"messages": [...], ...options}`.
     pub fn parse(text: &'a str) -> Result<Request<'a>, Error> {
-        let (doc, fields, messages) = read_request(text)?;
+        Self::read(Doc::parse(text).map_err(invalid_json)?)
+    }
+
+    /// Reads a trim request from its document.
+    pub(crate) fn read(doc: Doc<'a>) -> Result<Request<'a>, Error> {
+        let (doc, fields, messages) = read_request(doc)?;
         let (system, options) = options_of(&fields)?;
         Ok(Request {
             doc,
@@ -144,8 +149,7 @@ impl<'a> Request<'a> {
 
 /// A request's document, its fields and its `messages` array; an error when the text is not
 /// JSON, not an object, or has no array of messages.
-pub(crate) fn read_request(text: &str) -> Result<(Doc<'_>, Fields<'_>, Raw<'_>), Error> {
-    let doc = Doc::parse(text).map_err(invalid_json)?;
+pub(crate) fn read_request(doc: Doc<'_>) -> Result<(Doc<'_>, Fields<'_>, Raw<'_>), Error> {
     let fields = doc.fields(doc.root()).ok_or_else(|| {
         Error::new(
             ErrorCode::InvalidRequest,
@@ -305,7 +309,11 @@ impl<'a> SanitizeRequest<'a> {
 
 /// The answer to a trim request, assembled from the request's own bytes and what changed.
 pub fn trim_answer(text: &str) -> Result<Answer<'_>, Error> {
-    let request = Request::parse(text)?;
+    request_answer(Request::parse(text)?)
+}
+
+/// [`trim_answer`] for a request read into its document.
+pub(crate) fn request_answer(request: Request<'_>) -> Result<Answer<'_>, Error> {
     let plan = request.plan()?;
     Ok(write_trim_answer(
         &request.doc,
@@ -639,7 +647,7 @@ fn value_call(
     Ok(serde_json::from_str(&answer).expect("the answer is valid JSON"))
 }
 
-fn invalid_json(e: serde_json::Error) -> Error {
+pub(crate) fn invalid_json(e: serde_json::Error) -> Error {
     Error::new(ErrorCode::InvalidJson, format!("invalid JSON: {e}"))
 }
 

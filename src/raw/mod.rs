@@ -72,6 +72,25 @@ pub fn kind(raw: Raw<'_>) -> Kind {
     }
 }
 
+/// Why bytes are not a JSON text ([`Doc::parse_bytes`]).
+#[derive(Debug)]
+pub enum BytesError {
+    /// Not UTF-8: the bytes before `valid_up_to` are.
+    Utf8 {
+        valid_up_to: usize,
+    },
+    Json(serde_json::Error),
+}
+
+/// Checks UTF-8 with a SIMD validator; where the first bad byte is on failure.
+pub fn utf8(bytes: &[u8]) -> Result<&str, BytesError> {
+    simdutf8::basic::from_utf8(bytes).map_err(|_| BytesError::Utf8 {
+        valid_up_to: simdutf8::compat::from_utf8(bytes)
+            .err()
+            .map_or(0, |e| e.valid_up_to()),
+    })
+}
+
 /// A validated JSON text.
 pub struct Doc<'a> {
     text: &'a str,
@@ -125,20 +144,41 @@ impl<'a> Doc<'a> {
     /// text later scans none of them again. The pass is the crate's own scanner; what it
     /// leaves to serde_json (invalid JSON, surrogate escapes, deep nesting) takes serde_json's.
     pub fn parse(text: &'a str) -> Result<Doc<'a>, serde_json::Error> {
-        if let Some(scan) = scan::scan(text) {
-            return Ok(Doc {
-                text,
-                noted: scan.noted,
-                root_keys: scan.root_keys,
-                root_arrays: scan.root_arrays,
-                hint: Cell::new(0),
-                scanned: RefCell::new(HashMap::default()),
-                containers: scan.containers,
-                fields: scan.fields,
-                container_hint: Cell::new(0),
-            });
+        match scan::scan(text.as_bytes()) {
+            Some(scan) => Ok(Self::scanned(text, scan)),
+            None => Self::parse_by_serde(text),
         }
-        Self::parse_by_serde(text)
+    }
+
+    /// [`Doc::parse`] over bytes not yet known to be UTF-8, with the verdict of checking them
+    /// first: the scanner reads bytes and tells whether a string holds a byte past ASCII, so a
+    /// text of ASCII it accepts is not read a second time to be checked.
+    pub fn parse_bytes(bytes: &'a [u8]) -> Result<Doc<'a>, BytesError> {
+        match scan::scan(bytes) {
+            Some(scan) if !scan.wide => {
+                debug_assert!(bytes.is_ascii());
+                // SAFETY: the scanner accepts bytes past ASCII inside strings only, and saw
+                // none there (`wide`): the text is ASCII, so UTF-8.
+                let text = unsafe { std::str::from_utf8_unchecked(bytes) };
+                Ok(Self::scanned(text, scan))
+            }
+            Some(scan) => Ok(Self::scanned(utf8(bytes)?, scan)),
+            None => Self::parse_by_serde(utf8(bytes)?).map_err(BytesError::Json),
+        }
+    }
+
+    fn scanned(text: &'a str, scan: scan::Scan) -> Doc<'a> {
+        Doc {
+            text,
+            noted: scan.noted,
+            root_keys: scan.root_keys,
+            root_arrays: scan.root_arrays,
+            hint: Cell::new(0),
+            scanned: RefCell::new(HashMap::default()),
+            containers: scan.containers,
+            fields: scan.fields,
+            container_hint: Cell::new(0),
+        }
     }
 
     /// [`Doc::parse`] by serde_json's own pass: what the scanner leaves to it. A number past

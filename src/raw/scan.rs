@@ -31,6 +31,10 @@ pub(super) struct Scan {
     pub containers: Vec<Container>,
     /// The fields of those objects, each object's together (see [`Container::fields`]).
     pub fields: Vec<FieldSpan>,
+    /// Whether a string holds a byte past ASCII: the text must then still be checked as UTF-8.
+    /// When none does, the text is ASCII throughout (outside strings the scanner accepts
+    /// ASCII only), so valid UTF-8.
+    pub wide: bool,
 }
 
 /// An object or array of the text, as offsets.
@@ -63,13 +67,14 @@ pub(super) const NOT_NOTED: u32 = u32::MAX;
 
 /// Deepest nesting the scanner follows; deeper texts go to serde_json (limit 128).
 const MAX_DEPTH: usize = 100;
-/// Scans `text`; `None` when serde_json must judge it.
-pub(super) fn scan(text: &str) -> Option<Scan> {
+/// Scans `text`, which need not be UTF-8 ([`Scan::wide`] says whether it must still be
+/// checked); `None` when serde_json must judge it.
+pub(super) fn scan(text: &[u8]) -> Option<Scan> {
     if text.len() >= FLAG as usize {
         return None;
     }
     let mut s = Scanner {
-        b: text.as_bytes(),
+        b: text,
         i: 0,
         depth: 0,
         // Room for a plain chat's worth (a noted string or container per 64 bytes, a field
@@ -83,6 +88,7 @@ pub(super) fn scan(text: &str) -> Option<Scan> {
         loose: 0,
         root_keys: None,
         root_arrays: Vec::new(),
+        wide: false,
         #[cfg(target_arch = "x86_64")]
         avx2: std::is_x86_feature_detected!("avx2"),
     };
@@ -103,6 +109,7 @@ pub(super) fn scan(text: &str) -> Option<Scan> {
         root_arrays: s.root_arrays,
         containers: s.containers,
         fields: s.fields,
+        wide: s.wide,
     })
 }
 
@@ -130,6 +137,10 @@ struct Scanner<'t> {
     loose: u32,
     root_keys: Option<Vec<usize>>,
     root_arrays: Vec<(usize, usize)>,
+    /// Whether a string held a byte past ASCII. Until one does, strings are read to their
+    /// first such byte too ([`special`] and its kin with `wide` false), which costs nothing
+    /// more on ASCII; after, to their special characters only.
+    wide: bool,
     /// Whether the processor has AVX2 (long strings are then scanned 64 bytes at a time).
     #[cfg(target_arch = "x86_64")]
     avx2: bool,
@@ -138,26 +149,27 @@ struct Scanner<'t> {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// High bit set in the lowest byte of `word` that is `"`, `\` or a control character (and
-/// perhaps in bytes above it, never below).
+/// High bit set in the lowest byte of `word` that is `"`, `\`, a control character or, unless
+/// `wide`, a byte past ASCII (and perhaps in bytes above it, never below).
 #[inline(always)]
-fn special(word: u64) -> u64 {
+fn special(word: u64, wide: bool) -> u64 {
     let equal = |b: u8| {
         let v = word ^ (ONES * u64::from(b));
         v.wrapping_sub(ONES) & !v
     };
     let below_space = word.wrapping_sub(ONES * 0x20) & !word;
-    (equal(b'"') | equal(b'\\') | below_space) & HIGHS
+    let past_ascii = if wide { 0 } else { word };
+    (equal(b'"') | equal(b'\\') | below_space | past_ascii) & HIGHS
 }
 
-/// The index of the first `"`, `\` or control character in `b[j..j + 32]` (SSE2, which
-/// every x86-64 processor has).
+/// The index of the first `"`, `\`, control character or, unless `wide`, byte past ASCII in
+/// `b[j..j + 32]` (SSE2, which every x86-64 processor has).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn special_in_32(b: &[u8], j: usize) -> Option<usize> {
+fn special_in_32(b: &[u8], j: usize, wide: bool) -> Option<usize> {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
+        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
+        _mm_or_si128, _mm_set1_epi8,
     };
     let bytes = &b[j..j + 32];
     // SAFETY: SSE2 is part of x86-64; the two unaligned 16-byte loads read `bytes`, 32 bytes.
@@ -165,9 +177,14 @@ fn special_in_32(b: &[u8], j: usize) -> Option<usize> {
         let mask = |v: __m128i| {
             let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
             let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-            // v ≤ 0x1F, unsigned: the minimum of the two is v.
-            let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
+            let other = if wide {
+                // v ≤ 0x1F, unsigned: the minimum of the two is v.
+                _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v)
+            } else {
+                // v < 0x20 as a signed byte: a control character, or past ASCII.
+                _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))
+            };
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), other)) as u32
         };
         let low = mask(_mm_loadu_si128(bytes.as_ptr().cast::<__m128i>()));
         let high = mask(_mm_loadu_si128(bytes.as_ptr().add(16).cast::<__m128i>()));
@@ -176,25 +193,30 @@ fn special_in_32(b: &[u8], j: usize) -> Option<usize> {
     }
 }
 
-/// The first `"`, `\` or control character at or after `j`, 64 bytes at a time (AVX2):
-/// `(its index, true)`, or `(where the last whole 64 bytes end, false)`.
+/// The first `"`, `\`, control character or, unless `wide`, byte past ASCII at or after `j`,
+/// 64 bytes at a time (AVX2): `(its index, true)`, or `(where the last whole 64 bytes end,
+/// false)`.
 ///
 /// # Safety
 /// The processor must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn special_from_avx2(b: &[u8], mut j: usize) -> (usize, bool) {
+unsafe fn special_from_avx2(b: &[u8], mut j: usize, wide: bool) -> (usize, bool) {
     use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
-        _mm256_or_si256, _mm256_set1_epi8,
+        __m256i, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256, _mm256_min_epu8,
+        _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
     };
     let mask = |v: __m256i| {
         let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
         let backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
-        let control = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1F)), v);
+        let other = if wide {
+            _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1F)), v)
+        } else {
+            // v < 0x20 as a signed byte: a control character, or past ASCII.
+            _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v)
+        };
         u64::from(
-            _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(quote, backslash), control))
-                as u32,
+            _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(quote, backslash), other)) as u32,
         )
     };
     while j + 64 <= b.len() {
@@ -213,15 +235,17 @@ unsafe fn special_from_avx2(b: &[u8], mut j: usize) -> (usize, bool) {
     (j, false)
 }
 
-/// The index of the first `"`, `\` or control character in `b[j..j + 32]`.
+/// The index of the first `"`, `\`, control character or, unless `wide`, byte past ASCII in
+/// `b[j..j + 32]`.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-fn special_in_32(b: &[u8], j: usize) -> Option<usize> {
+fn special_in_32(b: &[u8], j: usize, wide: bool) -> Option<usize> {
     (0..4).find_map(|w| {
         let at = j + 8 * w;
-        let found = special(u64::from_le_bytes(
-            b[at..at + 8].try_into().expect("eight bytes"),
-        ));
+        let found = special(
+            u64::from_le_bytes(b[at..at + 8].try_into().expect("eight bytes")),
+            wide,
+        );
         (found != 0).then(|| at + (found.trailing_zeros() / 8) as usize)
     })
 }
@@ -310,10 +334,12 @@ impl Scanner<'_> {
         let mut j = start + 1;
         let mut escaped = false;
         loop {
-            // The next `"`, `\` or control character, 32 or eight bytes at a time.
+            // The next `"`, `\`, control character or (until one is seen) byte past ASCII,
+            // 32 or eight bytes at a time.
+            let wide = self.wide;
             let c = loop {
                 if j + 32 <= b.len() {
-                    match special_in_32(b, j) {
+                    match special_in_32(b, j, wide) {
                         Some(k) => {
                             j = k;
                             break b[j];
@@ -324,7 +350,7 @@ impl Scanner<'_> {
                     #[cfg(target_arch = "x86_64")]
                     if self.avx2 && j + 64 <= b.len() {
                         // SAFETY: `avx2` says the processor has AVX2.
-                        let (k, found) = unsafe { special_from_avx2(b, j) };
+                        let (k, found) = unsafe { special_from_avx2(b, j, wide) };
                         j = k;
                         if found {
                             break b[j];
@@ -332,7 +358,7 @@ impl Scanner<'_> {
                     }
                 } else if j + 8 <= b.len() {
                     let word = u64::from_le_bytes(b[j..j + 8].try_into().expect("eight bytes"));
-                    let found = special(word);
+                    let found = special(word, wide);
                     if found != 0 {
                         j += (found.trailing_zeros() / 8) as usize;
                         break b[j];
@@ -341,7 +367,9 @@ impl Scanner<'_> {
                 } else {
                     match b.get(j) {
                         None => return Err(Refused),
-                        Some(&c) if c == b'"' || c == b'\\' || c < 0x20 => break c,
+                        Some(&c) if c == b'"' || c == b'\\' || c < 0x20 || (c >= 0x80 && !wide) => {
+                            break c
+                        }
                         Some(_) => j += 1,
                     }
                 }
@@ -377,6 +405,12 @@ impl Scanner<'_> {
                         }
                         _ => return Err(Refused),
                     }
+                }
+                // The first byte past ASCII: the text is to be checked as UTF-8 (by the
+                // caller); strings are read on to their special characters only.
+                0x80.. => {
+                    self.wide = true;
+                    j += 1;
                 }
                 _ => return Err(Refused),
             }
@@ -521,7 +555,7 @@ impl Scanner<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{add_field, canonical_len, decode, Doc};
+    use super::super::{add_field, canonical_len, decode, BytesError, Doc};
     use super::scan;
     use proptest::prelude::*;
     use serde::de::IgnoredAny;
@@ -530,8 +564,12 @@ mod tests {
     /// what serde_json accepts, never accept what serde_json refuses, and notes the same.
     fn agrees(text: &str) {
         let by_serde = Doc::parse_by_serde(text);
-        let Some(scan) = scan(text) else { return };
+        let Some(scan) = scan(text.as_bytes()) else {
+            return;
+        };
         let doc = by_serde.unwrap_or_else(|e| panic!("accepted {text:?}, serde_json: {e}"));
+        // Past ASCII only inside strings, and the first such byte always seen.
+        assert_eq!(scan.wide, !text.is_ascii(), "{text:?}");
         assert_eq!(scan.noted, doc.noted, "{text:?}");
         assert_eq!(scan.root_keys, doc.root_keys, "{text:?}");
         if scan.root_keys.is_some() {
@@ -633,12 +671,12 @@ mod tests {
         for n in [99, 100, 101, 127, 128, 129] {
             agrees(&deep(n));
         }
-        assert!(scan(&deep(100)).is_some());
-        assert!(scan("[1.5e308, -2E-5, 1e+3]").is_some());
+        assert!(scan(deep(100).as_bytes()).is_some());
+        assert!(scan(b"[1.5e308, -2E-5, 1e+3]").is_some());
         // Past f64: valid JSON, accepted by both passes.
-        assert!(scan("[1.8e308, 1E400, -1e999999]").is_some());
+        assert!(scan(b"[1.8e308, 1E400, -1e999999]").is_some());
         assert!(Doc::parse_by_serde("[1.8e308, 1E400, -1e999999]").is_ok());
-        assert!(scan("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}").is_some());
+        assert!(scan(b"{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}").is_some());
     }
 
     /// JSON texts: serde_json's writing of generated values, compact or pretty.
@@ -675,7 +713,7 @@ mod tests {
         fn valid_json_is_scanned_as_serde_json_reads_it(text in json_text()) {
             agrees(&text);
             // Written by serde_json without surrogates or deep nesting: accepted.
-            prop_assert!(scan(&text).is_some(), "{}", text);
+            prop_assert!(scan(text.as_bytes()).is_some(), "{}", text);
         }
 
         #[test]
@@ -699,6 +737,48 @@ mod tests {
             }
             if let Ok(text) = String::from_utf8(bytes) {
                 agrees(&text);
+            }
+        }
+
+        /// Bytes that may not be UTF-8 (bytes past ASCII put anywhere, inside strings or not,
+        /// each alone or where a character of several bytes is cut): read as bytes, a text has
+        /// the verdict of the UTF-8 check followed by the reading of the text.
+        #[test]
+        fn bytes_are_read_as_their_utf8_check_and_text_are(
+            text in json_text(),
+            edits in prop::collection::vec(
+                (any::<prop::sample::Index>(), any::<bool>(), prop::sample::select(
+                    &[0x80u8, 0xBF, 0xC3, 0xA9, 0xE2, 0xF0, 0x9F, 0xFF, b'"', b'\\'][..])),
+                0..4),
+        ) {
+            let mut bytes = text.into_bytes();
+            for (at, insert, byte) in edits {
+                let at = at.index(bytes.len() + 1);
+                if insert || at == bytes.len() {
+                    bytes.insert(at, byte);
+                } else {
+                    bytes[at] = byte;
+                }
+            }
+            match (Doc::parse_bytes(&bytes), std::str::from_utf8(&bytes)) {
+                (Err(BytesError::Utf8 { valid_up_to }), Err(e)) => {
+                    prop_assert_eq!(valid_up_to, e.valid_up_to());
+                }
+                (Ok(doc), Ok(text)) => {
+                    prop_assert_eq!(doc.text, text);
+                    let by_text = Doc::parse(text).expect("the text is read as the bytes were");
+                    prop_assert_eq!(doc.noted, by_text.noted);
+                }
+                (Err(BytesError::Json(e)), Ok(text)) => {
+                    let by_text = Doc::parse(text).err().expect("the text is refused too");
+                    prop_assert_eq!(e.to_string(), by_text.to_string());
+                }
+                (bytes, text) => prop_assert!(
+                    false,
+                    "bytes: {:?}, text: {:?}",
+                    bytes.map(|_| ()),
+                    text.map(|_| ())
+                ),
             }
         }
     }
