@@ -319,36 +319,60 @@ impl<'a> Doc<'a> {
     }
 
     /// Reads the fields of the object starting at `i` into `fields`; returns where it ends.
-    fn fields_into(&self, mut i: usize, fields: &mut Fields<'a>) -> usize {
+    #[inline]
+    fn fields_into(&self, i: usize, fields: &mut Fields<'a>) -> usize {
         fields.clear();
-        let mut index = None;
-        if let Some(c) = self.container(i) {
-            if c.count != scan::NOT_NOTED {
-                // Noted by the scanner: keys and values are where it saw them.
-                let from = c.fields as usize;
-                let spans = &self.fields[from..from + c.count as usize];
-                if plain_distinct_keys(self.text.as_bytes(), spans) {
-                    // The common case, taken as it is: no key to decode or to look for twice.
-                    fields.extend(spans.iter().map(|f| {
-                        let key = &self.text[f.key as usize + 1..f.key_end as usize - 1];
-                        let value = &self.text[f.value as usize..f.value_end as usize];
-                        (Cow::Borrowed(key), value)
-                    }));
-                    return (c.end & !scan::FLAG) as usize;
-                }
+        if let Some(c) = self.container(i).filter(|c| c.count != scan::NOT_NOTED) {
+            // Noted by the scanner: keys and values are where it saw them.
+            let from = c.fields as usize;
+            let spans = &self.fields[from..from + c.count as usize];
+            if plain_distinct_keys(self.text.as_bytes(), spans) {
+                // The common case, taken as it is: no key to decode or to look for twice.
+                fields.reserve(spans.len());
                 for f in spans {
-                    let key_end = (f.key_end & !scan::FLAG) as usize;
-                    let key = if f.key_end & scan::FLAG == 0 {
-                        Cow::Borrowed(&self.text[f.key as usize + 1..key_end - 1])
-                    } else {
-                        decode(&self.text[f.key as usize..key_end])
-                    };
-                    let value = &self.text[f.value as usize..f.value_end as usize];
-                    add_field(fields, &mut index, key, value);
+                    fields.push((
+                        Cow::Borrowed(self.noted_span(f.key as usize + 1, f.key_end as usize - 1)),
+                        self.noted_span(f.value as usize, f.value_end as usize),
+                    ));
                 }
-                return (c.end & !scan::FLAG) as usize;
+            } else {
+                self.noted_fields_into(spans, fields);
             }
+            return (c.end & !scan::FLAG) as usize;
         }
+        self.unnoted_fields_into(i, fields)
+    }
+
+    /// `text[start..end]` for offsets the scanner noted: each lies at an ASCII byte (a quote,
+    /// a bracket, the first byte of a value or past its last), so on a character boundary.
+    #[inline(always)]
+    fn noted_span(&self, start: usize, end: usize) -> &'a str {
+        debug_assert!(self.text.is_char_boundary(start) && self.text.is_char_boundary(end));
+        // SAFETY: `start <= end <= text.len()` (a token's bounds as the scanner read it) and
+        // both are character boundaries (above).
+        unsafe { self.text.get_unchecked(start..end) }
+    }
+
+    /// The fields the scanner noted, when keys have escapes or repeat.
+    #[inline(never)]
+    fn noted_fields_into(&self, spans: &[scan::FieldSpan], fields: &mut Fields<'a>) {
+        let mut index = None;
+        for f in spans {
+            let key_end = (f.key_end & !scan::FLAG) as usize;
+            let key = if f.key_end & scan::FLAG == 0 {
+                Cow::Borrowed(&self.text[f.key as usize + 1..key_end - 1])
+            } else {
+                decode(&self.text[f.key as usize..key_end])
+            };
+            let value = &self.text[f.value as usize..f.value_end as usize];
+            add_field(fields, &mut index, key, value);
+        }
+    }
+
+    /// The fields of an object the scanner did not note, read from the text.
+    #[inline(never)]
+    fn unnoted_fields_into(&self, mut i: usize, fields: &mut Fields<'a>) -> usize {
+        let mut index = None;
         let bytes = self.text.as_bytes();
         i += 1;
         loop {
