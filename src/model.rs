@@ -36,6 +36,20 @@ impl Role {
             _ => return None,
         })
     }
+
+    /// The role of a JSON string token naming it (quotes included): a role written without
+    /// escapes, the common case, is known without decoding the token.
+    pub fn of_token(token: &str) -> Option<Role> {
+        Some(match token {
+            "\"system\"" => Role::System,
+            "\"developer\"" => Role::Developer,
+            "\"user\"" => Role::User,
+            "\"assistant\"" => Role::Assistant,
+            "\"tool\"" => Role::Tool,
+            _ if token.contains('\\') => return Role::parse(&crate::raw::decode(token)),
+            _ => return None,
+        })
+    }
 }
 
 /// How a logical message's content was given.
@@ -283,5 +297,39 @@ impl<'a> Session<'a> {
                 .units_of(m)
                 .iter()
                 .any(|u| u.change != Change::Removed && (u.part.is_some() || u.bytes > 0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Role;
+
+    #[test]
+    fn a_role_token_is_read_as_its_decoded_name() {
+        for name in [
+            "system",
+            "developer",
+            "user",
+            "assistant",
+            "tool",
+            "critic",
+            "",
+            "User",
+        ] {
+            let plain = serde_json::to_string(name).unwrap();
+            assert_eq!(Role::of_token(&plain), Role::parse(name), "{plain}");
+            // Every character escaped, and the first alone.
+            let escaped: String = name
+                .chars()
+                .map(|c| format!("\\u{:04x}", c as u32))
+                .collect();
+            assert_eq!(Role::of_token(&format!("\"{escaped}\"")), Role::parse(name));
+            if let Some(first) = name.chars().next() {
+                let token = format!("\"\\u{:04x}{}\"", first as u32, &name[1..]);
+                assert_eq!(Role::of_token(&token), Role::parse(name), "{token}");
+            }
+        }
+        // Not a role once decoded, though it looks like one.
+        assert_eq!(Role::of_token("\"user\\n\""), None);
     }
 }

@@ -102,7 +102,7 @@ fn split_message<'a>(
     let (doc, pricing, i, fields) = (step.doc, step.pricing, step.i, step.fields);
     let scratch = step.scratch;
     let role_raw = role_token(fields, i)?;
-    let role = Role::parse(&raw::decode(role_raw));
+    let role = Role::of_token(role_raw);
     let start = session.units.len() as u32;
     let content = get(fields, "content");
     if content.is_none() && get(fields, "parts").is_some() {

@@ -12,16 +12,23 @@ pub fn get<'a>(fields: &[(Cow<'a, str>, Raw<'a>)], key: &str) -> Option<Raw<'a>>
 }
 
 /// Whether two keys (or ids) are equal: they are short, and comparing their bytes here costs
-/// less than a call to `memcmp`.
+/// less than a call to `memcmp` (from 4 to 16 bytes, as two words that overlap when the
+/// length is not twice a word's).
 #[inline]
 pub fn same_key(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
-    a.len() == b.len()
-        && if a.len() <= 16 {
-            a.iter().zip(b).all(|(x, y)| x == y)
-        } else {
-            a == b
-        }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word4 = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().expect("4"));
+    let word8 = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8"));
+    match n {
+        0..=3 => a == b,
+        4..=8 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        9..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        _ => a == b,
+    }
 }
 
 /// A string value decoded (borrowed when it has no escapes), or `None` for other kinds.
@@ -328,7 +335,28 @@ pub fn string_len_as_json(s: &str) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::string_len_as_json;
+    use super::{same_key, string_len_as_json};
+
+    #[test]
+    fn keys_are_the_same_exactly_when_their_bytes_are() {
+        for len in 0..40 {
+            let key: String = (0..len).map(|k| (b'a' + (k % 26) as u8) as char).collect();
+            assert!(same_key(&key, &key.clone()), "{key}");
+            // One byte different, wherever it falls (every word, both ends, the overlap).
+            for at in 0..len {
+                let mut other = key.clone().into_bytes();
+                other[at] = b'_';
+                let other = String::from_utf8(other).unwrap();
+                assert!(!same_key(&key, &other), "{key} {other}");
+                assert!(!same_key(&other, &key), "{other} {key}");
+            }
+            // A prefix, or a longer key.
+            if len > 0 {
+                assert!(!same_key(&key, &key[..len - 1]), "{key}");
+            }
+            assert!(!same_key(&key, &format!("{key}a")), "{key}");
+        }
+    }
 
     #[test]
     fn a_string_is_measured_as_serde_json_writes_it_wherever_its_escapes_fall() {
