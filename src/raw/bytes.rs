@@ -105,9 +105,61 @@ pub(super) fn string_end(bytes: &[u8], i: usize) -> usize {
 /// The index of the first `\` in `bytes`, if any.
 #[inline]
 pub(super) fn find_backslash(bytes: &[u8]) -> Option<usize> {
-    // Setting up a vector scan costs more than looking at a key's few bytes one by one.
-    if bytes.len() < 16 {
+    // Setting up a vector scan costs more than looking at a key's few bytes: from 8 bytes on,
+    // two words (overlapping) tell whether there is one at all.
+    let n = bytes.len();
+    if n < 16 {
+        if n >= 8 && !short_words_any(bytes, |w| has_byte(w, b'\\')) {
+            return None;
+        }
         return bytes.iter().position(|&b| b == b'\\');
     }
     memchr::memchr(b'\\', bytes)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Whether a byte of `word` is `b` (exact: a borrow can only set bits above a true match).
+#[inline(always)]
+pub(super) fn has_byte(word: u64, b: u8) -> bool {
+    let v = word ^ (ONES * u64::from(b));
+    v.wrapping_sub(ONES) & !v & HIGHS != 0
+}
+
+/// Whether a byte of `word` is below `n` (`n` ≤ 128; exact as [`has_byte`]).
+#[inline(always)]
+pub(super) fn has_below(word: u64, n: u8) -> bool {
+    word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS != 0
+}
+
+/// Whether `test` holds for one of the two words that cover `bytes` (8 to 16 bytes long): its
+/// first eight and its last eight, which overlap unless it is 16 long.
+#[inline(always)]
+pub(super) fn short_words_any(bytes: &[u8], test: impl Fn(u64) -> bool) -> bool {
+    let n = bytes.len();
+    debug_assert!((8..=16).contains(&n));
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
+    test(word(0)) || test(word(n - 8))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_backslash;
+
+    #[test]
+    fn the_first_backslash_is_found_wherever_it_falls() {
+        for len in 0..40 {
+            let plain = "k".repeat(len);
+            assert_eq!(find_backslash(plain.as_bytes()), None, "{len}");
+            for at in 0..len {
+                let mut bytes = plain.clone().into_bytes();
+                bytes[at] = b'\\';
+                if at + 1 < len {
+                    bytes[len - 1] = b'\\';
+                }
+                assert_eq!(find_backslash(&bytes), Some(at), "{len} {at}");
+            }
+        }
+    }
 }

@@ -322,6 +322,14 @@ impl MetaLen {
 /// The compact JSON length of a decoded string (quotes and escapes included).
 pub fn string_len_as_json(s: &str) -> u64 {
     let mut len = 2 + s.len() as u64;
+    // A key's few bytes: two words tell that none is escaped.
+    if (8..=16).contains(&s.len())
+        && !short_words_any(s.as_bytes(), |w| {
+            has_byte(w, b'"') || has_byte(w, b'\\') || has_below(w, 0x20)
+        })
+    {
+        return len;
+    }
     for &b in s.as_bytes() {
         if b < 0x20 || b == b'"' || b == b'\\' {
             len += match b {
