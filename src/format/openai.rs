@@ -326,7 +326,12 @@ fn check_tool_calls<'a>(
         if !ids.add(id) {
             return bad(Malformed::DuplicateId, ".id");
         }
-        if get(fields, "type").and_then(raw::string).as_deref() != Some("function") {
+        // Written without escapes, the common case, the token itself tells.
+        let is_function = match get(fields, "type") {
+            Some("\"function\"") => true,
+            other => other.and_then(raw::string).as_deref() == Some("function"),
+        };
+        if !is_function {
             return bad(Malformed::TypeNotFunction, ".type");
         }
         if !get(fields, "function").is_some_and(|f| doc.read_fields(f, function)) {
