@@ -196,7 +196,7 @@ pub(crate) fn finish_answer<'a>(
             .iter()
             .map(|out| match out {
                 Out::Same(i) => Cow::Borrowed(plan.inputs[*i]),
-                Out::New(text) => Cow::Borrowed(text.as_str()),
+                Out::New(text) => Cow::Borrowed(&**text),
                 Out::Edited(edit) => Cow::Owned(edited_text(doc, plan.inputs[edit.index], edit)),
             })
             .collect();
@@ -213,7 +213,7 @@ pub(crate) fn finish_answer<'a>(
         ..
     }) = placed
     {
-        plan.messages[index] = Out::New(text);
+        plan.messages[index] = Out::New(text.into());
     }
 }
 

@@ -174,7 +174,7 @@ pub(crate) fn rewrite_answer(
                 Some(pairs) => (render(edit).into(), pairs.iter().collect()),
                 None => continue,
             },
-            Out::New(text) => (text.as_str().into(), all.clone()),
+            Out::New(text) => ((&**text).into(), all.clone()),
         };
         let mut new = None::<String>;
         for (old, cleared) in pairs {
@@ -184,7 +184,7 @@ pub(crate) fn rewrite_answer(
             }
         }
         if let Some(new) = new {
-            *out = Out::New(new);
+            *out = Out::New(new.into());
         }
     }
 }

@@ -356,10 +356,11 @@ pub struct Merge {
 pub enum Out {
     /// The caller's message `index`, unchanged.
     Same(usize),
-    /// The caller's message with its content or tool calls changed.
-    Edited(Edit),
+    /// The caller's message with its content or tool calls changed (boxed: a plan holds an
+    /// `Out` for every message it returns, most of them the caller's as they are).
+    Edited(Box<Edit>),
     /// A message rebuilt from several of the caller's (as JSON text).
-    New(String),
+    New(Box<str>),
 }
 
 /// What changed in one of the caller's messages.

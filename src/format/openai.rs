@@ -362,11 +362,11 @@ fn edit_of(session: &Session<'_>, m: usize) -> Out {
     if content.is_none() && !msg.remove_tool_calls {
         return Out::Same(index);
     }
-    Out::Edited(Edit {
+    Out::Edited(Box::new(Edit {
         index,
         remove_tool_calls: msg.remove_tool_calls,
         content,
-    })
+    }))
 }
 
 /// The new content of a message, when something in it changed.

@@ -219,6 +219,6 @@ impl<'r> Piece<'r> {
             Content::Text(s) => Some(json_string(&s)),
             Content::Parts(parts) => Some(array(&parts)),
         };
-        Out::New(object_with(&fields, w.key(), content.as_deref()))
+        Out::New(object_with(&fields, w.key(), content.as_deref()).into())
     }
 }

@@ -600,5 +600,5 @@ fn rebuild_item(doc: &Doc<'_>, session: &Session<'_>, m: usize) -> Option<Out> {
             _ => "\"\"".to_owned(),
         }
     };
-    Some(Out::New(object_with(&fields, key, Some(&content))))
+    Some(Out::New(object_with(&fields, key, Some(&content)).into()))
 }
