@@ -443,14 +443,19 @@ impl<'a> Report<'a> {
         dropped: &[usize],
         repairs: Vec<Repair<'a>>,
     ) {
-        let mut kept_physical = vec![false; session.inputs.len()];
-        for (m, msg) in session.messages.iter().enumerate() {
-            if let (true, Some(p)) = (kept[m], msg.physical) {
-                kept_physical[p as usize] = true;
+        // Which caller's messages are kept, read only when some are dropped.
+        let mut kept_physical = Vec::new();
+        let mut dropped_physical = Vec::new();
+        if !dropped.is_empty() {
+            kept_physical = vec![false; session.inputs.len()];
+            for (m, msg) in session.messages.iter().enumerate() {
+                if let (true, Some(p)) = (kept[m], msg.physical) {
+                    kept_physical[p as usize] = true;
+                }
             }
+            dropped_physical = vec![false; session.inputs.len()];
         }
         // A physical message split into many logical ones is dropped once.
-        let mut dropped_physical = vec![false; session.inputs.len()];
         for &m in dropped {
             let msg = &session.messages[m];
             let Some(p) = msg.physical else { continue };
