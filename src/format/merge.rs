@@ -48,11 +48,9 @@ pub(crate) fn rebuild_each<'a>(
     kept: &[bool],
     w: &impl PartWriter,
 ) -> Rebuilt {
-    Rebuilt {
-        messages: super::physical_runs(session)
-            .filter(|(_, run)| run.clone().any(|k| kept[k]))
-            .map(|(p, run)| piece(doc, session.inputs[p], session, kept, run, w).finish(doc, w))
-            .collect(),
-        merged: Vec::new(),
-    }
+    super::physical_runs(session)
+        .filter(|(_, run)| run.clone().any(|k| kept[k]))
+        .map(|(p, run)| piece(doc, session.inputs[p], session, kept, run, w).finish(doc, w))
+        .collect::<Vec<_>>()
+        .into()
 }

@@ -344,6 +344,16 @@ pub struct Rebuilt {
     pub merged: Vec<Merge>,
 }
 
+impl From<Vec<Out>> for Rebuilt {
+    /// Messages rebuilt without merging any.
+    fn from(messages: Vec<Out>) -> Rebuilt {
+        Rebuilt {
+            messages,
+            merged: Vec::new(),
+        }
+    }
+}
+
 /// Message `index` was merged into message `into` to keep roles alternating.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merge {

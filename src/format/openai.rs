@@ -80,10 +80,7 @@ impl Adapter for OpenAi {
                 .filter(|&m| kept[m])
                 .map(|m| edit_of(session, m)),
         );
-        Rebuilt {
-            messages,
-            merged: Vec::new(),
-        }
+        messages.into()
     }
 }
 

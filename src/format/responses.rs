@@ -164,14 +164,11 @@ impl Adapter for Responses {
     }
 
     fn rebuild<'a>(&self, doc: &Doc<'a>, session: &Session<'a>, kept: &[bool]) -> Rebuilt {
-        let messages = (0..session.messages.len())
+        (0..session.messages.len())
             .filter(|&m| kept[m])
             .filter_map(|m| rebuild_item(doc, session, m))
-            .collect();
-        Rebuilt {
-            messages,
-            merged: Vec::new(),
-        }
+            .collect::<Vec<_>>()
+            .into()
     }
 }
 
