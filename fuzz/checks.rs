@@ -96,6 +96,34 @@ const CODES: &[&str] = &[
 
 /// fuzz/fuzz_targets/trim_json.rs: always a JSON object with a boolean `ok`: `messages` and
 /// `report` on success, an `error` with a known code otherwise (never `internal`).
+/// fuzz/fuzz_targets/trim_json.rs: the request's bytes as they are, through the C ABI (the
+/// scanner checks UTF-8 as it reads them): bytes that are UTF-8 get the answer the text gets;
+/// others, the error that names the first bad byte, where `str::from_utf8` finds it.
+pub fn check_bytes_request(data: &[u8]) {
+    // SAFETY: a valid buffer of `len` bytes; the answer is a library string, released below.
+    let answer = unsafe {
+        let p = ankita::ffi::ankita_trim_n(data.as_ptr().cast(), data.len());
+        let answer = std::ffi::CStr::from_ptr(p)
+            .to_str()
+            .expect("UTF-8")
+            .to_owned();
+        ankita::ffi::ankita_string_free(p);
+        answer
+    };
+    match std::str::from_utf8(data) {
+        Ok(text) => assert_eq!(answer, ankita::api::trim_json(text), "{text:?}"),
+        Err(e) => {
+            let v: Value = serde_json::from_str(&answer).expect("the answer is JSON");
+            assert_eq!(v["error"]["code"], "invalid_argument", "{answer}");
+            let offset = format!("(invalid byte at offset {})", e.valid_up_to());
+            assert!(
+                v["error"]["message"].as_str().unwrap().ends_with(&offset),
+                "{answer}"
+            );
+        }
+    }
+}
+
 pub fn check_answer(answer: &str, sanitize: bool) {
     let v: Value = serde_json::from_str(answer).expect("the answer is JSON");
     match v["ok"] {

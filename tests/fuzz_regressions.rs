@@ -15,7 +15,9 @@
 mod checks;
 
 use ankita::api::{sanitize_json, trim_json};
-use checks::{check_answer, check_probe_bytes, check_probe_file, check_probe_text};
+use checks::{
+    check_answer, check_bytes_request, check_probe_bytes, check_probe_file, check_probe_text,
+};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -86,6 +88,8 @@ fn probe_text_corpus_replays() {
 fn trim_json_corpus_replays() {
     let mut ok = 0;
     for (name, data) in corpus("trim_json") {
+        let bytes = std::panic::catch_unwind(|| check_bytes_request(&data));
+        assert!(bytes.is_ok(), "fuzz/corpus/trim_json/{name} as bytes");
         let text = String::from_utf8_lossy(&data);
         let result = std::panic::catch_unwind(|| check_trim_json(&text));
         assert!(result.is_ok(), "fuzz/corpus/trim_json/{name}");
