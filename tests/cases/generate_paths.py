@@ -15,9 +15,11 @@ import base64
 import json
 import math
 import pathlib
-import struct
-import zlib
 from typing import Any
+
+# A PNG header claiming 2³²−1 × 1 pixels (66 bytes of data URL): implausible, priced as the
+# ankita profile's largest typical image (1,445 tokens), and warned about.
+from gemini import STRIP_B64, STRIP_WARNING
 
 HERE = pathlib.Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures"
@@ -26,21 +28,6 @@ FORMATS = ["openai", "anthropic", "responses", "gemini", "ai-sdk"]
 Obj = dict[str, Any]
 CASES: list[Obj] = []
 
-# A PNG header claiming 2³²−1 × 1 pixels (66 bytes of data URL): implausible, priced as the
-# ankita profile's largest typical image (1,445 tokens), and warned about.
-IHDR = struct.pack(">IIBBBBB", 2**32 - 1, 1, 8, 6, 0, 0, 0)
-STRIP_B64 = base64.b64encode(
-    b"\x89PNG\r\n\x1a\n"
-    + struct.pack(">I", 13)
-    + b"IHDR"
-    + IHDR
-    + struct.pack(">I", zlib.crc32(b"IHDR" + IHDR))
-).decode()
-STRIP_WARNING = (
-    "PNG header states 4294967295×1 pixels, more than any real image of its payload's "
-    "size or any provider's limit; priced as the profile's largest typical image, "
-    "1445 tokens"
-)
 # A real screenshot: 1700×2200, 765 tokens under the ankita profile (the image cases name it).
 PNG_B64 = base64.b64encode((FIXTURES / "images/png/rgb_1700x2200.png").read_bytes()).decode()
 PNG_TOKENS = 765
