@@ -6,9 +6,9 @@ use ankita::json::to_json_string;
 use ankita::session::TrimSession;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::convert::{items, message_to_value, to_value, Path};
+use crate::convert::{items, message_to_value, Path};
 use crate::error::to_py_err;
 use crate::trim::{build_messages_from, session_report_dict, without_gil, DroppedRun, TrimResult};
 
@@ -47,23 +47,17 @@ impl Session {
         messages: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let mut map = Map::new();
-        let mut system = py.None();
-        let mut stand_ins = crate::trim::stand_ins(None);
-        for (key, value) in options.iter().flat_map(|d| d.iter()) {
-            let key = key.str()?.to_string();
-            if value.is_none() {
-                continue;
-            }
-            if key == "system" {
-                system = value.clone().unbind();
-            }
-            if key == "format" {
-                stand_ins = crate::trim::stand_ins(Some(&value));
-            }
-            let json = to_value(&value, Path::Root(&key)).map_err(|e| to_py_err(py, &e))?;
-            map.insert(key, json);
-        }
+        // Read as `trim` reads them (None is "not given", but `max_messages=None` is no count
+        // limit), and the system and format kept for the answers.
+        let map = crate::trim::options(&[], options).map_err(|e| to_py_err(py, &e))?;
+        let given = |key: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+            Ok(match options {
+                Some(d) => d.get_item(key)?.filter(|v| !v.is_none()),
+                None => None,
+            })
+        };
+        let system = given("system")?.map_or_else(|| py.None(), Bound::unbind);
+        let stand_ins = crate::trim::stand_ins(given("format")?.as_ref());
         let core = TrimSession::new(&to_json_string(&Value::Object(map)))
             .map_err(|e| to_py_err(py, &e))?;
         let mut session = Session {

@@ -18,6 +18,8 @@ OPTIONS: list[dict[str, Any]] = [
     {"max_bytes": 20000, "max_messages": 12},
     {"context_tokens": 3000, "max_output_tokens": 200, "model": "gpt-4o", "overhead_bytes": 0},
     {"context_tokens": 5000, "tokenizer": "cl100k_base", "max_messages": 1000},
+    # None as `trim` reads it: not given (the default), but no count limit for max_messages.
+    {"max_bytes": 200_000, "max_messages": None, "tokenizer": None, "system": None},
 ]
 
 
@@ -151,6 +153,24 @@ def test_a_session_answers_as_the_stateless_trim_over_random_edits(fmt: str) -> 
         assert session.snapshot() == held
         restored = ankita.Session.restore(session.snapshot(), **options)
         assert outcome(restored.trim) == outcome(session.trim)
+
+
+def test_max_messages_none_is_no_count_limit_as_in_trim() -> None:
+    messages = [{"role": "user", "content": f"message {i}"} for i in range(60)]
+    for options in [{"max_messages": None}, {"max_messages": None, "format": None}]:
+        expected = ankita.trim(messages, **options)
+        assert len(expected.messages) == 60
+        for session in [
+            ankita.Session(messages, **options),
+            ankita.Session.restore(messages, **options),
+        ]:
+            got = session.trim()
+            assert got.messages == expected.messages
+            assert got.report == expected.report
+    # Left out, the default count limit holds in both.
+    assert (
+        len(ankita.Session(messages).trim().messages) == len(ankita.trim(messages).messages) == 40
+    )
 
 
 def test_unchanged_messages_are_the_callers_objects() -> None:
