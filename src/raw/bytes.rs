@@ -3,6 +3,9 @@
 
 use super::{scan, NOTE};
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
 /// Whether the keys of `spans` (an object's fields noted by the scanner) are few, without
 /// escapes and all different: compared as written, by length first.
 #[inline]
@@ -53,8 +56,6 @@ pub(super) fn short_string_end(bytes: &[u8], i: usize) -> Option<usize> {
 /// scan costs more to start than these short spans take).
 #[inline]
 pub(super) fn quote_or_backslash(bytes: &[u8], mut from: usize, to: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
     while from + 8 <= to {
         let word = u64::from_le_bytes(bytes[from..from + 8].try_into().expect("eight bytes"));
         // High bit set in each byte equal to `b`; a false one can only sit above a true one,
@@ -116,9 +117,6 @@ pub(super) fn find_backslash(bytes: &[u8]) -> Option<usize> {
     }
     memchr::memchr(b'\\', bytes)
 }
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// Whether a byte of `word` is `b` (exact: a borrow can only set bits above a true match).
 #[inline(always)]

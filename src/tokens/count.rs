@@ -4,7 +4,8 @@
 //! once is not counted again.
 
 use super::split::{split, Pattern};
-use super::vocab::{hash, same, Vocab};
+use super::vocab::{hash, Vocab};
+use crate::raw::same_bytes;
 use std::sync::OnceLock;
 
 /// The published vocabularies (tiktoken's files, as the `bpe-openai` crate ships them;
@@ -99,7 +100,7 @@ impl<'a> Cache<'a> {
         let Some(slot) = self.slots.get_mut((hash >> self.shift) as usize) else {
             return count();
         };
-        if same(slot.0.as_bytes(), piece.as_bytes()) {
+        if same_bytes(slot.0.as_bytes(), piece.as_bytes()) {
             return slot.1 as usize;
         }
         let n = count();

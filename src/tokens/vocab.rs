@@ -87,24 +87,6 @@ pub(crate) fn hash(bytes: &[u8]) -> u64 {
     add(h, bytes.len() as u64)
 }
 
-/// `a == b`, inline for the short strings tokens are (a call to `memcmp` costs more).
-#[inline(always)]
-pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
-    let half = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes"));
-    match n {
-        0 => true,
-        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
-        _ => a == b,
-    }
-}
-
 /// Each byte's value as a base64 digit (standard alphabet), 64 for `=`, 255 for the others.
 static BASE64: [u8; 256] = {
     let mut table = [255u8; 256];
@@ -256,7 +238,7 @@ impl Vocab {
             if slot & Slot::KEY == key {
                 let start = Slot::start(slot);
                 if let Some(token) = self.bytes.get(start..start + bytes.len()) {
-                    if same(token, bytes) {
+                    if crate::raw::same_bytes(token, bytes) {
                         return Some(Slot::rank(slot));
                     }
                 }
