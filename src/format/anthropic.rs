@@ -214,7 +214,8 @@ fn split_system<'a>(
                 while let Some((block, object)) = items.next_into(&mut fields) {
                     let loc = Loc::system(b);
                     block_fields(object, loc)?;
-                    let unit = block_unit(doc, block, &fields, loc, b as u32, None, pricing)?;
+                    let ty = block_type(&fields, loc)?;
+                    let unit = block_unit(doc, block, &fields, &ty, loc, b as u32, None, pricing)?;
                     s.units.push(unit);
                     b += 1;
                 }
@@ -254,19 +255,19 @@ fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Re
     let (doc, pricing, i, fields) = (step.doc, step.pricing, step.i, step.fields);
     let scratch = step.scratch;
     let role_raw = role_token(fields, i)?;
-    let role = match raw::decode(role_raw).as_ref() {
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
+    let role = match Role::of_token(role_raw) {
+        Some(role @ (Role::User | Role::Assistant)) => role,
         // The Messages API has two roles: a `tool` or `system` message here is a mix-up of
         // formats, and guessing what it meant would hide it.
-        other => {
+        _ => {
+            let other = raw::decode(role_raw);
             return Err(Error::invalid_request(
                 format!(
                     "in the Anthropic format a role is \"user\" or \"assistant\", not {other:?} \
                      (tool results are tool_result blocks; the system prompt is the top-level system)"
                 ),
                 message_path(i, ".role"),
-            ))
+            ));
         }
     };
     // An OpenAI `tool_calls` field would be read as tool calls, but repair could not remove it
@@ -350,8 +351,8 @@ fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Re
                     scratch.calls.extend_from_slice(fields);
                     scratch.call_at.push((b, start..scratch.calls.len()));
                 }
-                _ => scratch.parts.push(block_unit(
-                    doc, block, fields, here, b as u32, None, pricing,
+                ty => scratch.parts.push(block_unit(
+                    doc, block, fields, ty, here, b as u32, None, pricing,
                 )?),
             }
             b += 1;
@@ -440,7 +441,9 @@ fn split_tool_result<'a>(
                     };
                     block_fields(object, loc)?;
                     let sub = Some(k as u32);
-                    let unit = block_unit(doc, inner, inner_fields, loc, b as u32, sub, pricing)?;
+                    let ty = block_type(inner_fields, loc)?;
+                    let unit =
+                        block_unit(doc, inner, inner_fields, &ty, loc, b as u32, sub, pricing)?;
                     s.units.push(unit);
                     k += 1;
                 }
@@ -577,11 +580,14 @@ fn synthetic_call_len(doc: &Doc<'_>, call: &[(Cow<'_, str>, Raw<'_>)]) -> u64 {
 }
 
 /// One content block as a unit: text is text, an image is priced by its header, a document
-/// is an attachment, anything else an opaque part priced as JSON.
+/// is an attachment, anything else an opaque part priced as JSON. `ty` is the block's type, as
+/// its caller read it ([`block_type`]: read once a block).
+#[allow(clippy::too_many_arguments)]
 fn block_unit<'a>(
     doc: &Doc<'a>,
     block: Raw<'a>,
     fields: &Fields<'a>,
+    ty: &str,
     path: Loc,
     part: u32,
     sub: Option<u32>,
@@ -601,7 +607,7 @@ fn block_unit<'a>(
         bytes,
         change: Change::Keep,
     };
-    Ok(match block_type(fields, path)?.as_ref() {
+    Ok(match ty {
         "text" => {
             let text = string_at(get(fields, "text"), "text", ".text")?;
             let mut u = text_unit(Some(part), text);
