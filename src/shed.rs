@@ -472,7 +472,12 @@ pub fn shrink_to_tokens(measure: &Measure, text: &str, size: u64, target: u64) -
         let shrunk = shrink_text(text, guess as usize);
         let c = measure.text(&shrunk);
         if c <= target {
-            (low, best, cost) = (guess, shrunk, c);
+            low = guess;
+            // A longer cut that fits costs at least as much, but a count need not grow with
+            // every byte: the text kept is the one that costs the most within the target.
+            if c >= cost {
+                (best, cost) = (shrunk, c);
+            }
         } else {
             (over, over_cost) = (guess, c);
         }
