@@ -425,8 +425,8 @@ pub fn shrink_to_tokens(measure: &Measure, text: &str, size: u64, target: u64) -
     let bytes = text.len() as u64;
     let mut goal = (u128::from(bytes) * u128::from(target) / u128::from(size.max(1))) as u64;
     // The shortest goal known to cost more than the target (the whole text does), and the
-    // longest known to fit, with their costs.
-    let (mut over, mut over_cost) = (bytes, size);
+    // longest known to fit.
+    let mut over = bytes;
     let mut fit: Option<(u64, String, u64)> = None;
     let mut smallest: Option<(String, u64)> = None;
     for _ in 0..12 {
@@ -436,9 +436,7 @@ pub fn shrink_to_tokens(measure: &Measure, text: &str, size: u64, target: u64) -
             fit = Some((goal, shrunk, cost));
             break;
         }
-        if goal < over {
-            (over, over_cost) = (goal, cost);
-        }
+        over = over.min(goal);
         if smallest.as_ref().is_none_or(|(_, c)| cost < *c) {
             smallest = Some((shrunk, cost));
         }
@@ -458,15 +456,15 @@ pub fn shrink_to_tokens(measure: &Measure, text: &str, size: u64, target: u64) -
         if cost + close >= target || over <= low + 1 {
             break;
         }
-        // Between the two goals in proportion to the tokens still missing, every other step
-        // halfway (so that a curved count cannot slow it down), strictly inside.
-        let guess = if step % 2 == 0 {
-            let span = u128::from(over - low);
-            let missing = u128::from(target - cost);
-            let per = u128::from(over_cost.saturating_sub(cost).max(1));
-            low + (span * missing / per) as u64
-        } else {
+        // Up by the tokens still missing at the bytes a token the fitting cut has; every other
+        // step halfway, once a cut that does not fit is known (so that a curved count cannot
+        // slow it down; the whole text is no such bound: counting half of a long text would
+        // cost more than the search saves). Strictly between the two.
+        let guess = if step % 2 == 1 && over < bytes {
             low + (over - low) / 2
+        } else {
+            let missing = u128::from(target - cost);
+            low + (missing * u128::from(low) / u128::from(cost.max(1))) as u64
         };
         let guess = guess.clamp(low + 1, over - 1);
         let shrunk = shrink_text(text, guess as usize);
@@ -479,7 +477,7 @@ pub fn shrink_to_tokens(measure: &Measure, text: &str, size: u64, target: u64) -
                 (best, cost) = (shrunk, c);
             }
         } else {
-            (over, over_cost) = (guess, c);
+            over = guess;
         }
     }
     (best, cost)
