@@ -9,7 +9,9 @@
 //! `[user, assistant]` (a role whose chat the template refuses, as Gemma's refuses tool
 //! messages, keeps OpenAI's framing); the chat's own tokens (a begin-of-text token, a
 //! generation prompt the template always adds) are `[user]` less the user's framing and
-//! content. Token merges across a content's edges make these exact to a token or two.
+//! content. Token merges across a content's edges make these exact to a token or two. A
+//! template that refuses `[assistant, user]` wants a chat to open on the user's turn
+//! ([`Framing::opens_on_user`]).
 
 use minijinja::value::Serde;
 use minijinja::{Environment, Error as JinjaError, ErrorKind, Value};
@@ -23,6 +25,10 @@ pub struct Framing {
     pub roles: [Option<u64>; 4],
     /// Per chat: what `[user]` renders beyond the user's framing and content.
     pub chat: u64,
+    /// Whether the template refuses a chat that opens on the assistant's turn (`[assistant,
+    /// user]`; Gemma's wants the roles to alternate from the user's): a trim then starts the
+    /// answer on the user's turn in every format, as the Anthropic and Gemini formats always do.
+    pub opens_on_user: bool,
 }
 
 /// The index of `role` in [`Framing::roles`]: system (and developer), user, assistant, tool.
@@ -102,6 +108,7 @@ pub fn measure(
     Ok(Framing {
         roles: [system, Some(user), Some(assistant), tool],
         chat: user_alone.saturating_sub(user + content),
+        opens_on_user: render(&["assistant", "user"]).is_err(),
     })
 }
 
@@ -125,6 +132,23 @@ mod tests {
         // "<|im_start|>", role, "<|im_end|>" per message; "<s>" per chat.
         assert_eq!(f.roles, [Some(3), Some(3), Some(3), Some(3)]);
         assert_eq!(f.chat, 1);
+        assert!(!f.opens_on_user, "ChatML takes any first role");
+    }
+
+    /// The rule of Gemma's template (written here): after an optional system message, the
+    /// roles alternate from the user's.
+    #[test]
+    fn a_template_that_alternates_from_the_user_opens_on_the_user() {
+        let template = "{% if messages[0].role == 'system' %}{% set rest = messages[1:] %}\
+                        {% else %}{% set rest = messages %}{% endif %}\
+                        {% for m in rest %}{% if (m.role == 'user') != (loop.index0 % 2 == 0) %}\
+                        {{ raise_exception('roles must alternate') }}{% endif %}\
+                        <turn> {{ m.role }} {{ m.content }} {% endfor %}";
+        let f = measure(template, &Map::new(), words).unwrap();
+        assert!(f.opens_on_user);
+        assert_eq!(f.roles[1], Some(2));
+        // It refuses a tool message after the assistant's turn too (not the user's).
+        assert_eq!(f.roles[3], None);
     }
 
     #[test]

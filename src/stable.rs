@@ -184,7 +184,7 @@ impl Trimmer<'_, '_> {
     /// The newest user groups before group `cut` (see the module docs).
     fn anchors_before(&mut self, cut: usize, users: &[usize]) -> Anchors {
         let limit = u128::from(self.anchor_limit());
-        let turn_first = self.options.format.adapter().user_turn_first();
+        let turn_first = self.user_turn_first();
         let mut anchors = Anchors::default();
         let mut used = 0u128;
         let before = users.partition_point(|&g| g < cut);

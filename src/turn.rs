@@ -1,5 +1,6 @@
 //! The answer starts on the user's turn, in the formats whose providers require it (Anthropic
-//! Messages, Gemini contents: `Adapter::user_turn_first`).
+//! Messages, Gemini contents: `Adapter::user_turn_first`), and for a model whose chat template
+//! refuses a chat that opens on the assistant's turn (`Framing::opens_on_user`: Gemma's).
 //!
 //! Selection keeps the newest groups that fit, so in a long tool loop the kept run often starts
 //! with the model's turn (a `tool_use` or `functionCall` exchange). Dropping that run until a
@@ -20,6 +21,7 @@
 use crate::fill::Planned;
 use crate::model::{Change, Role, UnitKind};
 use crate::report::{TurnStart, TurnStartKept};
+use crate::tokens::Tokenizer;
 use crate::trimmer::{saturate, Tag, Trimmer};
 
 /// What stands in for the content of the user message that began the kept run's turn when not
@@ -27,10 +29,19 @@ use crate::trimmer::{saturate, Tag, Trimmer};
 pub const TURN_PLACEHOLDER: &str = "[Earlier conversation omitted to fit the context budget.]";
 
 impl Trimmer<'_, '_> {
+    /// Whether the answer must start on the user's turn: the format's providers want it
+    /// (Anthropic, Gemini, the AI SDK), or the chat template of the tokenizer file counting the
+    /// trim refuses a chat that opens on the assistant's (Gemma's, served through any format).
+    pub(crate) fn user_turn_first(&self) -> bool {
+        self.options.format.adapter().user_turn_first()
+            || matches!(self.measure.tokenizer, Tokenizer::File(file)
+                if file.framing.is_some_and(|f| f.opens_on_user))
+    }
+
     /// Gives the answer a user turn to start on (see the module docs). Runs after selection,
     /// shedding and refill.
     pub(crate) fn start_on_user_turn(&mut self) {
-        if !self.options.format.adapter().user_turn_first() {
+        if !self.user_turn_first() {
             return;
         }
         let n = self.repaired.groups.len();

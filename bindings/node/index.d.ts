@@ -566,7 +566,11 @@ export interface TrimReport {
   merged?: Merge[];
   /** Anthropic and Gemini formats only: blocks (parts) removed from messages that stay. */
   dropped_blocks?: DroppedBlock[];
-  /** Anthropic and Gemini formats only: the user message brought back to start the answer. */
+  /**
+   * Anthropic and Gemini formats (and any format counted with a tokenizer file whose chat
+   * template refuses a chat that opens on the assistant's turn, as Gemma's does): the user
+   * message brought back to start the answer.
+   */
   turn_start?: TurnStart | null;
   /**
    * Cache-stable trimming (`trim_to` or `cut` given): the input index where the kept run

@@ -203,6 +203,10 @@ impl Report<'_> {
             write_list(out, &self.dropped_blocks, |out, d| {
                 let _ = write!(out, "{{\"index\":{},\"part\":{}}}", d.index, d.part);
             });
+        }
+        // Always there in the formats that merge turns; in the others when a model's chat
+        // template made the answer start on the user's turn and the rule brought a message back.
+        if merges || self.turn_start.is_some() {
             out.push_str(",\"turn_start\":");
             match &self.turn_start {
                 Some(t) => {

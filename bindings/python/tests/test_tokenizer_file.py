@@ -116,14 +116,48 @@ def test_a_trim_for_an_8k_window_is_never_over_it(model: str) -> None:
     )
     kept = result.messages
     assert 3 <= len(kept) < len(history)
-    # The whole prompt as the model's chat template writes it, and the answer's room. Gemma's
-    # template refuses a chat whose first turn after the system is the assistant's (a trim of
-    # OpenAI messages may start there): a short user turn goes before it, which only adds.
-    recount = list(kept)
-    if recount[1]["role"] == "assistant":
-        recount.insert(1, {"role": "user", "content": "Go on."})
-    used = template_tokens(model, recount)
+    # The whole prompt as the model's chat template writes it (transformers renders it: Gemma's
+    # template raises on a chat whose first turn after the system is the assistant's, so the
+    # answer starts on the user's turn for it), and the answer's room.
+    if model == "gemma3":
+        assert kept[1]["role"] == "user", [m["role"] for m in kept[:3]]
+    used = template_tokens(model, list(kept))
     assert used <= 8192 - 1024, (model, used)
+
+
+def test_gemmas_template_gets_a_chat_that_opens_on_the_users_turn() -> None:
+    # A chat format trim keeps the newest messages that fit, often from an assistant's; Gemma's
+    # template refuses that (the roles alternate from the user's). The trim reads the template
+    # when the file is loaded and brings back the user's message that began the turn (or lets
+    # the assistant's go). Llama 3's template takes any order, and its answers stand as
+    # selection left them. Left: an earlier user message kept as an anchor can stand just
+    # before the turn's own (the chat format does not merge them), which Gemma's template
+    # refuses too; every other answer renders.
+    texts = [p.read_text()[:1200] for p in TEXTS]
+    history: list[dict[str, Any]] = [{"role": "system", "content": "Be brief."}]
+    for i in range(30):
+        history.append({"role": "user", "content": texts[i % len(texts)][: 200 + 37 * i]})
+        history.append({"role": "assistant", "content": texts[(i + 5) % len(texts)]})
+    history.append({"role": "user", "content": "And now?"})
+    llama_opened_on_the_assistant = brought_back = rendered = 0
+    for budget in range(2000, 7000, 250):
+        options: dict[str, Any] = {
+            "context_tokens": budget,
+            "max_output_tokens": 512,
+            "max_messages": None,
+        }
+        gemma = ankita.trim(history, tokenizer={"file": folder("gemma3")}, **options)
+        roles = [m["role"] for m in gemma.messages]
+        assert roles[0] == "system" and roles[1] == "user", (budget, roles)
+        brought_back += gemma.report.get("turn_start") is not None
+        if all(a != b for a, b in zip(roles[1:], roles[2:])):
+            template_tokens("gemma3", list(gemma.messages))
+            rendered += 1
+        llama = ankita.trim(history, tokenizer={"file": folder("llama3")}, **options)
+        assert llama.report.get("turn_start") is None
+        llama_opened_on_the_assistant += llama.messages[1]["role"] == "assistant"
+    assert llama_opened_on_the_assistant >= 3, llama_opened_on_the_assistant
+    assert brought_back >= 3 and rendered >= 15, (brought_back, rendered)
 
 
 def test_errors_name_the_path() -> None:
