@@ -94,8 +94,6 @@ const CODES: &[&str] = &[
     "image_overflow",
 ];
 
-/// fuzz/fuzz_targets/trim_json.rs: always a JSON object with a boolean `ok`: `messages` and
-/// `report` on success, an `error` with a known code otherwise (never `internal`).
 /// fuzz/fuzz_targets/trim_json.rs: the request's bytes as they are, through the C ABI (the
 /// scanner checks UTF-8 as it reads them): bytes that are UTF-8 get the answer the text gets;
 /// others, the error that names the first bad byte, where `str::from_utf8` finds it.
@@ -124,6 +122,8 @@ pub fn check_bytes_request(data: &[u8]) {
     }
 }
 
+/// fuzz/fuzz_targets/trim_json.rs: always a JSON object with a boolean `ok`: `messages` and
+/// `report` on success, an `error` with a known code otherwise (never `internal`).
 pub fn check_answer(answer: &str, sanitize: bool) {
     let v: Value = serde_json::from_str(answer).expect("the answer is JSON");
     match v["ok"] {
