@@ -1,10 +1,8 @@
 //! Byte-level helpers of the in-place reader: white space, string ends, escapes, and the
 //! check that an object's noted keys can be taken as they are.
 
-use super::{scan, NOTE};
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
+use super::scan::{self, HIGHS, ONES};
+use super::NOTE;
 
 /// Whether the keys of `spans` (an object's fields noted by the scanner) are few, without
 /// escapes and all different: compared as written, by length first.

@@ -146,8 +146,10 @@ struct Scanner<'t> {
     avx2: bool,
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
+/// One in each byte of a word, and each byte's high bit (the word-at-a-time tests here and in
+/// raw/bytes.rs).
+pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
+pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// High bit set in the lowest byte of `word` that is `"`, `\`, a control character or, unless
 /// `wide`, a byte past ASCII (and perhaps in bytes above it, never below).
