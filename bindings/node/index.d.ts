@@ -1,4 +1,7 @@
 // Types of the ankita Node package: the JSON contract of DESIGN §8 in TypeScript.
+// `Session[Symbol.dispose]` needs the disposable declarations, which TypeScript 6+ no longer
+// brings in through @types/node by default (`types` is empty unless set): reference them here.
+/// <reference lib="esnext.disposable" />
 
 /** A role of the OpenAI Chat Completions format; other roles are removed by repair. */
 export type Role = "system" | "developer" | "user" | "assistant" | "tool";

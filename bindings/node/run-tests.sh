@@ -28,8 +28,12 @@ npx --no-install prettier --check . </dev/null
 # on its way up to the root: it takes this package's.
 npx --no-install prettier --check --config .prettierrc.json "$repo"/tests/cases/*.mjs </dev/null
 
-echo "== tsc (the typed example against index.d.ts)"
+echo "== tsc (the typed example against index.d.ts), TypeScript 5 and 7"
 npx --no-install tsc -p examples </dev/null
+node node_modules/typescript-7/bin/tsc -p examples </dev/null
+echo "== tsc --strict with the compiler's defaults (no @types/node, no lib), TypeScript 5 and 7"
+npx --no-install tsc -p examples/tsconfig.bare.json </dev/null
+node node_modules/typescript-7/bin/tsc -p examples/tsconfig.bare.json </dev/null
 
 echo "== tsc --strict --checkJs on the token-mode case generator (tests/cases/generate_tokens.mjs)"
 npx --no-install tsc -p tsconfig.scripts.json </dev/null
