@@ -58,6 +58,9 @@ if [ -n "${ANKITA_WHEEL:-}" ]; then
 else
     echo "== building and installing the ankita package (pip install, maturin backend, release)"
     "$py" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps "$here"
+    # maturin's build backend leaves its wheel (tagged linux_<arch>) in target/wheels/ too, where
+    # it would match the README's install glob beside `make wheel`'s.
+    rm -f "$repo"/target/wheels/ankita_context-*-linux_"$(uname -m)".whl
 fi
 
 # The package, its tests and benchmarks under bindings/python/pyproject.toml; the repository's

@@ -85,6 +85,9 @@ if PATH="$repo/target/dist/venv/bin:$PATH" CARGO_TARGET_DIR="$repo/target" \
     "$repo/target/dist/venv/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps \
     --no-build-isolation "$sdist" -w "$scratch/from-sdist" >"$scratch/sdist-build.log" 2>&1; then
     ok "a wheel builds from the sdist"
+    # maturin's build backend also leaves its wheel (tagged linux_<arch>) in target/wheels/,
+    # where it would match the README's install glob beside the manylinux wheel.
+    rm -f "$repo/target/wheels/ankita_context-$version-cp39-abi3-linux_$arch.whl"
 else
     fail "a wheel builds from the sdist"
     tail -30 "$scratch/sdist-build.log" >&2
