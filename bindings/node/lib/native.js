@@ -23,12 +23,45 @@ export function libraryFileName(platform = process.platform) {
 }
 
 /**
+ * Whether this process runs on musl (Alpine Linux) rather than glibc: Node's diagnostic report
+ * names the glibc it runs on (`header.glibcVersionRuntime`) and has no such field on musl.
+ *
+ * @param {string} [platform] a `process.platform` value
+ * @returns {boolean} false on every platform but a Linux without glibc
+ */
+export function isMusl(platform = process.platform) {
+  if (platform !== "linux") return false;
+  try {
+    return !process.report?.getReport?.().header?.glibcVersionRuntime;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The directory of the prebuild for a platform under `prebuilds/`: `<platform>-<arch>`, and
+ * `linux-<arch>-musl` for a Linux on musl (a glibc library does not load there).
+ *
+ * @param {string} [platform] a `process.platform` value
+ * @param {string} [arch] a `process.arch` value
+ * @param {boolean} [musl] whether the C library is musl (detected by default)
+ * @returns {string} e.g. `win32-x64`, `darwin-arm64`, `linux-x64`, `linux-x64-musl`
+ */
+export function prebuildName(
+  platform = process.platform,
+  arch = process.arch,
+  musl = isMusl(platform),
+) {
+  return `${platform}-${arch}${platform === "linux" && musl ? "-musl" : ""}`;
+}
+
+/**
  * Every place the library is looked for, in order.
  *
  * 1. the `ANKITA_LIB` environment variable (a path to the library file);
  * 2. the repository's build output, `../../target/release/<file>` from the package (in a clone,
  *    the fresh build wins over a prebuild left by `make prebuilds`);
- * 3. the prebuild bundled in the package: `prebuilds/<platform>-<arch>/<file>` (first its
+ * 3. the prebuild bundled in the package: `prebuilds/<platform>-<arch>[-musl]/<file>` (first its
  *    `app.asar.unpacked` twin when the package sits inside an Electron asar archive, since a
  *    shared library cannot be loaded from inside the archive);
  * 4. `process.resourcesPath` of a packaged Electron app: `<resources>/<file>` and
@@ -40,6 +73,7 @@ export function libraryFileName(platform = process.platform) {
  * @param {string} [where.resourcesPath]
  * @param {string} [where.platform]
  * @param {string} [where.arch]
+ * @param {boolean} [where.musl] whether the C library is musl (detected by default)
  * @returns {{ source: string, path: string }[]}
  */
 export function candidatePaths({
@@ -48,9 +82,10 @@ export function candidatePaths({
   resourcesPath = process.resourcesPath,
   platform = process.platform,
   arch = process.arch,
+  musl = isMusl(platform),
 } = {}) {
   const file = libraryFileName(platform);
-  const prebuild = path.join("prebuilds", `${platform}-${arch}`, file);
+  const prebuild = path.join("prebuilds", prebuildName(platform, arch, musl), file);
   const candidates = [];
   if (env.ANKITA_LIB) candidates.push({ source: "ANKITA_LIB", path: path.resolve(env.ANKITA_LIB) });
   candidates.push({
@@ -101,7 +136,7 @@ export function loadFirst(candidates, load, exists) {
   }
   const error = new Error(
     `ankita: cannot load the native library (this package has no loadable prebuild for ` +
-      `${process.platform}-${process.arch}). Build libankita from the ankita sources ` +
+      `${prebuildName()}). Build libankita from the ankita sources ` +
       `(\`cargo build --release\` gives target/release/${libraryFileName()}) and set ANKITA_LIB ` +
       `to its path. Tried:\n${failures.join("\n")}`,
   );

@@ -8,13 +8,26 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 
 import { libraryPath } from "../index.js";
-import { candidatePaths, libraryFileName, loadFirst, PACKAGE_DIR } from "../lib/native.js";
+import {
+  candidatePaths,
+  isMusl,
+  libraryFileName,
+  loadFirst,
+  PACKAGE_DIR,
+  prebuildName,
+} from "../lib/native.js";
 import { REPO } from "./helpers.js";
 
 const BUILT = path.join(REPO, "target", "release", libraryFileName());
 
 describe("candidatePaths", () => {
-  const base = { env: {}, packageDir: "/app/node_modules/ankita", platform: "linux", arch: "x64" };
+  const base = {
+    env: {},
+    packageDir: "/app/node_modules/ankita",
+    platform: "linux",
+    arch: "x64",
+    musl: false,
+  };
 
   test("ANKITA_LIB, then the repository build, then the prebuild, then resourcesPath", () => {
     const found = candidatePaths({
@@ -61,6 +74,24 @@ describe("candidatePaths", () => {
         path: "/App/resources/app.asar/node_modules/ankita/prebuilds/darwin-arm64/libankita.dylib",
       },
     ]);
+  });
+
+  test("a Linux on musl has its own prebuild", () => {
+    assert.deepStrictEqual(candidatePaths({ ...base, musl: true })[1], {
+      source: "prebuild",
+      path: "/app/node_modules/ankita/prebuilds/linux-x64-musl/libankita.so",
+    });
+    assert.equal(prebuildName("linux", "arm64", true), "linux-arm64-musl");
+    assert.equal(prebuildName("linux", "x64", false), "linux-x64");
+    assert.equal(prebuildName("win32", "x64", true), "win32-x64");
+    assert.equal(prebuildName("darwin", "arm64"), "darwin-arm64");
+  });
+
+  test("musl is told from glibc by Node's report", () => {
+    const glibc = process.report.getReport().header.glibcVersionRuntime;
+    assert.equal(isMusl("linux"), !glibc);
+    assert.equal(isMusl("darwin"), false);
+    assert.equal(isMusl("win32"), false);
   });
 
   test("file names per platform", () => {
@@ -144,7 +175,7 @@ describe("loading for real", () => {
 
   test("a bundled prebuild is found", () => {
     const dir = copyPackage("prebuild");
-    const target = path.join(dir, "prebuilds", `${process.platform}-${process.arch}`);
+    const target = path.join(dir, "prebuilds", prebuildName());
     fs.mkdirSync(target, { recursive: true });
     fs.copyFileSync(BUILT, path.join(target, libraryFileName()));
     const result = run(dir, { ANKITA_LIB: path.join(scratch, "nowhere.so") });
@@ -160,7 +191,7 @@ describe("loading for real", () => {
     assert.match(result.stderr, /cannot load the native library/);
     assert.ok(result.stderr.includes(`${notALibrary} (ANKITA_LIB): `), result.stderr);
     assert.ok(!result.stderr.includes(`${notALibrary} (ANKITA_LIB): not found`));
-    const prebuild = path.join(dir, "prebuilds", `${process.platform}-${process.arch}`);
+    const prebuild = path.join(dir, "prebuilds", prebuildName());
     assert.ok(
       result.stderr.includes(`${path.join(prebuild, libraryFileName())} (prebuild): not found`),
     );
