@@ -205,3 +205,6 @@ test-install: build
 # The wheel in a fresh venv without cargo, the npm tarball in an empty directory.
 test-packages: build
 	tests/install/packages.sh
+
+# make dist, make test-platforms: every platform (Windows, macOS, Linux musl and glibc).
+include mk/dist.mk

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The Python wheels (abi3, CPython 3.9+) of every platform built here, and the sdist, into
+# target/dist/wheels/:
+#   manylinux2014 x86_64 (zig, glibc 2.17)     maturin --zig --compatibility manylinux2014
+#   musllinux_1_2 x86_64 (zig, musl)           maturin --zig --compatibility musllinux_1_2
+#   macOS arm64 (11.0) and x86-64 (10.12)      zig as the linker (scripts/dist/zigcc)
+#   Windows x86-64 (win_amd64)                 mingw-w64
+# and aarch64 Linux (manylinux2014, musllinux_1_2) when its Rust standard library is installed.
+#
+#   scripts/dist/wheels.sh [TRIPLE...]   (default: every one above)
+#
+# Each build's failure is reported and the others go on; the exit status is 1 if one failed.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dist=$root/target/dist
+out=$dist/wheels
+venv=$dist/venv
+if [ "${DIST_TREE:-}" = 1 ]; then src=$root; else src=$dist/src; fi
+export PATH="$venv/bin:$PATH"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target/cross}
+export CARGO_PROFILE_RELEASE_STRIP=symbols CARGO_PROFILE_RELEASE_DEBUG=0
+installed=$(rustup target list --installed 2>/dev/null)
+if [ $# -gt 0 ]; then
+    triples=("$@")
+else
+    triples=(x86_64-unknown-linux-gnu x86_64-unknown-linux-musl aarch64-apple-darwin
+        x86_64-apple-darwin x86_64-pc-windows-gnu)
+    for t in aarch64-unknown-linux-gnu aarch64-unknown-linux-musl; do
+        if grep -qx "$t" <<<"$installed"; then triples+=("$t"); fi
+    done
+fi
+rm -rf "$out"
+mkdir -p "$out"
+cd "$src"
+failed=()
+build() { # build TRIPLE [NAME=VALUE...] [maturin arguments...]
+    local triple=$1 start=$SECONDS envs=()
+    shift
+    while [ $# -gt 0 ] && [[ $1 == *=* ]]; do envs+=("$1"); shift; done
+    echo "== wheel for $triple"
+    if env "${envs[@]}" maturin build --release --locked --strip -m bindings/python/Cargo.toml \
+        --out "$out" --target "$triple" "$@"; then
+        echo "== wheel for $triple: $((SECONDS - start)) s"
+    else
+        failed+=("$triple")
+        echo "== wheel for $triple FAILED" >&2
+    fi
+}
+for triple in "${triples[@]}"; do
+    upper=$(echo "$triple" | tr 'a-z-' 'A-Z_')
+    case "$triple" in
+        *-unknown-linux-gnu) build "$triple" --zig --compatibility manylinux2014 ;;
+        *-unknown-linux-musl)
+            # The library's flags (scripts/dist/build-lib.sh): its dependencies are reused.
+            build "$triple" "CARGO_TARGET_${upper}_RUSTFLAGS=-C target-feature=-crt-static" \
+                --zig --compatibility musllinux_1_2 ;;
+        *-apple-darwin)
+            if [ "$triple" = aarch64-apple-darwin ]; then min=11.0; else min=10.12; fi
+            build "$triple" "CARGO_TARGET_${upper}_LINKER=$root/scripts/dist/zigcc" \
+                "ZIG_PYTHON=$venv/bin/python" "ZIG_TARGET=${triple%%-*}-macos.$min" \
+                "MACOSX_DEPLOYMENT_TARGET=$min" ;;
+        *) build "$triple" ;;
+    esac
+done
+maturin sdist -m bindings/python/Cargo.toml --out "$out" || failed+=(sdist)
+ls -l "$out"
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "== wheels that failed: ${failed[*]}" >&2
+    exit 1
+fi
