@@ -152,7 +152,12 @@ pub fn map_in_order<T: Sync, A: Send>(
     } else {
         threads
     };
-    let threads = threads.clamp(1, items.len().max(1));
+    // WebAssembly has no threads (docs/wasm.md): one request at a time, on the caller's.
+    let threads = if cfg!(target_arch = "wasm32") {
+        1
+    } else {
+        threads.clamp(1, items.len().max(1))
+    };
     if threads == 1 {
         return items.iter().enumerate().map(|(i, x)| f(i, x)).collect();
     }

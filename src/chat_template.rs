@@ -12,10 +12,15 @@
 //! content. Token merges across a content's edges make these exact to a token or two. A
 //! template that refuses `[assistant, user]` wants a chat to open on the user's turn
 //! ([`Framing::opens_on_user`]).
+//!
+//! Rendering a template ([`measure`]) is part of the `tokenizer-files` feature.
 
-use minijinja::value::Serde;
-use minijinja::{Environment, Error as JinjaError, ErrorKind, Value};
-use serde_json::{json, Map};
+#[cfg(feature = "tokenizer-files")]
+use {
+    minijinja::value::Serde,
+    minijinja::{Environment, Error as JinjaError, ErrorKind, Value},
+    serde_json::{json, Map},
+};
 
 /// Tokens a chat template adds: per role and per chat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,11 +47,13 @@ pub fn role_index(role: &str) -> Option<usize> {
     })
 }
 
+#[cfg(feature = "tokenizer-files")]
 const CONTENT: &str = "Hello there";
 
 /// Measures `template`'s framing with `count` (the tokenizer's count of rendered text, special
 /// tokens included). `config` is the `tokenizer_config.json` object (for `bos_token` and
 /// `eos_token`). Errors say why the template does not render.
+#[cfg(feature = "tokenizer-files")]
 pub fn measure(
     template: &str,
     config: &Map<String, serde_json::Value>,
@@ -112,7 +119,7 @@ pub fn measure(
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "tokenizer-files"))]
 mod tests {
     use super::*;
 

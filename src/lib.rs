@@ -36,6 +36,9 @@ pub mod tokens;
 pub mod trim;
 mod trimmer;
 pub mod turn;
+/// cbindgen:ignore
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
 pub mod windows;
 
 pub use api::{price_fields, probe_response, Request};

@@ -330,6 +330,8 @@ fn match_replies<'a>(
 /// them was most of what repair waited for.
 #[inline]
 fn prefetch_ids(session: &Session<'_>, m: usize) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (session, m);
     #[cfg(target_arch = "x86_64")]
     if let Some(msg) = session.messages.get(m) {
         let at = match (&msg.tool_call_id, &msg.tool_calls) {

@@ -4,19 +4,33 @@
 //! pre-tokenizer, no Oniguruma and no C++), exactly as Hugging Face's `tokenizers` package
 //! counts it without special tokens. A file is loaded once per path per process and kept for the
 //! process's life; a path that fails to load is not kept (the next call tries again).
+//!
+//! The `tokenizer-files` feature (on by default) brings them; a build without it (the
+//! WebAssembly one, docs/wasm.md) answers a request naming a file with an `invalid_request`
+//! error saying so.
 
 use crate::chat_template::Framing;
 use crate::error::Error;
-use std::collections::HashMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+#[cfg(feature = "tokenizer-files")]
+use {
+    std::collections::HashMap,
+    std::path::{Path, PathBuf},
+    std::sync::{Mutex, OnceLock},
+};
+
+/// What counts a file's tokens: nothing in a build without tokenizer files, where no
+/// [`FileTokenizer`] is ever made.
+#[cfg(feature = "tokenizer-files")]
+type Counter = tokenizers::Tokenizer;
+#[cfg(not(feature = "tokenizer-files"))]
+enum Counter {}
 
 /// A tokenizer loaded from a file.
 pub struct FileTokenizer {
     /// The path as the request gave it (reports name it).
     pub path: String,
-    tokenizer: tokenizers::Tokenizer,
+    tokenizer: Counter,
     /// What the chat template of the `tokenizer_config.json` beside it adds, when there is one.
     pub framing: Option<Framing>,
 }
@@ -39,11 +53,13 @@ impl Eq for FileTokenizer {}
 
 impl FileTokenizer {
     /// The tokens of rendered chat text: special tokens written in it count as themselves.
+    #[cfg(feature = "tokenizer-files")]
     fn count_rendered(&self, text: &str) -> usize {
         self.count(text)
     }
 
     /// The tokens of `text`, without special tokens (no begin-of-text marker).
+    #[cfg(feature = "tokenizer-files")]
     pub fn count(&self, text: &str) -> usize {
         match self.tokenizer.encode_fast(text, false) {
             Ok(encoding) => encoding.len(),
@@ -52,11 +68,31 @@ impl FileTokenizer {
             Err(_) => text.len(),
         }
     }
+
+    /// The tokens of `text` (never called: no file is loaded in this build).
+    #[cfg(not(feature = "tokenizer-files"))]
+    pub fn count(&self, _text: &str) -> usize {
+        match self.tokenizer {}
+    }
+}
+
+/// A build without tokenizer files: every path is an `invalid_request` error at `key` saying so.
+#[cfg(not(feature = "tokenizer-files"))]
+pub fn load(path: &str, key: &str) -> Result<&'static FileTokenizer, Error> {
+    Err(Error::invalid_request(
+        format!(
+            "tokenizer file {path:?}: this build of ankita reads no tokenizer files (the \
+             WebAssembly build leaves them out); use a built-in tokenizer: {}",
+            crate::tokens::Tokenizer::NAMES.join(", ")
+        ),
+        key,
+    ))
 }
 
 /// The tokenizer at `path` (a `tokenizer.json` or a folder holding one), loaded on first use
 /// and shared by every call after it. Errors are `invalid_request` at `key` naming the path
 /// and what is wrong.
+#[cfg(feature = "tokenizer-files")]
 pub fn load(path: &str, key: &str) -> Result<&'static FileTokenizer, Error> {
     static LOADED: OnceLock<Mutex<HashMap<PathBuf, &'static FileTokenizer>>> = OnceLock::new();
     let given = Path::new(path);
@@ -108,6 +144,7 @@ pub fn load(path: &str, key: &str) -> Result<&'static FileTokenizer, Error> {
 
 /// The framing of the chat template in `config`, if it has one (a string, or the `default` of a
 /// list of named templates).
+#[cfg(feature = "tokenizer-files")]
 fn framing_of(config: &Path, tokenizer: &FileTokenizer) -> Result<Option<Framing>, String> {
     let text = std::fs::read_to_string(config).map_err(|e| e.to_string())?;
     let value: serde_json::Value =
@@ -128,7 +165,7 @@ fn framing_of(config: &Path, tokenizer: &FileTokenizer) -> Result<Option<Framing
     crate::chat_template::measure(template, object, |t| tokenizer.count_rendered(t)).map(Some)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "tokenizer-files"))]
 mod tests {
     use super::*;
 
