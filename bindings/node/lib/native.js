@@ -4,6 +4,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadWasm, wasmPath } from "./wasm.js";
 
 const require = createRequire(import.meta.url);
 
@@ -180,9 +181,22 @@ export const sessionStats = { made: 0, freed: 0 };
  */
 export function native() {
   if (bound) return bound;
-  const koffi = require("koffi");
   const fs = require("node:fs");
-  const found = loadFirst(candidatePaths(), (file) => koffi.load(file), fs.existsSync);
+  // The WebAssembly build (lib/wasm.js, docs/wasm.md) answers where no native library loads,
+  // and when ANKITA_BACKEND=wasm asks for it; never in place of a library ANKITA_LIB names.
+  const backend = process.env.ANKITA_BACKEND;
+  if (backend === "wasm") return (bound = loadWasm({ stringStats, sessionStats }));
+  let koffi;
+  let found;
+  try {
+    koffi = require("koffi");
+    found = loadFirst(candidatePaths(), (file) => koffi.load(file), fs.existsSync);
+  } catch (error) {
+    if (backend !== "native" && !process.env.ANKITA_LIB && fs.existsSync(wasmPath())) {
+      return (bound = loadWasm({ stringStats, sessionStats }));
+    }
+    throw error;
+  }
   const lib = found.lib;
 
   // A library older than this package lacks some function: say so, rather than koffi's bare
