@@ -7,7 +7,7 @@
 #     -Wall -Wextra -pedantic -Werror;
 #   - check.c built with pkg-config (shared with an rpath, and static) as C89, C99 and C11;
 #   - check.cpp built with CMake's find_package(ankita) (shared and static), run under valgrind;
-#   - README.md's C and CMake examples built and run as written, and its command lines.
+#   - docs/c-api.md's C and CMake examples built and run as written against the install.
 # Needs the release build (make build); installs cmake with apt when it is missing.
 set -euo pipefail
 
@@ -101,10 +101,9 @@ if [ "$major" = 0 ]; then
     check "find_package(ankita 0.$((minor + 1))) is refused (0.x: minors are incompatible)" refused "0.$((minor + 1))"
 fi
 
-echo "== README.md's C, C++ and command-line examples"
-check "README: the C API section" python3 "$here/readme_examples.py" c-api "$repo/README.md" "$scratch/readme"
-check "README: the Command line section, with the CLI of target/release" \
-    env PATH="$repo/target/release:$PATH" python3 "$here/readme_examples.py" cli "$repo/README.md" "$scratch/readme"
+# The command lines of the docs run with every other block in tests/docs/run_blocks.py.
+echo "== docs/c-api.md's C, C++ and CMake examples, against this install"
+check "docs/c-api.md: the Install and build section" python3 "$here/readme_examples.py" c-api "$repo/docs/c-api.md" "$scratch/readme"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -9,7 +9,7 @@
 #   - `make prebuilds` and `npm pack`: the tarball carries the stripped library and the licenses;
 #     installed into an empty directory (koffi comes with it), without ANKITA_LIB and with no
 #     repository around it, it trims;
-#   - README.md's Python and JavaScript examples, run with those installs.
+#   - README.md's Python and JavaScript quickstarts, run with those installs.
 # Cross builds (aarch64) are left out here (CROSS=): `make wheel` and `make prebuilds` do them.
 set -euo pipefail
 
@@ -136,7 +136,7 @@ for py in "${pythons[@]}"; do
     check "$("$py" --version): import ankita, trim, probe, errors" \
         env -i PATH="$venv/bin:$bare_path" HOME="$scratch" bash -c "cd '$scratch' && '$venv/bin/python' '$scratch/use.py' '$repo'"
     cat "$scratch/out"
-    check "$("$py" --version): README.md's Python example" \
+    check "$("$py" --version): README.md's Python quickstart" \
         env -i PATH="$venv/bin:$bare_path" HOME="$scratch" python3 "$repo/tests/install/readme_examples.py" python "$repo/README.md" "$venv/bin/python"
 done
 
@@ -190,7 +190,7 @@ JS
 check "the installed package trims (no ANKITA_LIB, no repository around it)" \
     bash -c "cd '$app' && env -u ANKITA_LIB node use.mjs '$repo' </dev/null"
 cat "$scratch/out"
-check "README.md's JavaScript example, in that directory" \
+check "README.md's JavaScript quickstart, against that directory's install" \
     env -u ANKITA_LIB python3 "$repo/tests/install/readme_examples.py" js "$repo/README.md" "$app"
 
 echo "$passed passed, $failed failed"
