@@ -198,9 +198,11 @@ install: build
 	$(SUBST) cmake/ankitaConfigVersion.cmake.in \
 		> $(DESTDIR)$(LIBDIR)/cmake/ankita/ankitaConfigVersion.cmake
 
-# An install into a scratch prefix, then C (pkg-config) and C++ (CMake) programs built against it.
+# An install into a scratch prefix, then C (pkg-config) and C++ (CMake) programs built against it;
+# the release workflow checked by actionlint.
 test-install: build
 	tests/install/c_cpp.sh
+	tests/install/workflows.sh
 
 # The wheel in a fresh venv without cargo, the npm tarball in an empty directory.
 test-packages: build

@@ -26,6 +26,12 @@ DIST_BUILD_STEPS += dist-libs dist-archives
 DIST_APT := x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 llvm-lipo:llvm musl-gcc:musl-tools \
 	/usr/lib/wine/wine64:wine64
 
+# Debian's llvm package puts llvm-lipo in /usr/lib/llvm-<version>/bin alone.
+DIST_PATH := $(PATH)$(addprefix :,$(lastword $(sort $(wildcard /usr/lib/llvm-*/bin))))
+DIST_GOALS := dist dist-tools dist-src dist-libs dist-archives dist-npm dist-wheels dist-manifest \
+	test-platforms test-windows test-musl check-macos check-exports
+$(DIST_GOALS): export PATH := $(DIST_PATH)
+
 .PHONY: dist dist-tools dist-src dist-libs dist-archives dist-npm dist-wheels dist-manifest \
 	test-platforms test-windows test-musl check-macos check-exports
 
@@ -43,7 +49,7 @@ dist-tools: $(DIST_VENV)/bin/maturin
 	if [ -n "$$missing" ]; then rustup target add $$missing; fi
 	@missing=$$(for pair in $(DIST_APT); do command -v $${pair%%:*} >/dev/null || echo $${pair#*:}; done); \
 	if [ -n "$$missing" ]; then echo "== apt-get install $$missing"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing </dev/null >/dev/null; fi
+		apt-get update -qq -o DPkg::Lock::Timeout=600 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 $$missing </dev/null >/dev/null; fi
 	@$(DIST_VENV)/bin/python -c 'import packaging, wheel' 2>/dev/null || \
 		$(DIST_VENV)/bin/python -m pip install --quiet --disable-pip-version-check packaging wheel
 
@@ -89,7 +95,7 @@ check-exports:
 	scripts/dist/check_exports.py
 
 check-macos:
-	scripts/dist/check_macos.py
+	$(DIST_VENV)/bin/python scripts/dist/check_macos.py
 
 test-musl:
 	scripts/dist/test-musl.sh

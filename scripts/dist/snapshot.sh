@@ -9,10 +9,13 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 src=$root/target/dist/src
 export GIT_INDEX_FILE=$root/target/dist/src.index
 mkdir -p "$src"
+git=(git -C "$root" --work-tree="$src")
 if [ -f "$GIT_INDEX_FILE" ]; then
-    git -C "$root" --work-tree="$src" read-tree -m -u HEAD
+    # Files a build rewrote as they were (build.rs refreshes include/ankita.h) are reset too.
+    "${git[@]}" update-index -q --refresh >/dev/null || true
+    "${git[@]}" read-tree --reset -u HEAD
 else
-    git -C "$root" --work-tree="$src" read-tree HEAD
-    git -C "$root" --work-tree="$src" checkout-index -a -f
+    "${git[@]}" read-tree HEAD
+    "${git[@]}" checkout-index -a -f -u
 fi
 echo "== target/dist/src: $(git -C "$root" log -1 --format='%h %s' HEAD | cut -c1-100)"
