@@ -40,6 +40,7 @@ make -C "$repo" --no-print-directory wheel CROSS= >"$scratch/wheel.log" 2>&1 || 
 wheel="$(ls "$repo"/target/wheels/ankita_context-"$version"-cp39-abi3-*"$arch".whl)"
 sdist="$repo/target/wheels/ankita_context-$version.tar.gz"
 echo "   $(basename "$wheel") ($(stat -c %s "$wheel") bytes), $(basename "$sdist") ($(stat -c %s "$sdist") bytes)"
+check "the wheel's size is docs/performance.md's" python3 "$repo/tests/docs/sizes.py" "the wheel" "$wheel"
 
 check "wheel tag cp39-abi3-manylinux2014_$arch.manylinux_2_17_$arch" \
     test "$(basename "$wheel")" = "ankita_context-$version-cp39-abi3-manylinux2014_$arch.manylinux_2_17_$arch.whl"
@@ -150,6 +151,9 @@ check "the prebuild needs no glibc newer than 2.17" \
 (cd "$repo/bindings/node" && npm pack --silent --pack-destination "$scratch" </dev/null >/dev/null)
 tarball="$scratch/ankita-$version.tgz"
 echo "   $(basename "$tarball") ($(stat -c %s "$tarball") bytes)"
+check "the tarball's size is docs/performance.md's" python3 "$repo/tests/docs/sizes.py" "the npm tarball" "$tarball"
+check "the prebuild's size is docs/performance.md's" \
+    python3 "$repo/tests/docs/sizes.py" "the stripped \`libankita.so\` (the Node prebuild)" "$prebuild"
 tar tzf "$tarball" | sed 's|^package/||' | sort >"$scratch/tarball.txt"
 for f in package.json index.js index.d.ts lib/native.js README.md LICENSE-MIT LICENSE-APACHE \
     "prebuilds/linux-$node_arch/libankita.so"; do
