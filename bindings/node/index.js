@@ -7,7 +7,8 @@
 import { AnkitaError } from "./lib/error.js";
 import { takesSystem } from "./lib/formats.js";
 import { probeText, probeTextOfString, restoreOriginals, withStandIns } from "./lib/images.js";
-import { native } from "./lib/native.js";
+import { base64 } from "./lib/bytes.js";
+import { native } from "#native";
 import {
   firstTail,
   planMessages,
@@ -178,9 +179,9 @@ export function probeImage(image, options) {
   if (typeof image === "string") {
     text = probeTextOfString(image);
   } else if (image instanceof Uint8Array) {
-    text = probeText(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
+    text = probeText(image);
   } else if (image instanceof ArrayBuffer) {
-    text = probeText(Buffer.from(image));
+    text = probeText(new Uint8Array(image));
   } else {
     throw new AnkitaError(
       "invalid_argument",
@@ -224,9 +225,9 @@ export function probeFile(file, options) {
   if (typeof file === "string") {
     text = file;
   } else if (file instanceof Uint8Array) {
-    text = Buffer.from(file.buffer, file.byteOffset, file.byteLength).toString("base64");
+    text = base64(file);
   } else if (file instanceof ArrayBuffer) {
-    text = Buffer.from(file).toString("base64");
+    text = base64(new Uint8Array(file));
   } else {
     throw new AnkitaError(
       "invalid_argument",

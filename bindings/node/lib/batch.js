@@ -2,7 +2,7 @@
 // (ankita_trim_many) on a koffi worker thread, itself spreading the requests over every core.
 
 import { AnkitaError } from "./error.js";
-import { native } from "./native.js";
+import { native } from "#native";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

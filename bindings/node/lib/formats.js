@@ -1,7 +1,7 @@
 // What each format is, as the core states it (ankita_formats, read once when the library is
 // loaded): the package holds no list of format names and no branch on one.
 
-import { native } from "./native.js";
+import { native } from "#native";
 
 /** @type {Map<string, import("./native.js").FormatFacts["formats"][number]> | null} */
 let byName = null;

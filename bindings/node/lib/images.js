@@ -10,9 +10,8 @@
 // to its original URL. The request serialised on the calling thread shrinks from megabytes to
 // kilobytes, and so does the answer parsed there.
 
-import crypto from "node:crypto";
-
-import { native } from "./native.js";
+import { native } from "#native";
+import { base64, randomHex, utf8Length } from "./bytes.js";
 
 /**
  * The core decides where a long data URL may be cut (`ankita_stand_in_len`: the policy every
@@ -36,7 +35,7 @@ const HEAD_CHARS = 1024 + 1 + 256 * 1024;
 function standInLength(text) {
   const head = text.length > HEAD_CHARS ? text.slice(0, HEAD_CHARS) : text;
   // Characters are bytes only in ASCII text; other text is handed over whole.
-  if (Buffer.byteLength(head, "utf8") !== head.length) return 0;
+  if (utf8Length(head) !== head.length) return 0;
   const { minLength, prefixLengths } = standInSettings;
   if (minLength === Infinity) return 0;
   if (minLength === null && prefixLengths === null) {
@@ -55,7 +54,7 @@ function standInLength(text) {
   );
 }
 
-const nonce = crypto.randomBytes(6).toString("hex");
+const nonce = randomHex(6);
 let counter = 0;
 
 /**
@@ -122,17 +121,17 @@ export function restoreOriginals(messages, originals) {
 /**
  * The first bytes of a large image that the probe decodes, or the whole image.
  *
- * @param {Buffer} bytes
+ * @param {Uint8Array} bytes
  * @returns {string} base64 text
  */
 export function probeText(bytes) {
   // A multiple of 3 bytes, so the prefix's base64 is a prefix of the whole image's base64.
   const prefix = 48 * 1024;
   if (bytes.length > 2 * prefix) {
-    const text = bytes.subarray(0, prefix).toString("base64");
+    const text = base64(bytes.subarray(0, prefix));
     if (decodes(text)) return text;
   }
-  return bytes.toString("base64");
+  return base64(bytes);
 }
 
 /**
@@ -167,10 +166,8 @@ function withBase64(part) {
 }
 
 function base64Of(value) {
-  if (value instanceof Uint8Array) {
-    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64");
-  }
-  if (value instanceof ArrayBuffer) return Buffer.from(value).toString("base64");
+  if (value instanceof Uint8Array) return base64(value);
+  if (value instanceof ArrayBuffer) return base64(new Uint8Array(value));
   return null;
 }
 
@@ -206,7 +203,7 @@ function standInPart(part) {
 // text is; older Node gets the stricter "plain ASCII" test.
 function isWellFormed(text) {
   if (typeof text.isWellFormed === "function") return text.isWellFormed();
-  return Buffer.byteLength(text, "utf8") === text.length;
+  return utf8Length(text) === text.length;
 }
 
 function decodes(text) {

@@ -11,6 +11,7 @@
 // indices of the caller's messages returned as given), or asks for a longer tail; the last
 // resort is the whole history.
 
+import { utf8Length } from "./bytes.js";
 import { formatFacts } from "./formats.js";
 import { restoreOriginals, withStandIns } from "./images.js";
 
@@ -267,7 +268,7 @@ export function sizedOf(messages, format) {
     const next = k + 1 < earlier.length ? earlier[k + 1].start : from;
     for (let i = earlier[k].end; i < next; i++) {
       const message = messages[i];
-      sizes.push(message.role, Buffer.byteLength(message.content, "utf8"));
+      sizes.push(message.role, utf8Length(message.content));
     }
   }
   return { from, earlier, tail: [messages[from]], sizes };
