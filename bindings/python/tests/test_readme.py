@@ -1,11 +1,10 @@
-"""The README's examples run as doctests, and both READMEs' Python examples type-check, so they
-cannot rot."""
+"""The README's examples run as doctests, and the Python examples of the READMEs and docs
+type-check, so they cannot rot (tests/docs/run_blocks.py runs every one of them)."""
 
 from __future__ import annotations
 
 import doctest
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,10 +15,10 @@ from conftest import IMAGES
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def test_readme_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The example reads a screenshot from the working directory, as an application would.
-    shutil.copy(IMAGES / "png" / "rgb_1700x2200.png", tmp_path / "screenshot.png")
-    monkeypatch.chdir(tmp_path)
+def test_readme_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The examples name their fixtures by their path in the repository.
+    assert (IMAGES / "png" / "rgb_1700x2200.png").is_file()
+    monkeypatch.chdir(REPOSITORY)
     results = doctest.testfile(
         str(README),
         module_relative=False,
@@ -31,8 +30,11 @@ def test_readme_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert results.failed == 0, f"{results.failed} README example(s) failed: see the output above"
 
 
-ROOT_README = Path(__file__).resolve().parents[3] / "README.md"
-BLOCK = re.compile(r"```(?:python|pycon)\n(.*?)```", re.S)
+REPOSITORY = Path(__file__).resolve().parents[3]
+# The repository's README and guides: their Python blocks are fragments of their own.
+DOCUMENTS = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
+# A fence's info string may say more after the language (`python stand-in=client`).
+BLOCK = re.compile(r"```(?:python|pycon)[^\n]*\n(.*?)```", re.S)
 
 # What the repository README's fragments take as given, typed as an application types it with
 # the SDKs: the name, the imports its type needs, and its declaration.
@@ -85,17 +87,22 @@ def doctest_source(block: str) -> str:
 
 
 def test_readme_examples_type_check_strictly(tmp_path: Path) -> None:
-    """The Python examples of both READMEs pass ``mypy --strict`` against the installed package
-    and the real SDKs (openai, anthropic, google-genai, langchain-core, pydantic-ai): the
-    repository README's fragments each as a module of their own, after declarations of what
-    they take as given; this README's doctests as one module, in order, as doctest runs them
-    (a name is bound again from one example to the next, as in a session)."""
+    """The Python examples of the READMEs and docs pass ``mypy --strict`` against the installed
+    package and the real SDKs (openai, anthropic, google-genai, langchain-core, pydantic-ai):
+    the repository README's and guides' fragments each as a module of their own, after
+    declarations of what they take as given (a provider's client, which the block runner
+    replaces with a stand-in); this README's doctests as one module, in order, as doctest runs
+    them (a name is bound again from one example to the next, as in a session)."""
     pytest.importorskip("mypy")
-    fragments = BLOCK.findall(ROOT_README.read_text(encoding="utf-8"))
-    assert len(fragments) >= 6
+    fragments = [
+        (document.stem, code)
+        for document in DOCUMENTS
+        for code in BLOCK.findall(document.read_text(encoding="utf-8"))
+    ]
+    assert len(fragments) >= 8
     files = []
-    for k, code in enumerate(fragments):
-        path = tmp_path / f"repository_readme_{k}.py"
+    for k, (name, code) in enumerate(fragments):
+        path = tmp_path / f"{name.replace('-', '_').lower()}_{k}.py"
         path.write_text(given(code) + code, encoding="utf-8")
         files.append(str(path))
     doctests = [doctest_source(b) for b in BLOCK.findall(README.read_text(encoding="utf-8"))]
