@@ -210,3 +210,4 @@ test-packages: build
 
 # make dist, make test-platforms: every platform (Windows, macOS, Linux musl and glibc).
 include mk/dist.mk
+include mk/wasm.mk
