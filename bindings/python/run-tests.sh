@@ -72,4 +72,13 @@ echo "== ruff: the package, its tests and benchmarks, and the repository's scrip
 
 echo "== running the tests"
 cd "$here"
-exec "$py" -m pytest "$@"
+"$py" -m pytest "$@"
+
+# Every code block of the READMEs and docs, run with this environment's package, the Node
+# package (its npm dependencies installed by bindings/node/run-tests.sh, or here) and
+# target/release; then their relative links. Prints the blocks run and not run per file.
+echo "== the code blocks of README.md, docs/*.md and the bindings' READMEs (tests/docs/run_blocks.py)"
+if [ ! -d "$repo/bindings/node/node_modules" ]; then
+    (cd "$repo/bindings/node" && npm ci --no-audit --no-fund --loglevel=error </dev/null)
+fi
+"$py" "$repo/tests/docs/run_blocks.py" --python "$py"

@@ -1,58 +1,51 @@
-// Type-checks the JavaScript examples of the READMEs (the repository's and this package's) as
-// TypeScript under `tsc --strict`, against index.d.ts and the SDKs' own types (openai,
-// @anthropic-ai/sdk, @google/genai, ai): each example is a module of its own, after typed
-// declarations of the names it takes as given (a history as the SDK types it, a client, ...).
+// Type-checks the JavaScript examples of the READMEs and docs (the repository's README and
+// docs/*.md, and this package's README) under `tsc --strict --checkJs`, against index.d.ts and the
+// SDKs' own types (openai, @anthropic-ai/sdk, @google/genai, ai): each example is a module of its
+// own, as written (its JSDoc `@type` comments type its histories as the SDK does), after typed
+// declarations of the names it takes as given (a provider's client, which
+// tests/docs/run_blocks.py replaces with a stand-in when it runs the example).
 // Run by run-tests.sh: node examples/readme.mjs
 
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const node = dirname(here);
-const readmes = { repository: join(node, "..", "..", "README.md"), node: join(node, "README.md") };
+const repo = join(node, "..", "..");
+const docs = join(repo, "docs");
+const documents = {
+  repository: join(repo, "README.md"),
+  node: join(node, "README.md"),
+  ...Object.fromEntries(
+    readdirSync(docs)
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => [`docs_${name.slice(0, -3).replace(/-/g, "_")}`, join(docs, name)]),
+  ),
+};
 const out = join(here, ".readme");
 
-// name → [imports, declaration], for the names an example uses but does not define.
+/** A declaration of `name` with the JSDoc type `type`, for a name an example takes as given. */
+const declare = (name, type) =>
+  `/** @type {${type}} */\nconst ${name} = /** @type {any} */ (undefined);`;
+
+// name → its declaration, for the names an example uses but does not define.
 const given = {
-  history: [`import type { ModelMessage } from "ai";`, `declare const history: ModelMessage[];`],
-  messages: [
-    `import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";`,
-    `declare const messages: ChatCompletionMessageParam[];`,
-  ],
-  userMessage: [
-    `import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";`,
-    `declare const userMessage: ChatCompletionMessageParam;`,
-  ],
-  mySchemas: [
-    `import type { ChatCompletionTool } from "openai/resources/chat/completions";`,
-    `declare const mySchemas: ChatCompletionTool[];`,
-  ],
-  saved: ["", `declare const saved: string;`],
-  claudeHistory: [
-    `import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";`,
-    `declare const claudeHistory: MessageParam[];`,
-  ],
-  system: [
-    `import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages";`,
-    `declare const system: TextBlockParam[];`,
-  ],
-  anthropic: [`import Anthropic from "@anthropic-ai/sdk";`, `declare const anthropic: Anthropic;`],
-  max_tokens: ["", `declare const max_tokens: number;`],
-  input: [
-    `import type { ResponseInputItem } from "openai/resources/responses/responses";`,
-    `declare const input: ResponseInputItem[];`,
-  ],
-  instructions: ["", `declare const instructions: string;`],
-  openai: [`import OpenAI from "openai";`, `declare const openai: OpenAI;`],
-  contents: [`import type { Content } from "@google/genai";`, `declare const contents: Content[];`],
-  instruction: [
-    `import type { Content } from "@google/genai";`,
-    `declare const instruction: Content;`,
-  ],
-  ai: [`import type { GoogleGenAI } from "@google/genai";`, `declare const ai: GoogleGenAI;`],
-  fs: [`import fs from "node:fs";`, ""],
+  history: declare("history", `import("ai").ModelMessage[]`),
+  messages: declare(
+    "messages",
+    `import("openai/resources/chat/completions").ChatCompletionMessageParam[]`,
+  ),
+  userMessage: declare(
+    "userMessage",
+    `import("openai/resources/chat/completions").ChatCompletionMessageParam`,
+  ),
+  saved: declare("saved", "string"),
+  anthropic: declare("anthropic", `import("@anthropic-ai/sdk").default`),
+  openai: declare("openai", `import("openai").default`),
+  ai: declare("ai", `import("@google/genai").GoogleGenAI`),
+  fs: `import fs from "node:fs";`,
 };
 
 /** The names an example binds: declared (`const x`, `const { a, b: c }`) or imported. */
@@ -88,9 +81,9 @@ function prelude(source) {
   const names = bound(source);
   // Names are looked for in the code, not in its strings and comments.
   const code = source.replace(/"(?:[^"\\\n]|\\.)*"|`[^`]*`|\/\/[^\n]*/g, '""');
-  for (const [name, [imports, declaration]] of Object.entries(given)) {
+  for (const [name, declaration] of Object.entries(given)) {
     const used = new RegExp(`(?<![.\\w])${name}\\b`).test(code);
-    if (used && !names.has(name)) lines.push(imports, declaration);
+    if (used && !names.has(name)) lines.push(declaration);
   }
   // A fragment that uses the package's functions without importing them.
   const api = ["trim", "trimAsync", "Session", "sanitize", "countTokens"].filter(
@@ -101,8 +94,8 @@ function prelude(source) {
   if (/\bmodel\b[,}]/.test(code) && !names.has("model")) {
     lines.push(
       /generateText\(/.test(code)
-        ? `import type { LanguageModel } from "ai";\ndeclare const model: LanguageModel;`
-        : `declare const model: string;`,
+        ? declare("model", `import("ai").LanguageModel`)
+        : declare("model", "string"),
     );
   }
   return [...new Set(lines.filter(Boolean))].join("\n") + "\n";
@@ -111,22 +104,30 @@ function prelude(source) {
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const files = [];
-for (const [name, path] of Object.entries(readmes)) {
-  const blocks = [...readFileSync(path, "utf8").matchAll(/```(?:js|ts)\n([\s\S]*?)```/g)];
-  if (blocks.length < 2) throw new Error(`${path}: fewer JavaScript examples than expected`);
+for (const [name, path] of Object.entries(documents)) {
+  const blocks = [
+    ...readFileSync(path, "utf8").matchAll(
+      /```(?:js|javascript|mjs)(?:[ \t][^\n]*)?\n([\s\S]*?)```/g,
+    ),
+  ];
   blocks.forEach(([, code], k) => {
-    const file = `${name}_${k}.ts`;
+    const file = `${name}_${k}.mjs`;
     writeFileSync(join(out, file), `${prelude(code)}${code}\nexport {};\n`);
     files.push(file);
   });
 }
+if (files.length < 5) throw new Error(`fewer JavaScript examples than expected: ${files.length}`);
 writeFileSync(
   join(out, "tsconfig.json"),
-  JSON.stringify({ extends: "../tsconfig.json", files }, null, 2) + "\n",
+  JSON.stringify(
+    { extends: "../tsconfig.json", compilerOptions: { allowJs: true, checkJs: true }, files },
+    null,
+    2,
+  ) + "\n",
 );
 const tsc = spawnSync("npx", ["--no-install", "tsc", "-p", out], { cwd: node, stdio: "inherit" });
 if (tsc.status !== 0) {
-  console.error(`README examples: tsc --strict failed (the modules are in ${out})`);
+  console.error(`README and docs examples: tsc --strict failed (the modules are in ${out})`);
   process.exit(1);
 }
-console.log(`README examples: ${files.length} modules pass tsc --strict`);
+console.log(`README and docs examples: ${files.length} modules pass tsc --strict --checkJs`);
