@@ -21,19 +21,19 @@ DIST_TRIPLES := x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin \
 	$(filter aarch64-unknown-linux-gnu aarch64-unknown-linux-musl,$(shell rustup target list --installed 2>/dev/null))
 DIST_RUST_TARGETS := x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin x86_64-unknown-linux-musl
 DIST_BUILD_STEPS += dist-libs dist-archives
-# What the dist steps need from apt: mingw-w64 (Windows), llvm (llvm-lipo, llvm-objdump,
+# What the dist steps need from apt: mingw-w64 (Windows), lld (ld64.lld, macOS), llvm (llvm-lipo, llvm-objdump,
 # llvm-nm, llvm-readobj), musl-tools and wine64 (test-platforms).
-DIST_APT := x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 llvm-lipo:llvm musl-gcc:musl-tools \
+DIST_APT := x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 llvm-lipo:llvm ld64.lld:lld musl-gcc:musl-tools \
 	/usr/lib/wine/wine64:wine64
 
 # Debian's llvm package puts llvm-lipo in /usr/lib/llvm-<version>/bin alone.
 DIST_PATH := $(PATH)$(addprefix :,$(lastword $(sort $(wildcard /usr/lib/llvm-*/bin))))
 DIST_GOALS := dist dist-tools dist-src dist-libs dist-archives dist-npm dist-wheels dist-manifest \
-	test-platforms test-windows test-windows-node test-musl check-macos check-exports
+	test-platforms test-windows test-windows-node test-musl test-archives check-macos check-exports
 $(DIST_GOALS): export PATH := $(DIST_PATH)
 
 .PHONY: dist dist-tools dist-src dist-libs dist-archives dist-npm dist-wheels dist-manifest \
-	test-platforms test-windows test-windows-node test-musl check-macos check-exports
+	test-platforms test-windows test-windows-node test-musl test-archives check-macos check-exports
 
 dist: dist-tools
 	@start=$$(date +%s); \
@@ -80,12 +80,13 @@ dist-manifest:
 	scripts/dist/manifest.py
 
 # ---------------------------------------------------------------------------------------------
-# make test-platforms: needs the libraries of make dist (built by dist-libs when missing).
+# make test-platforms: needs the artifacts of make dist (the libraries are built when missing;
+# the archive and wheel checks need make dist's).
 
 test-platforms: dist-tools
 	@for triple in $(DIST_TRIPLES); do test -d $(DIST)/lib/$$triple || { $(MAKE) --no-print-directory dist-src dist-libs; break; }; done
 	@start=$$(date +%s); failed=; \
-	for step in check-exports check-macos test-musl test-windows test-windows-node; do \
+	for step in check-exports check-macos test-musl test-windows test-windows-node test-archives; do \
 		t=$$(date +%s); $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
 		echo "== $$step: $$(( $$(date +%s) - t )) s"; done; \
 	echo "== make test-platforms: $$(( $$(date +%s) - start )) s"; \
@@ -105,3 +106,6 @@ test-windows:
 
 test-windows-node:
 	scripts/dist/test-windows-node.sh
+
+test-archives:
+	scripts/dist/test-archives.sh

@@ -6,10 +6,10 @@
 # It builds target/dist/src (scripts/dist/snapshot.sh: the committed tree), or the working tree
 # when DIST_TREE=1. The cross builds use their own target directory (CARGO_TARGET_DIR, target/cross by default),
 # stripped and without debug info. Linkers: mingw-w64 for Windows; zig's C compiler
-# (scripts/dist/zigcc, the ziglang package of target/dist/venv) for macOS (install name
-# @rpath/libankita.dylib; minimum macOS 11.0 on arm64, 10.12 on x86-64), Linux musl
+# (scripts/dist/zigcc, the ziglang package of target/dist/venv) for Linux musl
 # (-crt-static off: a shared library that needs musl's libc.so alone) and Linux glibc (2.17,
-# as the manylinux2014 wheel).
+# as the manylinux2014 wheel); LLVM's ld64.lld for macOS (scripts/dist/ld64: install name
+# @rpath/libankita.dylib; minimum macOS 11.0 on arm64, 10.12 on x86-64).
 set -euo pipefail
 triple=${1:?usage: build-lib.sh TRIPLE}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,10 +26,11 @@ case "$triple" in
     x86_64-pc-windows-gnu)
         files="ankita.dll libankita.dll.a libankita.a" ;;
     aarch64-apple-darwin | x86_64-apple-darwin)
+        # LLVM's Mach-O linker (scripts/dist/ld64): zig's ignores the list of exports.
         if [ "$triple" = aarch64-apple-darwin ]; then min=11.0; else min=10.12; fi
-        use_zig "${triple%%-*}-macos.$min"
-        export MACOSX_DEPLOYMENT_TARGET=$min
-        export ZIG_LDFLAGS="-Wl,-install_name,@rpath/libankita.dylib"
+        export "CARGO_TARGET_${upper}_LINKER=$root/scripts/dist/ld64"
+        export ZIG_PYTHON=$python MACOSX_DEPLOYMENT_TARGET=$min
+        export LD64_ARGS="-install_name @rpath/libankita.dylib"
         files="libankita.dylib libankita.a" ;;
     *-unknown-linux-musl)
         use_zig "${triple%%-*}-linux-musl"

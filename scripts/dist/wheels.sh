@@ -3,7 +3,7 @@
 # target/dist/wheels/:
 #   manylinux2014 x86_64 (zig, glibc 2.17)     maturin --zig --compatibility manylinux2014
 #   musllinux_1_2 x86_64 (zig, musl)           maturin --zig --compatibility musllinux_1_2
-#   macOS arm64 (11.0) and x86-64 (10.12)      zig as the linker (scripts/dist/zigcc)
+#   macOS arm64 (11.0) and x86-64 (10.12)      LLVM's ld64.lld (scripts/dist/ld64)
 #   Windows x86-64 (win_amd64)                 mingw-w64
 # and aarch64 Linux (manylinux2014, musllinux_1_2) when its Rust standard library is installed.
 #
@@ -56,9 +56,8 @@ for triple in "${triples[@]}"; do
                 --zig --compatibility musllinux_1_2 ;;
         *-apple-darwin)
             if [ "$triple" = aarch64-apple-darwin ]; then min=11.0; else min=10.12; fi
-            build "$triple" "CARGO_TARGET_${upper}_LINKER=$root/scripts/dist/zigcc" \
-                "ZIG_PYTHON=$venv/bin/python" "ZIG_TARGET=${triple%%-*}-macos.$min" \
-                "MACOSX_DEPLOYMENT_TARGET=$min" ;;
+            build "$triple" "CARGO_TARGET_${upper}_LINKER=$root/scripts/dist/ld64" \
+                "ZIG_PYTHON=$venv/bin/python" "MACOSX_DEPLOYMENT_TARGET=$min" ;;
         *) build "$triple" ;;
     esac
 done
