@@ -11,7 +11,7 @@
 //!   the package is installed (`bindings/python/.venv/bin/python` after its tests).
 //!
 //! Run: `cargo bench --bench memory` (`-- --quick` for inputs of ~2 MB; `-- NAME` for the
-//! classes whose name contains NAME; `-- --keep DIR` also writes each input to DIR). The table is copied into README.md and
+//! classes whose name contains NAME; `-- --keep DIR` also writes each input to DIR). The table is copied into docs/performance.md and
 //! docs/robustness.md.
 
 use std::ffi::c_char;
