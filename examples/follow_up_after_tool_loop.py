@@ -21,7 +21,13 @@ Step = tuple[str, ...]
 Message = dict[str, Any]
 
 random.seed(7)
-words = open(pathlib.Path(__file__).resolve().parent.parent / "README.md").read().split()
+# Real words: the repository's README and guides (the README alone is shorter than a long message).
+root = pathlib.Path(__file__).resolve().parent.parent
+words = [
+    word
+    for doc in [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    for word in doc.read_text().split()
+]
 
 
 def text(n: int) -> str:
