@@ -417,6 +417,10 @@ def main() -> int:
     files = [p.resolve() for p in args.files] or default_files()
     only = {x for x in args.only.split(",") if x}
     runner = Runner(args.python, args.release.resolve(), args.node_package.resolve(), only)
+    for built in ("libankita.so", "ankita"):
+        if not (runner.release / built).exists():
+            print(f"{runner.release / built} is missing: make build", file=sys.stderr)
+            return 1
     SCRATCH.mkdir(parents=True, exist_ok=True)
     if not only or "js" in only:
         runner.node_modules()
