@@ -20,7 +20,7 @@ pub use crate::profiles::{ankita_tokens, ImageProfile};
 pub const DEFAULT_BYTES_PER_TOKEN: u64 = 4;
 
 /// The price of one image URL as the budget sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImagePrice {
     /// The header, or why it could not be read (`NotDataUrl` for a remote URL).
     pub probe: Result<ImageInfo, ProbeError>,
@@ -39,7 +39,7 @@ pub struct ImagePrice {
 }
 
 /// What a document or audio part's price counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FilePrice {
     pub kind: FileKind,
     /// The file's structure, or why it could not be read (`NotBase64` for a remote file or a
@@ -52,6 +52,10 @@ pub struct FilePrice {
     pub estimated: bool,
     /// Whether the rule is a published price rather than an estimate.
     pub exact: bool,
+    /// What the caller calls the file, where it gave a name (a file name, a document title, a
+    /// file id, a URL's last segment: [`crate::format::FilePart`]), as its placeholder and
+    /// report entry show it.
+    pub name: Option<Box<str>>,
 }
 
 // Whether a header is plausible is the probe's to say (the stand-in policy reads it too).
@@ -307,6 +311,7 @@ fn file_price(
             count,
             estimated,
             exact: profile.file_exact(kind) && !estimated,
+            name: None,
         }),
     }
 }

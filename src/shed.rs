@@ -165,10 +165,10 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
             )
             .at(path));
         }
-        if let Some(file) = price.file {
+        if let Some(file) = &price.file {
             t.report
                 .dropped_files
-                .push(DroppedFile::new(index, part, &file, price));
+                .push(DroppedFile::new(index, part, file, price));
             set_unit(t, u, bytes, change);
             continue;
         }
@@ -590,7 +590,7 @@ pub fn image_placeholder(price: &ImagePrice) -> String {
 
 /// `Image`, `Document` or `Audio`.
 fn media_word(price: &ImagePrice) -> &'static str {
-    match price.file.map(|f| f.kind) {
+    match price.file.as_ref().map(|f| f.kind) {
         None => "Image",
         Some(crate::probe::file::FileKind::Document) => "Document",
         Some(crate::probe::file::FileKind::Audio) => "Audio",

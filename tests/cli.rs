@@ -900,13 +900,15 @@ fn summary_lists_dropped_documents() {
     let request = json!({"format": "anthropic", "max_bytes": 1000, "overhead_bytes": 0,
         "image_profile": "gemini", "messages": [{"role": "user", "content": [
             {"type": "text", "text": "Summarise."},
-            {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": data}}]}]});
+            {"type": "document", "title": "Q3 report",
+             "source": {"type": "base64", "media_type": "application/pdf", "data": data}}]}]});
     let path = write(&dir, "pdf.json", &request.to_string());
     let r = run(["trim", &path, "--summary"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
-        r.stderr
-            .contains("  dropped document messages[0].content[1]: pdf 10 pages, ~2580 tokens"),
+        r.stderr.contains(
+            "  dropped document messages[0].content[1]: \"Q3 report\" pdf 10 pages, ~2580 tokens"
+        ),
         "{}",
         r.stderr
     );

@@ -173,11 +173,20 @@ fn shed_like_an_image_in_a_small_window() {
         );
         assert_eq!(dropped[0]["index"], 0, "{format} {file}: {report}");
         assert_eq!(dropped[0]["part"], part);
+        // The chat and Responses parts name their file (`filename`): the placeholder and the
+        // entry say it.
+        let named = matches!(format, "openai" | "responses") && kind == Kind::Pdf;
         let word = match kind {
+            Kind::Pdf if named => {
+                // The messages' JSON text: the quotes escaped.
+                "[Document omitted to fit the context budget: \\\"report.pdf\\\", PDF, "
+            }
             Kind::Pdf => "[Document omitted to fit the context budget: PDF, ",
             Kind::Audio => "[Audio omitted to fit the context budget: ",
         };
         assert!(text.contains(word), "{format} {file}: {text}");
+        let name = named.then_some("report.pdf");
+        assert_eq!(dropped[0]["name"], json!(name), "{format} {file}: {report}");
     }
 }
 

@@ -459,6 +459,8 @@ export interface DroppedFile {
   index: number;
   part: number;
   kind: "document" | "audio";
+  /** What the part calls the file (its file name or title, else its file id or its URL's last segment); null when it gives none. */
+  name: string | null;
   format: string | null;
   pages?: number;
   seconds?: number;

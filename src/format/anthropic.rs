@@ -686,6 +686,7 @@ fn document_file<'a>(
 ) -> Option<UnitKind> {
     let source = doc.fields(get(fields, "source")?)?;
     let string = |key: &str| get(&source, key).and_then(raw::string);
+    let title = get(fields, "title").and_then(raw::string);
     let (data, name, media);
     let part = match string("type").as_deref() {
         Some("base64") => {
@@ -693,6 +694,7 @@ fn document_file<'a>(
             super::FilePart {
                 data: Some(&data),
                 media_type: media.as_deref(),
+                filename: title.as_deref(),
                 ..Default::default()
             }
         }
@@ -700,6 +702,7 @@ fn document_file<'a>(
             name = string("url").or_else(|| string("file_id"))?;
             super::FilePart {
                 name: Some(&name),
+                filename: title.as_deref(),
                 default_kind: Some(crate::probe::file::FileKind::Document),
                 ..Default::default()
             }

@@ -713,6 +713,7 @@ pub(crate) struct FilePart<'s> {
     /// A remote URL or a file id.
     pub name: Option<&'s str>,
     pub media_type: Option<&'s str>,
+    /// The caller's name for the file: a file name, a document's title, a display name.
     pub filename: Option<&'s str>,
     /// What a file known only by name is when nothing says (a chat `file` is a PDF).
     pub default_kind: Option<FileKind>,
@@ -735,27 +736,93 @@ impl FilePart<'_> {
         if let Some(data) = self.data {
             let probe = crate::probe::file::probe_file_text(data);
             let kind = declared.or(probe.ok().map(|info| info.kind()))?;
-            return Some(UnitKind::Image(Box::new(crate::pricing::price_file_probe(
+            let price = crate::pricing::price_file_probe(
                 probe,
                 kind,
                 data.len() as u64 / 4 * 3,
                 pricing.profile,
                 self.detail,
                 pricing.bytes_per_token,
-            ))));
+            );
+            return Some(self.named(UnitKind::Image(Box::new(price))));
         }
         let name = self.name?;
         let kind = declared
-            .or_else(|| file_kind_of_name(name))
+            .or_else(|| file_kind_of_name(url_last_segment(name)))
             .or(self.default_kind)?;
-        Some(pricing.file_remote(name, kind, self.detail))
+        Some(self.named(pricing.file_remote(name, kind, self.detail)))
     }
+
+    /// `kind` (a file's price) with the name its placeholder and report entry show: the
+    /// caller's file name or title, else the file id or the URL's last segment.
+    fn named(&self, mut kind: UnitKind) -> UnitKind {
+        if let UnitKind::Image(price) = &mut kind {
+            if let Some(file) = &mut price.file {
+                file.name = (self.filename.and_then(file_label))
+                    .or_else(|| self.name.map(url_last_segment).and_then(file_label));
+            }
+        }
+        kind
+    }
+}
+
+/// At most this many bytes of a file's name are shown (a longer one is cut, `…` after it).
+pub const MAX_FILE_LABEL_BYTES: usize = 120;
+
+/// A file's name as a placeholder shows it: control characters (a line break) as spaces,
+/// trimmed, at most [`MAX_FILE_LABEL_BYTES`]; `None` when nothing is left.
+///
+/// ```
+/// use ankita::format::file_label;
+/// assert_eq!(file_label(" q3\nreport.pdf ").as_deref(), Some("q3 report.pdf"));
+/// assert_eq!(file_label(&"é".repeat(100)).unwrap().len(), 120 + "…".len());
+/// assert_eq!(file_label(" \t"), None);
+/// ```
+pub fn file_label(name: &str) -> Option<Box<str>> {
+    let name = name.trim();
+    if name.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(name.len().min(MAX_FILE_LABEL_BYTES + 3));
+    for c in name.chars() {
+        if out.len() + c.len_utf8() > MAX_FILE_LABEL_BYTES {
+            out.push('…');
+            break;
+        }
+        out.push(if c.is_control() { ' ' } else { c });
+    }
+    Some(out.into())
+}
+
+/// The last segment of a URL's path (its query and fragment left out), or a file id as it is:
+/// `https://example.com/reports/q3.pdf?v=2` → `q3.pdf`, `files/abc-123` → `abc-123`; empty
+/// for a data URL, whose text is the file itself.
+///
+/// ```
+/// use ankita::format::url_last_segment;
+/// assert_eq!(url_last_segment("https://example.com/reports/q3.pdf?v=2#p3"), "q3.pdf");
+/// assert_eq!(url_last_segment("gs://bucket/calls/monday.mp3"), "monday.mp3");
+/// assert_eq!(url_last_segment("https://example.com/docs/"), "docs");
+/// assert_eq!(url_last_segment("file-abc123"), "file-abc123");
+/// assert_eq!(url_last_segment("data:application/pdf;base64,JVBE/x"), "");
+/// ```
+pub fn url_last_segment(name: &str) -> &str {
+    let name = name.trim();
+    if crate::probe::is_data_url(name) {
+        return "";
+    }
+    let path = match name.find("://") {
+        Some(_) => &name[..name.find(['?', '#']).unwrap_or(name.len())],
+        None => name,
+    };
+    let path = path.trim_end_matches('/');
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// The price of an image unit.
 pub fn image_price(kind: &UnitKind) -> Option<ImagePrice> {
     match kind {
-        UnitKind::Image(price) => Some(**price),
+        UnitKind::Image(price) => Some((**price).clone()),
         _ => None,
     }
 }

@@ -113,6 +113,9 @@ pub struct DroppedFile {
     pub index: usize,
     pub part: usize,
     pub kind: FileKind,
+    /// What the caller calls the file (its file name or title, file id, or URL's last
+    /// segment: [`FilePrice::name`]); `None` when it gave none.
+    pub name: Option<Box<str>>,
     /// `"pdf"`, `"mp3"`, …; `None` when the file could not be read.
     pub format: Option<&'static str>,
     /// Pages (documents) or seconds (audio) priced, read or estimated.
@@ -127,6 +130,7 @@ impl DroppedFile {
             index,
             part,
             kind: file.kind,
+            name: file.name.clone(),
             format: file.probe.ok().map(|i| i.format_name()),
             count: file.count,
             tokens: price.tokens,
@@ -137,7 +141,8 @@ impl DroppedFile {
 
 /// A short description of a document or audio file that costs `tokens`:
 /// `PDF, 10 pages, ~2,580 tokens`, `MP3, 30 s, ~960 tokens`, `unreadable PDF (encrypted PDF),
-/// ~100 pages estimated, …`, `remote PDF, ~100 pages estimated, …`.
+/// ~100 pages estimated, …`, `remote PDF, ~100 pages estimated, …`; led by the file's name in
+/// quotes where the caller gave one (`"q3.pdf", PDF, 10 pages, …`).
 pub fn describe_file(file: &FilePrice, tokens: u64) -> String {
     let what = match (file.kind, file.probe) {
         (_, Ok(FileInfo::Document(_))) => "PDF".to_owned(),
@@ -154,8 +159,12 @@ pub fn describe_file(file: &FilePrice, tokens: u64) -> String {
     };
     let estimated = if file.estimated { " estimated" } else { "" };
     let tilde = if file.estimated { "~" } else { "" };
+    let name = match &file.name {
+        Some(name) => format!("\"{name}\", "),
+        None => String::new(),
+    };
     format!(
-        "{what}, {tilde}{count}{estimated}, ~{} tokens",
+        "{name}{what}, {tilde}{count}{estimated}, ~{} tokens",
         group(tokens)
     )
 }

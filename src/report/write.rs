@@ -130,10 +130,18 @@ impl Report<'_> {
                 FileKind::Document => "pages",
                 FileKind::Audio => "seconds",
             };
+            let name = match &d.name {
+                Some(name) => {
+                    let mut buf = Vec::with_capacity(name.len() + 2);
+                    write_str(name, &mut buf);
+                    String::from_utf8(buf).expect("JSON text of a str is UTF-8")
+                }
+                None => "null".to_owned(),
+            };
             let _ = write!(
                 out,
-                "{{\"index\":{},\"part\":{},\"kind\":\"{}\",\"format\":{format},\
-                 \"{count_key}\":{},\"tokens\":{},\"budget_bytes\":{budget}}}",
+                "{{\"index\":{},\"part\":{},\"kind\":\"{}\",\"name\":{name},\
+                 \"format\":{format},\"{count_key}\":{},\"tokens\":{},\"budget_bytes\":{budget}}}",
                 d.index,
                 d.part,
                 d.kind.as_str(),

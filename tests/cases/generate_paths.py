@@ -36,10 +36,16 @@ LOCKED_B64 = base64.b64encode((FIXTURES / "files/pdf-3-encrypted-objstm.pdf").re
 LOCKED_PAGES = max(1, math.ceil(len(LOCKED_B64) // 4 * 3 / 4096))
 assert LOCKED_PAGES == 1
 PAGE = 258  # the gemini profile, a PDF page
-LOCKED_WARNING = (
-    "the file could not be read; priced conservatively: unreadable PDF "
-    f"(encrypted PDF), ~{LOCKED_PAGES} page estimated, ~{LOCKED_PAGES * PAGE} tokens"
-)
+
+
+def locked_warning(name: str | None) -> str:
+    """The warning about the unreadable PDF, led by its name where the part gives one."""
+    named = f'"{name}", ' if name is not None else ""
+    return (
+        f"the file could not be read; priced conservatively: {named}unreadable PDF "
+        f"(encrypted PDF), ~{LOCKED_PAGES} page estimated, ~{LOCKED_PAGES * PAGE} tokens"
+    )
+
 
 SAID = "Screenshot taken."
 
@@ -296,7 +302,7 @@ for fmt in FORMATS:
                             "index": index,
                             "part": part,
                             "path": path,
-                            "message": LOCKED_WARNING,
+                            "message": locked_warning("q3.pdf" if fmt == "ai-sdk" else None),
                         }
                     ],
                 },

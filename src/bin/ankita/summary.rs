@@ -302,8 +302,11 @@ pub fn render(report: &Value, images: &[Image]) -> String {
             Some(n) => (n, "pages"),
             None => (f["seconds"].as_u64().unwrap_or(0), "s"),
         };
+        let name = f["name"]
+            .as_str()
+            .map_or(String::new(), |n| format!("{n:?} "));
         out += &format!(
-            "  dropped {} messages[{}].{key}[{}]: {} {count} {what}, ~{} tokens\n",
+            "  dropped {} messages[{}].{key}[{}]: {name}{} {count} {what}, ~{} tokens\n",
             f["kind"].as_str().unwrap_or("file"),
             f["index"],
             f["part"],

@@ -89,10 +89,12 @@ pub(super) fn file_of<'a>(
         Some(get(&blob, data_key).and_then(raw::string)?)
     };
     let uri = pick(&blob, "fileUri", "file_uri").and_then(raw::string);
+    let label = pick(&blob, "displayName", "display_name").and_then(raw::string);
     let file = crate::format::FilePart {
         data: data.as_deref(),
         name: uri.as_deref(),
         media_type: Some(&mime),
+        filename: label.as_deref(),
         detail,
         ..Default::default()
     };

@@ -86,6 +86,7 @@ class _DroppedFileFields(TypedDict):
     index: int
     part: int
     kind: Literal["document", "audio"]
+    name: Optional[str]
     format: Optional[str]
     tokens: Optional[int]
     budget_bytes: Optional[int]
@@ -94,7 +95,9 @@ class _DroppedFileFields(TypedDict):
 class DroppedFile(_DroppedFileFields, total=False):
     """A document or audio part that did not fit, replaced by a placeholder (or removed):
     ``pages`` of a document or ``seconds`` of audio, as priced (estimated when the file could
-    not be read). ``format`` ("pdf", "wav", "mp3", …) is None when it could not be read."""
+    not be read). ``name`` is what the part calls the file (its file name or title, else its
+    file id or its URL's last segment), None when it gives none; ``format`` ("pdf", "wav",
+    "mp3", …) is None when it could not be read."""
 
     pages: int
     seconds: int
