@@ -19,7 +19,7 @@
 //! user turn that starts the answer ([`crate::turn`]).
 
 use crate::model::{Change, UnitKind};
-use crate::report::{DroppedImage, Limit, Truncation};
+use crate::report::{DroppedFile, DroppedImage, Limit, Truncation};
 use crate::request::OnImageOverflow;
 use crate::shed::{image_placeholder, shrink_text, shrink_to_tokens, water_level};
 use crate::shed::{MIN_TEXT_BYTES, MIN_TEXT_TOKENS};
@@ -141,7 +141,8 @@ impl Trimmer<'_, '_> {
     }
 
     /// Applies `plan` to group `g`'s units, reporting each shrunk text (when `truncations`)
-    /// and each image that went; returns the group's cost after it (`full` before).
+    /// and each image (in `dropped_images`) or document or audio file (in `dropped_files`, as
+    /// shedding lists them) that went; returns the group's cost after it (`full` before).
     pub(crate) fn apply_plan(
         &mut self,
         g: usize,
@@ -167,6 +168,12 @@ impl Trimmer<'_, '_> {
                         to_bytes: p.bytes,
                     });
                     self.shrunk.push((m, p.unit, from));
+                }
+                (_, UnitKind::Image(price)) if price.file.is_some() => {
+                    let file = price.file.as_ref().expect("a file's price");
+                    let entry =
+                        DroppedFile::new(physical, part.unwrap_or(0) as usize, file, &price);
+                    self.report.dropped_files.push(entry);
                 }
                 (_, UnitKind::Image(price)) => {
                     let info = price.probe.ok();

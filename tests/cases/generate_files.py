@@ -464,6 +464,69 @@ for fmt, part in AUDIO_URLS:
     )
 
 
+def assistant(fmt: str, t: str) -> Obj:
+    if fmt == "gemini":
+        return {"role": "model", "parts": [{"text": t}]}
+    return {"role": "assistant", "content": t}
+
+
+# Fill (the group where selection stopped comes back shrunk into the room left) and the user-turn
+# rule (the user message that began the kept run's turn comes back, shrunk) shed a file as
+# shedding does: listed in dropped_files, never in dropped_images. The formats whose answer
+# starts on the user's turn bring the old message back by that rule (turn_start), the others by
+# fill (refilled).
+USER_TURN_FIRST = {"anthropic", "gemini", "ai-sdk"}
+for fmt in FORMATS:
+    name = PDF_NAME[fmt]
+    kinds: list[tuple[str, Obj, str, Obj]] = [
+        (
+            "document",
+            pdf_part(fmt, PDF_B64),
+            pdf_placeholder(name),
+            dropped("document", "pdf", PAGES, PDF_TOKENS, name),
+        )
+    ]
+    if fmt != "anthropic":
+        kinds.append(
+            (
+                "audio",
+                audio_part(fmt),
+                MP3_PLACEHOLDER,
+                dropped("audio", "mp3", SECONDS, MP3_TOKENS),
+            )
+        )
+    for kind, part, placeholder, entry in kinds:
+        # Over 4,096 bytes with its file, so that it is no anchor (the audio alone is 3,968).
+        ask = text_part(
+            fmt,
+            "Here is the file: Monday's stand-up and the finance review that followed it, with "
+            "the budget figures the team agreed on and the open questions for the quarter.",
+        )
+        answer = assistant(fmt, "Noted: I read it.")
+        follow_up = user(fmt, [text_part(fmt, "What was the total?")])
+        rule, slug = (
+            ("the user-turn rule", "user_turn_rule") if fmt in USER_TURN_FIRST else ("fill", "fill")
+        )
+        how: Obj = (
+            {"turn_start": {"index": 0, "kept": "shrunk"}}
+            if fmt in USER_TURN_FIRST
+            else {"refilled": [0]}
+        )
+        case(
+            f"files_{case_name(fmt)}_{kind}_shed_by_{slug}_is_a_dropped_file",
+            f"The old user message holding a {kind} does not fit whole; {rule} brings it back with "
+            f"the {kind} as a placeholder, listed in dropped_files (as shedding lists it), not in "
+            "dropped_images with a null format.",
+            request(fmt, [user(fmt, [ask, part]), answer, follow_up], 2_000),
+            ok(
+                [user(fmt, [ask, text_part(fmt, placeholder)]), answer, follow_up],
+                dropped_messages=[],
+                dropped_images=[],
+                dropped_files=[{**entry, "index": 0}],
+                **how,
+            ),
+        )
+
 for old in HERE.glob("files_*.json"):
     old.unlink()
 for c in CASES:
