@@ -29,11 +29,11 @@ DIST_APT := x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 llvm-lipo:llvm ld64.lld:
 # Debian's llvm package puts llvm-lipo in /usr/lib/llvm-<version>/bin alone.
 DIST_PATH := $(PATH)$(addprefix :,$(lastword $(sort $(wildcard /usr/lib/llvm-*/bin))))
 DIST_GOALS := dist dist-tools dist-src dist-libs dist-archives dist-npm dist-wheels dist-manifest \
-	test-platforms test-windows test-windows-node test-musl test-archives check-macos check-exports
+	test-platforms test-windows test-windows-node test-musl test-archives check-macos check-wheels check-exports
 $(DIST_GOALS): export PATH := $(DIST_PATH)
 
 .PHONY: dist dist-tools dist-src dist-libs dist-archives dist-npm dist-wheels dist-manifest \
-	test-platforms test-windows test-windows-node test-musl test-archives check-macos check-exports
+	test-platforms test-windows test-windows-node test-musl test-archives check-macos check-wheels check-exports
 
 dist: dist-tools
 	@start=$$(date +%s); \
@@ -86,7 +86,7 @@ dist-manifest:
 test-platforms: dist-tools
 	@for triple in $(DIST_TRIPLES); do test -d $(DIST)/lib/$$triple || { $(MAKE) --no-print-directory dist-src dist-libs; break; }; done
 	@start=$$(date +%s); failed=; \
-	for step in check-exports check-macos test-musl test-windows test-windows-node test-archives; do \
+	for step in check-exports check-macos check-wheels test-musl test-windows test-windows-node test-archives; do \
 		t=$$(date +%s); $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
 		echo "== $$step: $$(( $$(date +%s) - t )) s"; done; \
 	echo "== make test-platforms: $$(( $$(date +%s) - start )) s"; \
@@ -97,6 +97,9 @@ check-exports:
 
 check-macos:
 	$(DIST_VENV)/bin/python scripts/dist/check_macos.py
+
+check-wheels:
+	$(DIST_VENV)/bin/python scripts/dist/check_wheels.py
 
 test-musl:
 	scripts/dist/test-musl.sh
