@@ -5,7 +5,8 @@
 # library, and the browser entry in headless chromium (apt-get install chromium). Not part of
 # `make test`. make bench-wasm: its size and its speed against the native library.
 #
-# Its own cargo target directory (target/wasm), so it never waits on target/'s lock. WASM_SRC
+# The module exports its stack pointer, which the host puts back after a call that trapped
+# (lib/wasm-bind.js). Its own cargo target directory (target/wasm), so it never waits on target/'s lock. WASM_SRC
 # is the tree built (make dist builds its snapshot of HEAD, target/dist/src).
 
 WASM_SRC ?= .
@@ -22,7 +23,8 @@ wasm:
 		rustup target add wasm32-unknown-unknown
 	cd $(WASM_SRC) && CARGO_TARGET_DIR=$(WASM_TARGET_DIR) $(PACKAGE_PROFILE) \
 		$(CARGO) rustc --release --locked --lib --crate-type cdylib \
-		--target wasm32-unknown-unknown --no-default-features
+		--target wasm32-unknown-unknown --no-default-features \
+		-- -C link-arg=--export=__stack_pointer
 	mkdir -p $(WASM_NODE) $(WASM_DIST)
 	cp $(WASM_FILE) $(WASM_NODE)/ankita.wasm
 	cp $(WASM_FILE) $(WASM_DIST)/ankita.wasm

@@ -38,7 +38,7 @@ fn c_string(len: usize, write: impl FnOnce(&mut Vec<u8>)) -> *mut c_char {
     unsafe { buf.as_mut_ptr().add(HEADER) }.cast()
 }
 
-fn text_string(text: &str) -> *mut c_char {
+pub(crate) fn text_string(text: &str) -> *mut c_char {
     c_string(text.len(), |buf| buf.extend_from_slice(text.as_bytes()))
 }
 

@@ -4,7 +4,10 @@
 //! a string argument is `ankita_alloc(len + 1)`, the UTF-8 bytes and a NUL; an answer is read
 //! up to its NUL and released with `ankita_string_free`, as a C caller does.
 
+use crate::error::Error;
 use std::alloc::{alloc, dealloc, Layout};
+use std::ffi::c_char;
+use std::sync::Mutex;
 
 /// A buffer of `len` bytes (at least one) in the module's memory for the host to write an
 /// argument into; NULL when memory cannot grow. Released with [`ankita_dealloc`] and the same
@@ -29,4 +32,32 @@ pub unsafe extern "C" fn ankita_dealloc(ptr: *mut u8, len: usize) {
     }
     // SAFETY: the caller passes the pointer and length ankita_alloc made it with.
     unsafe { dealloc(ptr, Layout::from_size_align_unchecked(len.max(1), 1)) }
+}
+
+/// What the last call that panicked answers, as [`crate::ffi`]'s boundary answers a panic.
+static PANIC: Mutex<String> = Mutex::new(String::new());
+
+/// Sets the module up; the host calls it once, after instantiating. A panic in the module ends
+/// the call in a trap (the target unwinds nothing): the panic hook set here first keeps the
+/// answer the native library gives for the same panic (an `internal` error naming it), which
+/// [`ankita_wasm_panic`] hands over.
+#[no_mangle]
+pub extern "C" fn ankita_wasm_init() {
+    std::panic::set_hook(Box::new(|info| {
+        let answer = Error::from_panic(info.payload()).to_response().to_string();
+        if let Ok(mut slot) = PANIC.try_lock() {
+            *slot = answer;
+        }
+    }));
+}
+
+/// The answer of the call that last trapped on a panic (empty when none did), released with
+/// `ankita_string_free`.
+#[no_mangle]
+pub extern "C" fn ankita_wasm_panic() -> *mut c_char {
+    let answer = match PANIC.try_lock() {
+        Ok(mut slot) => std::mem::take(&mut *slot),
+        Err(_) => String::new(),
+    };
+    crate::ffi::text_string(&answer)
 }

@@ -68,10 +68,28 @@ export function bindWasm(
     return decoder.decode(all.subarray(pointer, all.indexOf(0, pointer)));
   };
 
-  /** Runs `body`, then releases every argument buffer it wrote. */
-  const call = (body) => {
+  // A panic traps (nothing unwinds in the module): the stack pointer is put back, and a call
+  // answering a string answers what the native library answers for the panic (an `internal`
+  // error naming it, kept by the module's panic hook: src/wasm.rs).
+  x.ankita_wasm_init?.();
+  const stack = /** @type {WebAssembly.Global | undefined} */ (x.__stack_pointer);
+
+  /**
+   * Runs `body`, then releases every argument buffer it wrote.
+   *
+   * @param {() => any} body
+   * @param {boolean} [answers] whether `body` answers a library string
+   */
+  const call = (body, answers = false) => {
+    const top = stack?.value;
     try {
       return body();
+    } catch (error) {
+      if (!(error instanceof WebAssembly.RuntimeError)) throw error;
+      if (stack) stack.value = top;
+      const panic = x.ankita_wasm_panic ? take(x.ankita_wasm_panic()) : "";
+      if (answers && panic) return panic;
+      throw error;
     } finally {
       release();
     }
@@ -79,7 +97,7 @@ export function bindWasm(
 
   /** A function answering a library string, with `.async` as koffi's functions have it. */
   const answering = (fn) => {
-    const sync = (...args) => call(() => take(fn(...args)));
+    const sync = (...args) => call(() => take(fn(...args)), true);
     sync.async = (...args) => {
       const done = args.pop();
       setTimeout(() => {
