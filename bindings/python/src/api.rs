@@ -8,11 +8,18 @@ use serde_json::{Map, Value};
 use crate::error::to_py_err;
 
 /// Trims a request given as JSON text and answers JSON text: the raw contract (DESIGN §8) that
-/// the C ABI speaks. Never raises for a bad request: failures are `{"ok": false, "error": ...}`.
+/// the C ABI speaks. Never raises for a bad request: failures are `{"ok": false, "error": ...}`
+/// (a `str` holding a lone surrogate, which no JSON text can, is `invalid_json` naming where).
 /// `trim` is faster from Python: it does not serialise the messages.
 #[pyfunction]
-pub fn trim_json<'py>(py: Python<'py>, request: &str) -> PyResult<Bound<'py, PyString>> {
-    let reply = py.detach(|| match ankita::api::trim_answer(request) {
+pub fn trim_json<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyString>,
+) -> PyResult<Bound<'py, PyString>> {
+    let Ok(request) = request.to_cow() else {
+        return Ok(PyString::new(py, &not_unicode_answer(request)));
+    };
+    let reply = py.detach(|| match ankita::api::trim_answer(&request) {
         Ok(answer) if answer.is_ascii() => Ok(answer),
         Ok(answer) => Err(answer.into_string()),
         Err(error) => Err(error.to_response().to_string()),
@@ -63,8 +70,22 @@ fn answer_str<'py>(
 /// Repairs a messages array (or `{"messages": [...]}`) given as JSON text; answers JSON text
 /// `{"ok": true, "messages": [...], "report": {"repaired": [...]}}` or an error object.
 #[pyfunction]
-pub fn sanitize_json(py: Python<'_>, messages: &str) -> String {
-    py.detach(|| ankita::api::sanitize_json(messages))
+pub fn sanitize_json(py: Python<'_>, messages: &Bound<'_, PyString>) -> String {
+    match messages.to_cow() {
+        Ok(messages) => py.detach(|| ankita::api::sanitize_json(&messages)),
+        Err(_) => not_unicode_answer(messages),
+    }
+}
+
+/// The `invalid_json` answer to JSON text given as a `str` that holds a lone surrogate: no
+/// JSON text can (nor UTF-8), so it is named with its position rather than raised as Python's
+/// `UnicodeEncodeError`.
+fn not_unicode_answer(text: &Bound<'_, PyString>) -> String {
+    let error = Error::new(
+        ErrorCode::InvalidJson,
+        format!("the JSON text {}", crate::convert::not_unicode(text)),
+    );
+    error.to_response().to_string()
 }
 
 /// Vision tokens of an image of `width` × `height` pixels.

@@ -173,10 +173,7 @@ fn convert(
             .to_cow()
             .map(|s| Value::String(s.into_owned()))
             .map_err(|_| {
-                Error::invalid_request(
-                    "the string is not valid UTF-8 (a lone surrogate?)",
-                    path.to_string(),
-                )
+                Error::invalid_request(format!("the string {}", not_unicode(s)), path.to_string())
             });
     }
     if let Ok(dict) = obj.cast::<PyDict>() {
@@ -358,10 +355,7 @@ fn insert(
         ));
     };
     let key = key.to_cow().map_err(|_| {
-        Error::invalid_request(
-            "a key is not valid UTF-8 (a lone surrogate?)",
-            path.to_string(),
-        )
+        Error::invalid_request(format!("a key {}", not_unicode(key)), path.to_string())
     })?;
     // A blob's bytes (google-genai's `Blob.data`, as `model_dump()` gives it) are written as
     // base64, as the SDK's JSON mode writes them and its validation reads them back.
@@ -449,4 +443,40 @@ pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>>
             dict.into_any()
         }
     })
+}
+
+/// Why a `str` is not text that UTF-8 and JSON can carry: it holds a lone surrogate (Python
+/// allows them, `"\ud800"`), named with its position: `is not valid Unicode: a lone surrogate
+/// (U+D800) at character 40`. For a `str` whose `to_cow` failed.
+pub(crate) fn not_unicode(text: &Bound<'_, PyString>) -> String {
+    match lone_surrogate(text) {
+        Some((at, unit)) => {
+            format!("is not valid Unicode: a lone surrogate (U+{unit:04X}) at character {at}")
+        }
+        None => "is not valid Unicode".to_owned(),
+    }
+}
+
+/// The character index and the code unit of the first lone surrogate of `text`: read from its
+/// UTF-8 bytes with surrogates let through (`surrogatepass`), where a surrogate is the only
+/// 3-byte sequence led by `ED` with a second byte of `A0` or more.
+pub(crate) fn lone_surrogate(text: &Bound<'_, PyString>) -> Option<(usize, u32)> {
+    let bytes = text
+        .call_method1("encode", ("utf-8", "surrogatepass"))
+        .ok()?;
+    let bytes = bytes.cast::<pyo3::types::PyBytes>().ok()?.as_bytes();
+    let mut chars = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == 0xED && bytes.get(i + 1).is_some_and(|&n| n >= 0xA0) {
+            let unit = 0xD000
+                | (u32::from(bytes[i + 1] & 0x3F) << 6)
+                | u32::from(bytes.get(i + 2).copied().unwrap_or(0x80) & 0x3F);
+            return Some((chars, unit));
+        }
+        // Each character has one byte that is not a continuation byte.
+        if b & 0xC0 != 0x80 {
+            chars += 1;
+        }
+    }
+    None
 }

@@ -6,7 +6,7 @@ use ankita::pricing::{price_probe, Header, DEFAULT_BYTES_PER_TOKEN};
 use ankita::probe::file::{probe_file_bytes, probe_file_text};
 use ankita::probe::{probe_bytes, probe_text};
 use ankita::request::{profile_of, unknown_model};
-use ankita::ImageProfile;
+use ankita::{Error, ImageProfile};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
@@ -87,7 +87,10 @@ fn read_data<T: Send>(
     bytes: impl Fn(&[u8]) -> T,
 ) -> PyResult<T> {
     if let Ok(s) = data.cast::<PyString>() {
-        let s = s.to_cow()?;
+        let s = s.to_cow().map_err(|_| {
+            let message = format!("data {}", crate::convert::not_unicode(s));
+            to_py_err(py, &Error::invalid_request(message, "data"))
+        })?;
         Ok(py.detach(|| text(&s)))
     } else if let Ok(b) = data.cast::<PyBytes>() {
         Ok(bytes(b.as_bytes()))

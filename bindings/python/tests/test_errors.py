@@ -169,7 +169,17 @@ class BrokenModel:
         ([user(math.nan)], "messages[0].content", "not a JSON number"),
         ([user(math.inf)], "messages[0].content", "not a JSON number"),
         ([{"role": "user", "content": "x", 3: "three"}], "messages[0]", "not a string"),
-        ([user("\ud800")], "messages[0].content", "UTF-8"),
+        ([user("\ud800")], "messages[0].content", "a lone surrogate (U+D800) at character 0"),
+        (
+            [user([{"type": "text", "text": "naïve 😀 \udfff"}])],
+            "messages[0].content[0].text",
+            "is not valid Unicode: a lone surrogate (U+DFFF) at character 8",
+        ),
+        (
+            [{"role": "user", "content": "x", "n\udc80me": 1}],
+            "messages[0]",
+            "a key is not valid Unicode: a lone surrogate (U+DC80) at character 1",
+        ),
     ],
 )
 def test_values_that_are_not_json(messages: Any, path: str, fragment: str) -> None:
@@ -249,3 +259,37 @@ def test_the_json_contract_answers_errors_instead_of_raising() -> None:
     }
     answer = json.loads(ankita.sanitize_json("42"))
     assert answer["error"]["code"] == "invalid_request"
+
+
+@pytest.mark.parametrize("lone", ["\ud800", "\udbff", "\udc00", "\udfff"])
+def test_json_text_with_a_lone_surrogate_is_answered_not_raised(lone: str) -> None:
+    """A str may hold a lone surrogate, which no JSON text (nor UTF-8) can: trim_json and
+    sanitize_json answer invalid_json naming it and where it is, as for any text that is not
+    JSON, instead of raising UnicodeEncodeError; trim raises the package's own error."""
+    messages = [{"role": "user", "content": "Grüße 😀 " + lone + " end"}]
+    # ensure_ascii=False keeps the surrogate itself in the text (not a \\u escape).
+    text = json.dumps({"messages": messages}, ensure_ascii=False)
+    at = text.index(lone)
+    expected = f"a lone surrogate (U+{ord(lone):04X}) at character {at}"
+    for answer_text in (ankita.trim_json(text), ankita.sanitize_json(text)):
+        answer = json.loads(answer_text)
+        assert answer["ok"] is False
+        assert answer["error"]["code"] == "invalid_json"
+        assert expected in answer["error"]["message"], answer
+    with pytest.raises(ankita.InvalidRequest) as info:
+        ankita.trim(messages)
+    assert info.value.path == "messages[0].content"
+    assert f"a lone surrogate (U+{ord(lone):04X}) at character 8" in info.value.message
+    # Escaped (json.dumps' default), the lone surrogate is the core's to reject: an escape no
+    # character has, named by its line and column.
+    escaped = json.loads(ankita.trim_json(json.dumps({"messages": messages})))
+    assert escaped["error"]["code"] == "invalid_json"
+    assert "line 1 column" in escaped["error"]["message"]
+
+
+@pytest.mark.parametrize("probe", [ankita.probe_image, ankita.probe_file])
+def test_probing_a_str_with_a_lone_surrogate_raises_invalid_request(probe: Any) -> None:
+    with pytest.raises(ankita.InvalidRequest) as info:
+        probe("data:image/png;base64,iVBOR\ud800")
+    assert info.value.path == "data"
+    assert "a lone surrogate (U+D800) at character 27" in info.value.message
