@@ -20,6 +20,9 @@ version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$repo/Cargo.toml" | head -n 1)"
 arch="$(uname -m)"
 passed=0
 failed=0
+started=$(date +%s)
+# Each step says how long the script has run when it starts (make test's time goes here).
+section() { echo "== [$(($(date +%s) - started)) s] $*"; }
 
 ok() { passed=$((passed + 1)); echo "ok   $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL $*" >&2; }
@@ -35,7 +38,7 @@ for dir in /usr/local/bin /usr/bin /bin; do
     [ -x "$dir/cargo" ] || [ -x "$dir/rustc" ] || bare_path="$bare_path${bare_path:+:}$dir"
 done
 
-echo "== make wheel CROSS="
+section "make wheel CROSS="
 make -C "$repo" --no-print-directory wheel CROSS= >"$scratch/wheel.log" 2>&1 || { cat "$scratch/wheel.log" >&2; exit 1; }
 wheel="$(ls "$repo"/target/wheels/ankita_context-"$version"-cp39-abi3-*"$arch".whl)"
 sdist="$repo/target/wheels/ankita_context-$version.tar.gz"
@@ -79,7 +82,7 @@ vocabularies="$(cat "$repo"/src/tokens/data/*.gz 2>/dev/null | wc -c)"
 check "sdist is under 600 KB besides the vocabularies ($vocabularies bytes)" \
     test "$(( $(stat -c %s "$sdist") - vocabularies ))" -lt 600000
 
-echo "== a wheel from the sdist (pip, maturin backend, reusing the wheel's build in target/)"
+section "a wheel from the sdist (pip, maturin backend, reusing the wheel's build in target/)"
 if PATH="$repo/target/dist/venv/bin:$PATH" CARGO_TARGET_DIR="$repo/target" \
     CARGO_BUILD_TARGET="$arch-unknown-linux-gnu" CARGO_PROFILE_RELEASE_STRIP=symbols \
     CARGO_PROFILE_RELEASE_DEBUG=0 \
@@ -94,7 +97,7 @@ else
     tail -30 "$scratch/sdist-build.log" >&2
 fi
 
-echo "== the wheel in fresh venvs, no cargo on PATH"
+section "the wheel in fresh venvs, no cargo on PATH"
 pythons=(python3)
 for p in "$HOME"/.pyenv/versions/3.9*/bin/python3.9 /usr/bin/python3.9; do
     if [ -x "$p" ]; then pythons+=("$p"); break; fi
@@ -141,7 +144,7 @@ for py in "${pythons[@]}"; do
         env -i PATH="$venv/bin:$bare_path" HOME="$scratch" python3 "$repo/tests/install/readme_examples.py" python "$repo/README.md" "$venv/bin/python"
 done
 
-echo "== make prebuilds CROSS=, npm pack"
+section "make prebuilds CROSS=, npm pack"
 make -C "$repo" --no-print-directory prebuilds CROSS= >"$scratch/prebuilds.log" 2>&1 || { cat "$scratch/prebuilds.log" >&2; exit 1; }
 node_arch="$(node -p process.arch)"
 prebuild="$repo/bindings/node/prebuilds/linux-$node_arch/libankita.so"
@@ -197,5 +200,5 @@ cat "$scratch/out"
 check "README.md's JavaScript quickstart, against that directory's install" \
     env -u ANKITA_LIB python3 "$repo/tests/install/readme_examples.py" js "$repo/README.md" "$app"
 
-echo "$passed passed, $failed failed"
+section "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
