@@ -137,7 +137,7 @@ export function bindWasm(
         let lengths = 0;
         if (payloadChars !== null && payloadChars !== undefined) {
           lengths = alloc(Math.max(count, 1) * 4);
-          const words = new DataView(memory.buffer);
+          const words = new DataView(memory.buffer); // after the last allocation
           for (let i = 0; i < count; i++) words.setUint32(lengths + 4 * i, payloadChars[i], true);
         }
         return x.ankita_stand_in_len_with(head_, headLen, totalLen, minChars, lengths, count) >>> 0;
@@ -162,19 +162,16 @@ export function bindWasm(
           status = call(() => {
             const requests = alloc(Math.max(texts.length, 1) * 4);
             const slots = alloc(Math.max(texts.length, 1) * 4);
+            const pointers = texts.map(cString);
+            const defaults_ = cString(defaults);
+            // Written once every argument is in place: an allocation may grow the memory,
+            // which detaches the views made before it.
             const words = new DataView(memory.buffer);
-            for (let i = 0; i < texts.length; i++) {
-              words.setUint32(requests + 4 * i, cString(texts[i]), true);
+            pointers.forEach((pointer, i) => {
+              words.setUint32(requests + 4 * i, pointer, true);
               words.setUint32(slots + 4 * i, 0, true);
-            }
-            const answer = x.ankita_trim_many(
-              requests,
-              0,
-              texts.length,
-              cString(defaults),
-              threads,
-              slots,
-            );
+            });
+            const answer = x.ankita_trim_many(requests, 0, texts.length, defaults_, threads, slots);
             const after = new DataView(memory.buffer);
             for (let i = 0; i < texts.length; i++) {
               answers.push(take(after.getUint32(slots + 4 * i, true)));
