@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Python wheels (abi3, CPython 3.9+) of every platform built here, and the sdist, into
 # target/dist/wheels/:
-#   manylinux2014 x86_64 (zig, glibc 2.17)     maturin --zig --compatibility manylinux2014
-#   musllinux_1_2 x86_64 (zig, musl)           maturin --zig --compatibility musllinux_1_2
+#   manylinux2014 x86_64 (zig, glibc 2.17)     maturin --compatibility manylinux2014
+#   musllinux_1_2 x86_64 (zig, musl)           maturin --compatibility musllinux_1_2
 #   macOS arm64 (11.0) and x86-64 (10.12)      LLVM's ld64.lld (scripts/dist/ld64)
 #   Windows x86-64 (win_amd64)                 mingw-w64
 # and aarch64 Linux (manylinux2014, musllinux_1_2) when its Rust standard library is installed.
@@ -49,11 +49,18 @@ build() { # build TRIPLE [NAME=VALUE...] [maturin arguments...]
 for triple in "${triples[@]}"; do
     upper=$(echo "$triple" | tr 'a-z-' 'A-Z_')
     case "$triple" in
-        *-unknown-linux-gnu) build "$triple" --zig --compatibility manylinux2014 ;;
+        # The linkers and flags of the library's builds (scripts/dist/build-lib.sh), so that
+        # the dependencies compiled for them are reused (cargo rebuilds everything for another
+        # linker): zig's C compiler, as maturin --zig uses it.
+        *-unknown-linux-gnu)
+            build "$triple" "CARGO_TARGET_${upper}_LINKER=$root/scripts/dist/zigcc" \
+                "ZIG_PYTHON=$venv/bin/python" "ZIG_TARGET=${triple%%-*}-linux-gnu.2.17" \
+                --compatibility manylinux2014 ;;
         *-unknown-linux-musl)
-            # The library's flags (scripts/dist/build-lib.sh): its dependencies are reused.
-            build "$triple" "CARGO_TARGET_${upper}_RUSTFLAGS=-C target-feature=-crt-static" \
-                --zig --compatibility musllinux_1_2 ;;
+            build "$triple" "CARGO_TARGET_${upper}_LINKER=$root/scripts/dist/zigcc" \
+                "ZIG_PYTHON=$venv/bin/python" "ZIG_TARGET=${triple%%-*}-linux-musl" \
+                "CARGO_TARGET_${upper}_RUSTFLAGS=-C target-feature=-crt-static" \
+                --compatibility musllinux_1_2 ;;
         *-apple-darwin)
             if [ "$triple" = aarch64-apple-darwin ]; then min=11.0; else min=10.12; fi
             build "$triple" "CARGO_TARGET_${upper}_LINKER=$root/scripts/dist/ld64" \
