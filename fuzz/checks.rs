@@ -12,8 +12,10 @@ use serde_json::Value;
 /// reads is sane (at least one page, sides within a PDF's limits) and is priced by every
 /// profile without overflow; base64 of the same bytes reads the same.
 pub fn check_probe_file(data: &[u8]) {
-    use ankita::pricing::price_file_probe;
+    use ankita::pricing::{is_implausible_file, price_file_probe, MAX_PRICE};
     use ankita::probe::file::{probe_file_bytes, probe_file_text, FileInfo, FileKind};
+    use ankita::probe::plausible::max_millis_per_byte;
+    use ankita::profiles::files::{MAX_UNREADABLE_PAGES, MAX_UNREADABLE_SECONDS};
     let result = probe_file_bytes(data);
     match result {
         Ok(FileInfo::Document(d)) => {
@@ -27,13 +29,33 @@ pub fn check_probe_file(data: &[u8]) {
         }
         Ok(FileInfo::Audio(_)) | Err(_) => {}
     }
+    // Checked as trimming prices it, a file's pages or seconds are within what its size can
+    // hold, else priced as an unreadable file of its size (at most 100 pages or 9.5 hours); as
+    // read, every price is within 2⁵³ − 1.
+    let len = data.len() as u64;
     for name in ImageProfile::NAMES {
         let profile = ImageProfile::from_name(name).unwrap();
         for kind in [FileKind::Document, FileKind::Audio] {
-            let price = price_file_probe(result, kind, data.len() as u64, profile, None, 4);
+            let price = price_file_probe(result, kind, len, profile, None, 4, Header::Checked);
             let tokens = price.tokens.unwrap();
-            assert!(tokens >= 1, "{name} {result:?}");
-            assert_eq!(price.budget_bytes, tokens.saturating_mul(4));
+            assert!((1..=MAX_PRICE).contains(&tokens), "{name} {result:?}");
+            assert_eq!(price.budget_bytes, tokens.saturating_mul(4).min(MAX_PRICE));
+            let file = price.file.unwrap();
+            let plausible = match result {
+                Ok(FileInfo::Document(_)) => len.max(MAX_UNREADABLE_PAGES),
+                Ok(FileInfo::Audio(a)) => (len * max_millis_per_byte(a.format))
+                    .div_ceil(1000)
+                    .max(MAX_UNREADABLE_SECONDS),
+                Err(_) => MAX_UNREADABLE_PAGES.max(MAX_UNREADABLE_SECONDS),
+            };
+            assert!(file.count <= plausible, "{name} {result:?}: {}", file.count);
+            assert_eq!(
+                price.implausible,
+                result.is_ok_and(|info| is_implausible_file(&info, len)),
+                "{name} {result:?}"
+            );
+            let read = price_file_probe(result, kind, 0, profile, None, u64::MAX, Header::AsRead);
+            assert!(read.tokens.unwrap() <= MAX_PRICE && read.budget_bytes <= MAX_PRICE);
         }
     }
     if data.len() <= 4096 {

@@ -19,6 +19,10 @@ pub use crate::profiles::{ankita_tokens, ImageProfile};
 /// Budget bytes per token unless the request says otherwise (DESIGN §2).
 pub const DEFAULT_BYTES_PER_TOKEN: u64 = 4;
 
+/// No price (tokens, budget bytes, pages or seconds) is larger: 2⁵³ − 1, the largest integer a
+/// JSON number keeps exactly in JavaScript and in a Python float, and far beyond any window.
+pub const MAX_PRICE: u64 = (1 << 53) - 1;
+
 /// The price of one image URL as the budget sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImagePrice {
@@ -59,7 +63,9 @@ pub struct FilePrice {
 }
 
 // Whether a header is plausible is the probe's to say (the stand-in policy reads it too).
-pub use crate::probe::plausible::{is_implausible, MAX_PLAUSIBLE_SIDE, MAX_PNG_PIXELS_PER_BYTE};
+pub use crate::probe::plausible::{
+    is_implausible, is_implausible_file, MAX_PLAUSIBLE_SIDE, MAX_PNG_PIXELS_PER_BYTE,
+};
 
 /// Whether an `image_url.url` is a remote `http://` or `https://` URL (scheme in any case,
 /// leading white space ignored), whose image the library cannot see.
@@ -203,11 +209,22 @@ pub fn price_file_data(
     let probe = probe::file::probe_file_text(text);
     // Base64 carries 3 bytes in 4 characters.
     let decoded = text.len() as u64 / 4 * 3;
-    price_file_probe(probe, declared, decoded, profile, detail, bytes_per_token)
+    price_file_probe(
+        probe,
+        declared,
+        decoded,
+        profile,
+        detail,
+        bytes_per_token,
+        Header::Checked,
+    )
 }
 
 /// Prices a probe result; `decoded_len` is the file's size in bytes, for the estimate of an
-/// unreadable file.
+/// unreadable file and (with [`Header::Checked`]) what its structure must be plausible for: a
+/// file that claims more pages or a longer duration than its size can hold
+/// ([`is_implausible_file`]) is priced as an unreadable one of its size and marked
+/// [`ImagePrice::implausible`] (the report warns). No figure exceeds [`MAX_PRICE`].
 pub fn price_file_probe(
     probe: Result<FileInfo, FileError>,
     declared: FileKind,
@@ -215,8 +232,35 @@ pub fn price_file_probe(
     profile: ImageProfile,
     detail: Option<&str>,
     bytes_per_token: u64,
+    header: Header,
 ) -> ImagePrice {
     use crate::profiles::files::{unreadable_pages, unreadable_seconds};
+    if let Ok(info) = probe {
+        if header == Header::Checked && is_implausible_file(&info, decoded_len) {
+            let (count, tokens) = match info.kind() {
+                FileKind::Document => {
+                    let pages = unreadable_pages(decoded_len);
+                    (pages, profile.document_tokens(pages, None, detail))
+                }
+                FileKind::Audio => {
+                    let seconds = unreadable_seconds(decoded_len);
+                    let tokens = profile.audio_tokens(seconds.saturating_mul(1000), detail);
+                    (seconds, tokens)
+                }
+            };
+            let mut price = file_price(
+                info.kind(),
+                probe,
+                count,
+                true,
+                tokens,
+                profile,
+                bytes_per_token,
+            );
+            price.implausible = true;
+            return price;
+        }
+    }
     let (kind, count, estimated, tokens) = match probe {
         Ok(FileInfo::Document(d)) => {
             let pages = u64::from(d.pages);
@@ -299,16 +343,16 @@ fn file_price(
     profile: ImageProfile,
     bytes_per_token: u64,
 ) -> ImagePrice {
-    let tokens = tokens.max(1);
+    let tokens = tokens.clamp(1, MAX_PRICE);
     ImagePrice {
         probe: Err(ProbeError::UnknownFormat),
         tokens: Some(tokens),
-        budget_bytes: tokens.saturating_mul(bytes_per_token),
+        budget_bytes: tokens.saturating_mul(bytes_per_token).min(MAX_PRICE),
         implausible: false,
         file: Some(FilePrice {
             kind,
             probe,
-            count,
+            count: count.min(MAX_PRICE),
             estimated,
             exact: profile.file_exact(kind) && !estimated,
             name: None,
@@ -386,6 +430,134 @@ mod tests {
         let err = ImageProfile::from_name("gpt").unwrap_err();
         for name in ImageProfile::NAMES {
             assert!(err.message.contains(name), "{}", err.message);
+        }
+    }
+
+    /// Files whose structure claims more than their size can hold (a PDF's `/Count` of 10⁹,
+    /// an Ogg Opus granule position of −2, a WAV of 1 byte a second, a FLAC stream of 2³⁶ − 1
+    /// samples at 1 Hz), as the fuzz corpora keep them (fuzz/corpus/probe_pdf, probe_audio).
+    fn implausible_files() -> Vec<(&'static str, Vec<u8>, FileKind)> {
+        let pdf = b"%PDF-1.4\n1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj\n\
+            2 0 obj <</Type/Pages/Kids[3 0 R]/Count 1000000000>> endobj\n\
+            3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>> endobj\n\
+            trailer <</Root 1 0 R>>\n%%EOF\n"
+            .to_vec();
+        let page = |granule: u64, sequence: u32, body: &[u8]| {
+            let mut p = b"OggS\0\0".to_vec();
+            p.extend_from_slice(&granule.to_le_bytes());
+            p.extend_from_slice(&1u32.to_le_bytes());
+            p.extend_from_slice(&sequence.to_le_bytes());
+            p.extend_from_slice(&[0, 0, 0, 0, 1, body.len() as u8]);
+            p.extend_from_slice(body);
+            p
+        };
+        let head = b"OpusHead\x01\x01\x38\x01\x80\xbb\0\0\0\0\0";
+        let opus = [
+            page(0, 0, head),
+            page(0, 1, b"OpusTags\0\0\0\0\0\0\0\0"),
+            page(u64::MAX - 1, 2, b"\xf8\xff\xfe"),
+        ]
+        .concat();
+        // 8 kHz, one 8-bit channel, but a byte rate of 1: 4,000 bytes of samples say 4,000 s.
+        let mut wav = b"RIFF\0\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x40\x1f\0\0\x01\0\0\0\x01\0\x08\0data\xa0\x0f\0\0"
+            .to_vec();
+        wav.resize(wav.len() + 4000, 0x80);
+        let mut flac = b"fLaC\x80\0\0\x22".to_vec();
+        let mut info = [0u8; 34];
+        let packed: u64 = (1 << 44) | (15 << 36) | ((1 << 36) - 1);
+        info[10..18].copy_from_slice(&packed.to_be_bytes());
+        flac.extend_from_slice(&info);
+        vec![
+            ("pdf", pdf, FileKind::Document),
+            ("opus", opus, FileKind::Audio),
+            ("wav", wav, FileKind::Audio),
+            ("flac", flac, FileKind::Audio),
+        ]
+    }
+
+    #[test]
+    fn implausible_files_are_priced_as_unreadable_ones_of_their_size() {
+        use crate::probe::file::probe_file_bytes;
+        use crate::profiles::files::{unreadable_pages, unreadable_seconds};
+        let gemini = ImageProfile::from_name("gemini").unwrap();
+        for (name, bytes, kind) in implausible_files() {
+            let len = bytes.len() as u64;
+            let probe = probe_file_bytes(&bytes);
+            let info = probe.unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(info.kind(), kind, "{name}");
+            assert!(is_implausible_file(&info, len), "{name}: {info:?}");
+            let price = price_file_probe(probe, kind, len, gemini, None, 4, Header::Checked);
+            assert!(price.implausible, "{name}");
+            let file = price.file.clone().unwrap();
+            assert!(file.estimated && !file.exact, "{name}");
+            assert_eq!(
+                file.probe, probe,
+                "{name}: the claim is kept for the warning"
+            );
+            let (count, tokens) = match kind {
+                FileKind::Document => (unreadable_pages(len), unreadable_pages(len) * 258),
+                FileKind::Audio => (unreadable_seconds(len), unreadable_seconds(len) * 32),
+            };
+            assert_eq!(file.count, count, "{name}");
+            assert_eq!(price.tokens, Some(tokens), "{name}");
+            assert_eq!(price.budget_bytes, tokens * 4, "{name}");
+            // As read (the probe), the claim is priced, within MAX_PRICE, by every profile and
+            // at any bytes per token.
+            for profile in ImageProfile::NAMES {
+                let profile = ImageProfile::from_name(profile).unwrap();
+                for bpt in [1, 4, u64::MAX] {
+                    let read = price_file_probe(probe, kind, 0, profile, None, bpt, Header::AsRead);
+                    assert!(!read.implausible, "{name}");
+                    assert!(read.tokens.unwrap() <= MAX_PRICE, "{name}: {read:?}");
+                    assert!(read.budget_bytes <= MAX_PRICE, "{name}: {read:?}");
+                    assert!(read.file.unwrap().count <= MAX_PRICE, "{name}");
+                }
+            }
+        }
+        // The Opus stream priced as read: 1.2 × 10¹⁶ tokens claimed, 2⁵³ − 1 at most.
+        let (_, opus, _) = implausible_files().swap_remove(1);
+        let read = price_file_probe(
+            crate::probe::file::probe_file_bytes(&opus),
+            FileKind::Audio,
+            0,
+            gemini,
+            None,
+            4,
+            Header::AsRead,
+        );
+        assert_eq!(read.tokens, Some(MAX_PRICE));
+    }
+
+    /// The real files of tests/fixtures/files (the lowest rates among them: MP3 at 8 kbit/s,
+    /// Opus at 4.8 kbit/s) are all plausible: read, they are priced as read.
+    #[test]
+    fn real_files_are_plausible() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/files");
+        let mut read = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let bytes = std::fs::read(&path).unwrap();
+            let Ok(info) = crate::probe::file::probe_file_bytes(&bytes) else {
+                continue;
+            };
+            assert!(
+                !is_implausible_file(&info, bytes.len() as u64),
+                "{}: {info:?}",
+                path.display()
+            );
+            read += 1;
+        }
+        assert!(read >= 12, "{read} files read");
+    }
+
+    #[test]
+    fn remote_file_counts_stay_within_max_price() {
+        let gemini = ImageProfile::from_name("gemini").unwrap();
+        for kind in [FileKind::Document, FileKind::Audio] {
+            let price = price_file_remote(kind, Some(u64::MAX), gemini, None, u64::MAX);
+            assert_eq!(price.tokens, Some(MAX_PRICE));
+            assert_eq!(price.budget_bytes, MAX_PRICE);
+            assert_eq!(price.file.unwrap().count, MAX_PRICE);
         }
     }
 

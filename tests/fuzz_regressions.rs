@@ -199,3 +199,80 @@ fn crash_anthropic_message_with_openai_tool_calls_is_refused_not_returned_over_b
     assert_eq!(v["ok"], true, "{v}");
     assert!(v["report"]["cost_bytes"].as_u64().unwrap() <= 1000);
 }
+
+/// Files whose structure claims more than their size can hold (fuzz/regressions/probe_pdf and
+/// probe_audio, also in the corpora): a PDF whose page tree states 1,000,000,000 pages in 209
+/// bytes, an Ogg Opus stream whose last granule position is −2 (12 million years, which priced
+/// at 1.2 × 10¹⁶ tokens, past 2⁵³), a WAV of 1 byte a second, a FLAC stream at 1 Hz. Each is
+/// priced as an unreadable file of its size, with an `implausible_file` warning naming what it
+/// claims, in a trim; no price passes 2⁵³ − 1.
+#[test]
+fn files_claiming_more_than_their_size_are_priced_within_it_and_warned_about() {
+    use base64::Engine;
+    let files: Vec<(String, Vec<u8>)> = (regressions("probe_pdf").into_iter())
+        .chain(regressions("probe_audio"))
+        .filter(|(name, _)| name.starts_with("implausible-"))
+        .collect();
+    assert_eq!(files.len(), 4);
+    for (name, data) in files {
+        let result = std::panic::catch_unwind(|| check_probe_file(&data));
+        assert!(result.is_ok(), "{name}: the probe's checks");
+        let pdf = data.starts_with(b"%PDF");
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&data);
+        let part = if pdf {
+            json!({"type": "file", "file": {"filename": "claims.pdf",
+                "file_data": format!("data:application/pdf;base64,{b64}")}})
+        } else {
+            json!({"type": "input_audio", "input_audio": {"data": b64, "format": "wav"}})
+        };
+        let request = json!({"messages": [{"role": "user", "content": [
+            {"type": "text", "text": "What is in it?"}, part]}],
+            "image_profile": "gemini", "max_bytes": 1_000_000});
+        let v: Value = serde_json::from_str(&trim_json(&request.to_string())).unwrap();
+        assert_eq!(v["ok"], true, "{name}: {v}");
+        let warnings = v["report"]["warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 1, "{name}: {v}");
+        let w = &warnings[0];
+        assert_eq!(w["code"], "implausible_file", "{name}: {w}");
+        assert_eq!(w["path"], "messages[0].content[1]", "{name}");
+        let message = w["message"].as_str().unwrap();
+        let claim = if pdf {
+            "the PDF's page tree states 1,000,000,000 pages"
+        } else if name.contains("opus") {
+            "the Ogg Opus header states 384,307,168,202,283 s"
+        } else if name.contains("wav") {
+            "the WAV header states 4,000 s"
+        } else {
+            "the FLAC header states 68,719,476,735 s"
+        };
+        assert!(message.starts_with(claim), "{name}: {message}");
+        // Priced as an unreadable file of its size: a page per 4 KiB, a second per 1,000
+        // bytes, at least one (258 tokens a page, 32 a second under the gemini profile).
+        let decoded = b64.len() as u64 / 4 * 3;
+        let tokens = if pdf {
+            decoded.div_ceil(4096).max(1) * 258
+        } else {
+            decoded.div_ceil(1000).max(1) * 32
+        };
+        assert!(
+            message.ends_with(&format!("~{tokens} tokens"))
+                || message.ends_with(&format!("~{} tokens", group(tokens))),
+            "{name}: {message}"
+        );
+        let cost = v["report"]["cost_bytes"].as_u64().unwrap();
+        assert!(cost < 4 * tokens + 200, "{name}: cost {cost}");
+    }
+}
+
+/// `12345` → `12,345`.
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

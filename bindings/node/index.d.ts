@@ -518,10 +518,16 @@ export interface TrimWarning {
    * `unknown_model`: a model no family claims, and what was assumed; `no_context_window`: a
    * model given without a budget whose window is not known (only `max_messages` applied).
    * Both have `path` "model". `unreadable_file`: a PDF or audio file the probe could not read,
-   * priced by a conservative estimate.
+   * priced by a conservative estimate; `implausible_file`: one whose structure claims more pages
+   * or a longer duration than its size can hold, priced the same way.
    */
   code:
-    "implausible_image" | "unknown_model" | "no_context_window" | "unreadable_file" | (string & {});
+    | "implausible_image"
+    | "unknown_model"
+    | "no_context_window"
+    | "unreadable_file"
+    | "implausible_file"
+    | (string & {});
   /** `null` for a warning about the request rather than a message. */
   index: number | null;
   part: number | null;

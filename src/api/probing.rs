@@ -86,10 +86,26 @@ pub fn probe_file_response(
                 "tokens": null, "budget_bytes": null, "exact": null, "error": e.to_string()})
         }
     };
-    let price = pricing::price_file_probe(probe, info.kind(), 0, profile, detail, bytes_per_token);
+    let price = pricing::price_file_probe(
+        probe,
+        info.kind(),
+        0,
+        profile,
+        detail,
+        bytes_per_token,
+        pricing::Header::AsRead,
+    );
+    // As read, within what a JSON number holds exactly (an Ogg granule position of −2 claims
+    // 3.8 × 10¹⁷ ms).
+    let bounded = |n: u64| n.min(pricing::MAX_PRICE);
     let (pages, size, seconds, millis) = match info {
         FileInfo::Document(d) => (Some(d.pages), d.page_size, None, None),
-        FileInfo::Audio(a) => (None, None, Some(a.seconds()), Some(a.millis)),
+        FileInfo::Audio(a) => (
+            None,
+            None,
+            Some(bounded(a.seconds())),
+            Some(bounded(a.millis)),
+        ),
     };
     json!({
         "ok": true,

@@ -743,6 +743,7 @@ impl FilePart<'_> {
                 pricing.profile,
                 self.detail,
                 pricing.bytes_per_token,
+                Header::Checked,
             );
             return Some(self.named(UnitKind::Image(Box::new(price))));
         }

@@ -319,7 +319,7 @@ pub struct RequestWarning {
 /// Something in the input the caller should know about, that did not stop the trim.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
-    /// `implausible_image`, `unreadable_file`.
+    /// `implausible_image`, `unreadable_file`, `implausible_file`.
     pub code: &'static str,
     pub index: usize,
     pub part: Option<usize>,
@@ -350,17 +350,19 @@ impl Warning {
 }
 
 /// An `unreadable_file` warning for every document or audio part whose bytes the probe could
-/// not read (encrypted, damaged, an unknown format): priced by the conservative estimate of
-/// [`crate::profiles::files`].
+/// not read (encrypted, damaged, an unknown format), and an `implausible_file` warning for every
+/// one whose structure claims more pages or a longer duration than its size can hold
+/// ([`crate::probe::plausible::is_implausible_file`]): both priced by the conservative
+/// estimate of [`crate::profiles::files`].
 pub(crate) fn file_warnings(session: &Session<'_>, format: Format) -> Vec<Warning> {
-    fn unreadable<'u>(u: &'u crate::model::Unit<'_>) -> Option<(&'u FilePrice, &'u Option<u64>)> {
+    fn unreadable<'u>(u: &'u crate::model::Unit<'_>) -> Option<(&'u FilePrice, &'u ImagePrice)> {
         match &u.kind {
             crate::model::UnitKind::Image(price) => match &**price {
-                ImagePrice {
-                    file: Some(f),
-                    tokens,
-                    ..
-                } if f.estimated && f.probe != Err(FileError::NotBase64) => Some((f, tokens)),
+                ImagePrice { file: Some(f), .. }
+                    if f.estimated && f.probe != Err(FileError::NotBase64) =>
+                {
+                    Some((f, price))
+                }
                 _ => None,
             },
             _ => None,
@@ -372,21 +374,34 @@ pub(crate) fn file_warnings(session: &Session<'_>, format: Format) -> Vec<Warnin
     }
     for msg in &session.messages {
         for unit in &session.units[msg.unit_range()] {
-            let Some((file, tokens)) = unreadable(unit) else {
+            let Some((file, price)) = unreadable(unit) else {
                 continue;
             };
-            let message = format!(
-                "the file could not be read; priced conservatively: {}",
-                describe_file(file, tokens.unwrap_or(0))
-            );
-            warnings.push(Warning::of_unit(
-                "unreadable_file",
-                format,
-                session,
-                msg,
-                unit,
-                message,
-            ));
+            let described = describe_file(file, price.tokens.unwrap_or(0));
+            let (code, message) = match (price.implausible, file.probe) {
+                (true, Ok(FileInfo::Document(d))) => (
+                    "implausible_file",
+                    format!(
+                        "the PDF's page tree states {} pages, more than a file of its size can \
+                         hold (a page a byte); priced conservatively: {described}",
+                        group(u64::from(d.pages))
+                    ),
+                ),
+                (true, Ok(FileInfo::Audio(a))) => (
+                    "implausible_file",
+                    format!(
+                        "the {} header states {} s, more than a file of its size can hold at \
+                         the codec's lowest rate; priced conservatively: {described}",
+                        a.format.display_name(),
+                        group(a.seconds())
+                    ),
+                ),
+                _ => (
+                    "unreadable_file",
+                    format!("the file could not be read; priced conservatively: {described}"),
+                ),
+            };
+            warnings.push(Warning::of_unit(code, format, session, msg, unit, message));
         }
     }
     warnings

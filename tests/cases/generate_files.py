@@ -527,6 +527,38 @@ for fmt in FORMATS:
             ),
         )
 
+# A PDF whose page tree states 1,000,000,000 pages in 209 bytes (fuzz/regressions/probe_pdf):
+# priced as an unreadable PDF of its size (a page per 4 KiB, at least one), with a warning.
+CLAIMS_B64 = base64.b64encode(
+    (HERE.parent.parent / "fuzz/regressions/probe_pdf/implausible-count-1e9").read_bytes()
+).decode()
+for fmt in FORMATS:
+    key = KEY.get(fmt, "content")
+    name = PDF_NAME[fmt]
+    claims = user(fmt, [text_part(fmt, "Summarise the report."), pdf_part(fmt, CLAIMS_B64)])
+    case(
+        f"files_{case_name(fmt)}_implausible_pdf_is_priced_by_its_size",
+        "A PDF whose page tree claims more pages than its bytes can hold (10⁹ in 209 bytes) is "
+        "not priced at its claim (258 × 10⁹ tokens) but as an unreadable PDF of its size, and "
+        "the report warns.",
+        request(fmt, [claims], 100_000),
+        ok(
+            [claims],
+            dropped_files=[],
+            warnings=[
+                {
+                    "code": "implausible_file",
+                    "index": 0,
+                    "part": 1,
+                    "path": f"messages[0].{key}[1]",
+                    "message": "the PDF's page tree states 1,000,000,000 pages, more than a file "
+                    "of its size can hold (a page a byte); priced conservatively: "
+                    f"{named(name)}PDF, ~1 page estimated, ~{PAGE} tokens",
+                }
+            ],
+        ),
+    )
+
 for old in HERE.glob("files_*.json"):
     old.unlink()
 for c in CASES:

@@ -152,7 +152,10 @@ class TrimWarning(TypedDict):
     profile's largest typical image), with the ``path`` of the image; "unknown_model" (a
     model no family claims, and what was assumed for it) or "no_context_window" (a model given
     without a budget whose window is not known, so only ``max_messages`` applied), with
-    ``path`` "model" and ``index`` and ``part`` None."""
+    ``path`` "model" and ``index`` and ``part`` None; "unreadable_file" (a PDF or audio file
+    that could not be read) or "implausible_file" (one whose structure claims more pages or a
+    longer duration than its size can hold), each priced by a conservative estimate of its
+    size, with the ``path`` of the file."""
 
     code: str
     index: Optional[int]
