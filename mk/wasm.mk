@@ -38,10 +38,11 @@ DIST_BUILD_STEPS += dist-wasm
 test-wasm: build wasm
 	@command -v $(CHROMIUM) >/dev/null || { echo "== chromium is missing: apt-get install chromium"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium </dev/null >/dev/null; }
-	@test -d bindings/node/node_modules/puppeteer-core || \
+	@test -d bindings/node/node_modules/puppeteer-core -a -d bindings/node/node_modules/esbuild || \
 		(cd bindings/node && npm ci --no-audit --no-fund --loglevel=error </dev/null)
 	@start=$$(date +%s); cd bindings/node && CHROMIUM=$(CHROMIUM) node --test \
-		test/wasm/bytes.test.js test/wasm/cases.test.js test/wasm/browser.test.js </dev/null; \
+		test/wasm/bytes.test.js test/wasm/cases.test.js test/wasm/fallback.test.js \
+		test/wasm/browser.test.js </dev/null; \
 		status=$$?; echo "== test-wasm: $$(( $$(date +%s) - start )) s"; exit $$status
 
 bench-wasm: build wasm
