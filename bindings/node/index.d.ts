@@ -813,7 +813,10 @@ export function estimateImageTokens(
 /** The native library's version, e.g. `"0.1.0"`. */
 export function version(): string;
 
-/** The path of the native library in use. */
+/**
+ * The path of the native library in use; of the WebAssembly module (`…/wasm/ankita.wasm`, its URL
+ * in a browser) when the package runs on it (docs/wasm.md).
+ */
 export function libraryPath(): string;
 
 /**

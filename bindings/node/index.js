@@ -292,7 +292,8 @@ export function version() {
 }
 
 /**
- * The path of the native library in use (see the README, "Library discovery").
+ * The path of the native library in use (see the README, "Library discovery"); of the
+ * WebAssembly module (its URL in a browser) when the package runs on it (docs/wasm.md).
  *
  * @returns {string}
  */
