@@ -68,10 +68,10 @@ def main() -> None:
                 versions = re.findall(r"GLIBC_(\d+)\.(\d+)", run("readelf", "-V", str(ext)))
                 newest = max(((int(a), int(b)) for a, b in versions), default=(0, 0))
                 check(newest <= (2, 17), f"{wheel.name}: needs glibc {newest[0]}.{newest[1]} at most")
-                check("x86-64" in run("readelf", "-h", str(ext)), f"{wheel.name}: x86-64")
+                check("X86-64" in run("readelf", "-h", str(ext)), f"{wheel.name}: x86-64")
             elif platform.startswith("musllinux"):
                 check(needed(ext) == ["libc.so"], f"{wheel.name}: needs {needed(ext)}")
-                check("x86-64" in run("readelf", "-h", str(ext)), f"{wheel.name}: x86-64")
+                check("X86-64" in run("readelf", "-h", str(ext)), f"{wheel.name}: x86-64")
             elif platform == "win_amd64":
                 exports = re.findall(r"^\s*Name: (\S+)$", run("llvm-readobj", "--coff-exports", str(ext)), re.M)
                 check(exports == ["PyInit__ankita"], f"{wheel.name}: {ext.name} exports {exports}")
