@@ -3,6 +3,8 @@
 //! The header is always written to `$OUT_DIR/ankita.h`; outside CI it is also copied to
 //! `include/ankita.h` when it changed, so a local build keeps the committed header current.
 //! In CI (`CI` set) the committed file is left alone and `tests/header.rs` fails if it is stale.
+//! `CI` is read, not tracked (no `rerun-if-env-changed`): switching between a CI shell and a
+//! plain one must not rebuild the crate, and the header only changes when `src` does.
 //!
 //! On Linux the shared library gets the SONAME `libankita.so.<major>` (`libankita.so.0` while
 //! the version is 0.x), so programs linked against an installed `libankita.so` symlink load the
@@ -13,7 +15,6 @@ use std::{env, fs, path::PathBuf};
 fn main() {
     println!("cargo:rerun-if-changed=src");
     println!("cargo:rerun-if-changed=cbindgen.toml");
-    println!("cargo:rerun-if-env-changed=CI");
 
     if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         let major = env::var("CARGO_PKG_VERSION_MAJOR").expect("CARGO_PKG_VERSION_MAJOR");

@@ -47,7 +47,7 @@ pub use format::{Edit, Format, NewContent, NewPart, Out};
 pub use pricing::{ImagePrice, ImageProfile};
 pub use probe::{ImageFormat, ImageInfo, ProbeError};
 pub use report::Report;
-pub use request::{OnImageOverflow, TrimOptions};
+pub use request::{OnImageOverflow, TrimOptions, DEFAULT_MAX_MESSAGES};
 pub use session::TrimSession;
 pub use tokens::{Measure, Tokenizer};
 pub use trim::{plan_sanitize, plan_trim, Plan};

@@ -100,6 +100,15 @@ impl Spliced {
         }
         text
     }
+
+    /// The caller's own text, as read, keeping the spliced one.
+    pub fn original(&self) -> String {
+        match &self.undo {
+            Undo::Nothing => self.text.clone(),
+            Undo::Wrapped { prefix, len } => self.text[*prefix..prefix + len].to_owned(),
+            Undo::Appended { at, tail } => format!("{}{tail}", &self.text[..*at]),
+        }
+    }
 }
 
 /// What to splice into a request.

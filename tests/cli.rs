@@ -562,7 +562,9 @@ fn summary_says_which_limit_bound_the_answer() {
         "long.json",
         &json!({"messages": messages}).to_string(),
     );
-    let r = run(["trim", &path, "--context-tokens", "128000", "--summary"]);
+    // Without a budget the count is the limit (40 by default); with one, the budget alone
+    // decides: all 302 short messages fit a 128k window.
+    let r = run(["trim", &path, "--summary"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(parse(&r.stdout)["report"]["limited_by"], "max_messages");
     assert!(
@@ -571,6 +573,24 @@ fn summary_says_which_limit_bound_the_answer() {
         "{}",
         r.stderr
     );
+    let r = run(["trim", &path, "--context-tokens", "128000", "--summary"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(parse(&r.stdout)["report"]["limited_by"], Value::Null);
+    assert!(
+        r.stderr.starts_with("ankita: kept 302 of 302 messages;"),
+        "{}",
+        r.stderr
+    );
+    let r = run([
+        "trim",
+        &path,
+        "--model",
+        "gpt-4o",
+        "--max-messages",
+        "40",
+        "--summary",
+    ]);
+    assert_eq!(parse(&r.stdout)["report"]["limited_by"], "max_messages");
     let r = run(["trim", &path, "--max-messages", "none", "--summary"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(parse(&r.stdout)["report"]["limited_by"], Value::Null);
@@ -909,6 +929,61 @@ fn summary_lists_dropped_documents() {
         r.stderr.contains(
             "  dropped document messages[0].content[1]: \"Q3 report\" pdf 10 pages, ~2580 tokens"
         ),
+        "{}",
+        r.stderr
+    );
+}
+
+/// An invalid-JSON answer gives the line and column in the caller's own file (not in the
+/// request a bare array or a flag made of it), and the line on stderr names the file, for every
+/// command that reads a request; serde_json's own reading of the file says where the error is.
+#[test]
+fn invalid_json_names_the_file_and_its_own_line_and_column() {
+    let dir = scratch("invalid-json");
+    let texts = [
+        ("bare.json", "[{\"role\": \"user\", \"content\": \"hi\"},,]"),
+        (
+            "bare-lines.json",
+            "[\n  {\"role\": \"user\",\n   \"content\": \"hi\"} ]]",
+        ),
+        (
+            "object.json",
+            "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"},,]}",
+        ),
+    ];
+    for (name, text) in texts {
+        let file = write(&dir, name, text);
+        let e = serde_json::from_str::<Value>(text).unwrap_err();
+        let at = format!("line {} column {}", e.line(), e.column());
+        let commands: [&[&str]; 5] = [
+            &["trim"],
+            &["trim", "--max-bytes", "4096"],
+            &["count"],
+            &["count", "--model", "gpt-4o"],
+            &["sanitize"],
+        ];
+        for command in commands {
+            let mut args: Vec<&str> = command.to_vec();
+            args.push(&file);
+            let r = run(&args);
+            assert_eq!(r.code, 3, "{args:?}: {}", r.stderr);
+            let error = &parse(&r.stdout)["error"];
+            assert_eq!(error["code"], "invalid_json", "{args:?}");
+            let message = error["message"].as_str().unwrap();
+            assert!(
+                message.ends_with(&at),
+                "{args:?}: {message} (serde_json: {at})"
+            );
+            assert_eq!(
+                r.stderr.trim_end(),
+                format!("ankita: invalid_json: {file}: {message}"),
+                "{args:?}"
+            );
+        }
+    }
+    let r = run_with_stdin(["trim", "--max-bytes", "4096"], b"[1,,]");
+    assert!(
+        r.stderr.starts_with("ankita: invalid_json: stdin: "),
         "{}",
         r.stderr
     );

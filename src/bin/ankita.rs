@@ -266,7 +266,10 @@ fn exit_code(outcome: Outcome) -> u8 {
 
 /// Prints a response of the core on stdout, and on failure its error on stderr; answers the
 /// exit code.
-fn deliver(response: &str) -> u8 {
+/// Prints the answer to a request read from `input` (a file, or stdin when `None`): the answer
+/// on stdout is the contract's, as the C ABI gives it; the line on stderr says which file an
+/// `invalid_json` error's line and column are in.
+fn deliver(response: &str, input: Option<&Path>) -> u8 {
     out!("{response}");
     let outcome = outcome_of(response);
     if outcome != Outcome::Ok {
@@ -276,11 +279,14 @@ fn deliver(response: &str) -> u8 {
             Some(path) => format!(" (at {path})"),
             None => String::new(),
         };
-        eprintln!(
-            "ankita: {}: {}{at}",
-            error["code"].as_str().unwrap_or("error"),
-            error["message"].as_str().unwrap_or("")
-        );
+        let code = error["code"].as_str().unwrap_or("error");
+        let message = error["message"].as_str().unwrap_or("");
+        let label = input.map_or("stdin".into(), |p| p.display().to_string());
+        let from = match code == "invalid_json" && !message.starts_with(&format!("{label}: ")) {
+            true => format!("{label}: "),
+            false => String::new(),
+        };
+        eprintln!("ankita: {code}: {from}{message}{at}");
     }
     exit_code(outcome)
 }
@@ -395,18 +401,25 @@ fn trim_command(parsed: Parsed) -> Result<u8, Failure> {
     };
     let spliced = splice::splice(text, &splice);
     let response = match api::trim_answer(spliced.text()) {
-        Ok(answer) => Ok(answer.into_string()),
-        Err(e) => Err(e),
-    };
-    let response = match response {
+        Ok(answer) => answer.into_string(),
+        // The caller's own text answers, so an error's line and column are in their file (a
+        // wrapped array that is valid JSON alone was one level too deep once wrapped: that
+        // error stands).
         Err(e) if e.code == ErrorCode::InvalidJson && spliced.is_appended() => {
-            let original = spliced.into_original();
-            return Ok(deliver(&api::trim_json(&original)));
+            return Ok(deliver(
+                &api::trim_json(&spliced.original()),
+                path.as_deref(),
+            ));
         }
-        Ok(text) => text,
+        Err(e) if e.code == ErrorCode::InvalidJson && spliced.is_wrapped() => {
+            match api::trim_answer(&spliced.original()) {
+                Err(own) if own.code == ErrorCode::InvalidJson => own.to_response().to_string(),
+                _ => e.to_response().to_string(),
+            }
+        }
         Err(e) => e.to_response().to_string(),
     };
-    let code = deliver(&response);
+    let code = deliver(&response, path.as_deref());
     if summary && code == EXIT_OK {
         // The summary reads the request and the report as values: a request they cannot hold
         // (a number past f64) gets the answer without its images listed.
@@ -452,7 +465,7 @@ fn count_command(parsed: Parsed) -> Result<u8, Failure> {
         Ok(value) => value.to_string(),
         Err(e) => e.to_response().to_string(),
     };
-    Ok(deliver(&response))
+    Ok(deliver(&response, path.as_deref()))
 }
 
 fn sanitize_command(parsed: Parsed) -> Result<u8, Failure> {
@@ -479,7 +492,7 @@ fn sanitize_command(parsed: Parsed) -> Result<u8, Failure> {
             Err(e) => e.to_response().to_string(),
         }
     };
-    Ok(deliver(&response))
+    Ok(deliver(&response, path.as_deref()))
 }
 
 fn probe_command(parsed: Parsed) -> Result<u8, Failure> {

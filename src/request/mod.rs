@@ -23,7 +23,9 @@ pub const MIN_HISTORY_BYTES: u64 = 512;
 pub const MIN_HISTORY_TOKENS: u64 = 128;
 /// Default for `overhead_bytes`: request framing the caller does not list.
 pub const DEFAULT_OVERHEAD_BYTES: u64 = 1024;
-/// Default for `max_messages`.
+/// Default for `max_messages` when the request gives no budget (no `max_bytes`, no
+/// `context_tokens`, no model whose window is known): the count is then the only limit. With a
+/// budget and no `max_messages`, the budget alone decides (no count limit).
 pub const DEFAULT_MAX_MESSAGES: usize = 40;
 
 /// What happens to an image that must go to fit the budget.
@@ -389,6 +391,13 @@ impl TrimOptions {
                     ),
                 }),
             }
+        }
+        // The seed's 40 is a count-only default: a caller who gives a window expects the window
+        // to decide what fits.
+        if !request.contains_key("max_messages")
+            && (options.max_bytes.is_some() || options.context_tokens.is_some())
+        {
+            options.max_messages = usize::MAX;
         }
         if options.measure.in_tokens() {
             options.overhead_tokens = match request.get("overhead_tokens") {

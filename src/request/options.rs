@@ -29,7 +29,7 @@ pub static OPTIONS: &[TrimOption] = &[
     option("memory", "string | string[]", "text placed elsewhere in the prompt; its cost comes off the budget"),
     option("overhead_bytes", "integer", "request framing the caller does not list (default 1024)"),
     option("bytes_per_token", "integer", "budget bytes per token (default 4)"),
-    option("max_messages", "integer | null", "the most messages returned (default 40; null: no count limit)"),
+    option("max_messages", "integer | null", "the most messages returned (default: no count limit with a budget, 40 without one; null: no count limit)"),
     option("image_profile", "string", "the image pricing rule (ankita, openai, anthropic, gemini, …)"),
     option("model", "string", "the target model: its image pricing, tokenizer and context window"),
     option("image_sizes", "object", "pixel sizes of remote images by URL: {url: [width, height]}"),

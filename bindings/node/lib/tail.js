@@ -135,19 +135,20 @@ const isTurnOf = (format) => {
 };
 
 /**
- * The first tail of a history: twice `max_messages` (40 when not given) and some, 256 messages
- * with a budget and no count limit, or none (Infinity) when nothing limits the trim.
+ * The first tail of a history: twice `max_messages` (40 when neither it nor a budget is given)
+ * and some, 256 messages with a budget and no count limit, or none (Infinity) when nothing
+ * limits the trim.
  *
  * @param {Record<string, unknown>} options
  * @returns {number}
  */
 export function firstTail(options) {
+  const given = (/** @type {unknown} */ v) => v !== undefined && v !== null;
+  const budget = [options.max_bytes, options.context_tokens].some(given);
+  if (options.max_messages === undefined && (budget || given(options.model))) return 256;
   const max = options.max_messages === undefined ? 40 : options.max_messages;
   if (typeof max === "number" && Number.isInteger(max) && max >= 0)
     return Math.max(64, 2 * max + 32);
-  const budget = [options.max_bytes, options.context_tokens].some(
-    (v) => v !== undefined && v !== null,
-  );
   return max === null && !budget ? Infinity : 256;
 }
 

@@ -325,12 +325,15 @@ fn older<'py>(
     earlier
 }
 
-/// The first tail: twice `max_messages` (40 when not given) and some; 256 messages with a
-/// budget and no count limit; `None` (the whole history) when nothing limits the trim.
+/// The first tail: twice `max_messages` (40 when neither it nor a budget is given) and some;
+/// 256 messages with a budget and no count limit; `None` (the whole history) when nothing
+/// limits the trim.
 fn first_tail(options: &Map<String, Value>) -> Option<usize> {
     let given = |key: &str| options.get(key).is_some_and(|v| !v.is_null());
+    let budget = given("max_bytes") || given("context_tokens") || given("model");
     match options.get("max_messages") {
-        None => Some(2 * 40 + 32),
+        None if budget => Some(256),
+        None => Some(2 * ankita::DEFAULT_MAX_MESSAGES + 32),
         Some(Value::Number(n)) => match n.as_u64() {
             Some(max) => Some((2 * max as usize + 32).max(64)),
             None => Some(256),

@@ -69,7 +69,8 @@ impl TrimResult {
 ///   `max_output_tokens`, `tools` (the tool schemas), `memory` (text placed elsewhere in the
 ///   prompt) and `overhead_bytes` (default 1024) to derive it; when both are given the smaller
 ///   wins; with neither only `max_messages` applies;
-/// - `bytes_per_token` (default 4), `max_messages` (default 40; `None`: no limit);
+/// - `bytes_per_token` (default 4), `max_messages` (not given: no count limit with a budget, 40
+///   without one; `None`: no limit);
 /// - `image_profile` (default "ankita") or `model` (e.g. "gpt-4o"): how images are priced;
 ///   `image_sizes`: `{url: (width, height)}` for remote images whose size the caller knows;
 /// - `on_image_overflow`: "placeholder" (default), "drop" or "error";
@@ -120,7 +121,7 @@ impl TrimResult {
     **unknown
 ), text_signature = "(messages, *, max_bytes=None, context_tokens=None, max_output_tokens=0, \
     tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, tokenizer=None, \
-    token_factor=None, overhead_tokens=None, clear_tool_results=None, max_messages=40, \
+    token_factor=None, overhead_tokens=None, clear_tool_results=None, max_messages=..., \
     image_profile='ankita', on_image_overflow='placeholder', model=None, image_sizes=None, \
     file_sizes=None, format='openai', system=None, strict_model=False, fill=True, trim_to=None, \
     cut=None, cache_breakpoint=False)")]

@@ -280,8 +280,9 @@ pub const TRIM: &[Flag] = &[
         alias: None,
         short: None,
         value: Some("N"),
-        doc: "return at most N messages (default 40; `none`: no limit; the pinned message \
-              and the anchors are kept even beyond it)",
+        doc: "return at most N messages (default: no limit when a budget or a model's window is \
+              given, 40 otherwise; `none`: no limit; the pinned message and the anchors are \
+              kept even beyond it)",
         sets: Sets::Integer("max_messages"),
     },
     TOOLS,

@@ -188,7 +188,7 @@ def trim(
     token_factor: float | None = None,
     overhead_tokens: int | None = None,
     clear_tool_results: bool | ClearToolResults | None = None,
-    max_messages: int | None = 40,
+    max_messages: int | None = ...,
     image_profile: str | None = "ankita",
     on_image_overflow: OnImageOverflow | None = "placeholder",
     model: str | None = None,
@@ -212,7 +212,8 @@ def trim(
       with ``max_output_tokens``, ``tools`` (the tool schemas), ``memory`` (text placed
       elsewhere in the prompt) and ``overhead_bytes`` to derive it; when both are given the
       smaller wins; with neither only ``max_messages`` applies;
-    - ``bytes_per_token``, ``max_messages``;
+    - ``bytes_per_token``, ``max_messages`` (not given: no count limit with a budget, 40
+      without one; ``None``: no count limit);
     - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
       ``{url: (width, height)}`` for remote images whose size the caller knows (``file_sizes``:
       ``{url or file id: pages or seconds}`` for remote files); any model name

@@ -199,7 +199,7 @@ class AdapterOptions(TypedDict, total=False):
     ``cache_breakpoint``: those the framework adapters (``ankita.langchain``,
     ``ankita.pydantic_ai``) pass on. Each is a request key of the JSON contract (the table
     ``ankita_options`` answers); None, like a key left out, means "not given" (the default),
-    but ``max_messages=None`` is no count limit (left out: 40)."""
+    but ``max_messages=None`` is no count limit (left out: none with a budget, 40 without one)."""
 
     max_bytes: Optional[int]
     context_tokens: Optional[int]
