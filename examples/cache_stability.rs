@@ -1,9 +1,11 @@
 //! How much of each call's history a provider's prompt cache can serve: a simulated coding
-//! agent (`examples/agent_loop`) trimmed before every model call, as today and with
-//! cache-stable trimming (`trim_to: 0.75`, each call given the previous answer's `cut`).
+//! agent (`examples/agent_loop`) trimmed before every model call, statelessly without the cache
+//! keys ("plain": what a session opted out with `trim_to: null` answers) and with cache-stable
+//! trimming (`trim_to`, each call given the previous answer's `cut`: what a session answers by
+//! default, with `trim_to` 0.75).
 //!
 //! ```text
-//! cargo run --release --example cache_stability [-- --tasks N --context-tokens N]
+//! cargo run --release --example cache_stability [-- --tasks N --context-tokens N --shares 0.5,0.75]
 //! ```
 //!
 //! For every format it prints, over the calls after the window first filled: the share of the
@@ -29,12 +31,22 @@ struct Figures {
 fn main() {
     let mut tasks = 120;
     let mut context = 32768u64;
+    let mut shares = vec![0.75];
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
-        match (pair[0].as_str(), pair.get(1).and_then(|v| v.parse().ok())) {
+        let value = pair.get(1).map_or("", String::as_str);
+        match (pair[0].as_str(), value.parse::<u64>().ok()) {
             ("--tasks", Some(n)) => tasks = n as usize,
             ("--context-tokens", Some(n)) => context = n,
-            _ => panic!("usage: cache_stability [--tasks N] [--context-tokens N]"),
+            ("--shares", _) => {
+                shares = value
+                    .split(',')
+                    .map(|s| s.parse().expect("--shares takes numbers: 0.5,0.75"))
+                    .collect()
+            }
+            _ => panic!(
+                "usage: cache_stability [--tasks N] [--context-tokens N] [--shares 0.5,0.75]"
+            ),
         }
     }
     let steps = steps(7, tasks);
@@ -55,8 +67,13 @@ fn main() {
     );
     for format in FORMATS {
         let today = replay(format, &steps, &calls, &base, None);
-        let stable = replay(format, &steps, &calls, &base, Some(0.75));
-        for (name, f) in [("today", &today), ("trim_to 0.75 + cut", &stable)] {
+        let mut rows = vec![("plain".to_owned(), today)];
+        for &share in &shares {
+            let name = format!("trim_to {share} + cut");
+            rows.push((name, replay(format, &steps, &calls, &base, Some(share))));
+        }
+        let today = &rows[0].1;
+        for (name, f) in &rows {
             println!(
                 "{format:<10} {name:<22} {:>13.3} {:>9.3}× {:>11.3} {:>8.3} {:>5} {:>10}",
                 f.prefix_share,

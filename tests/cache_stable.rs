@@ -187,3 +187,131 @@ fn without_the_new_keys_answers_have_no_cut() {
         assert!(answer["report"].get("cut").is_none(), "{format}");
     }
 }
+
+/// Feeds the agent loop to a session made with `extra` options (over a 32k gpt-4o window, as examples/cache_stability),
+/// trimming before every model call; over the calls after the window first filled, the share
+/// of the answers' bytes that repeat the previous answer as a prefix, the median use of the
+/// budget, and whether every answer fits.
+fn session_loop(format: &str, steps: &[Step], extra: &Value) -> (f64, f64) {
+    let mut options = json!({"model": "gpt-4o", "context_tokens": 32768, "max_output_tokens": 4096,
+                             "max_messages": null, "format": format});
+    for (k, v) in extra.as_object().unwrap() {
+        options[k] = v.clone();
+    }
+    let (first, system) = write(format, &steps[..0]);
+    if let Some(system) = system {
+        options["system"] = system;
+    }
+    let mut session = TrimSession::new(&options.to_string()).unwrap();
+    if let Some(system) = first.first() {
+        session.append(&format!("[{system}]")).unwrap();
+    }
+    let (mut previous, mut filled) = (Vec::<Value>::new(), false);
+    let (mut repeated, mut total, mut uses) = (0usize, 0usize, Vec::new());
+    let mut at = 0;
+    for len in calls(steps) {
+        for k in at..len {
+            session
+                .append(&format!("[{}]", texts(format, &steps[k..=k])[0]))
+                .unwrap();
+        }
+        at = len;
+        let answer: Value =
+            serde_json::from_str(&session.trim_answer().unwrap().into_string()).unwrap();
+        let report = &answer["report"];
+        let (cost, budget) = used(report);
+        assert!(
+            cost <= budget,
+            "{format}: over the budget at {len}: {report}"
+        );
+        let messages = answer["messages"].as_array().unwrap().clone();
+        filled |= report["dropped_messages"]
+            .as_array()
+            .is_some_and(|d| !d.is_empty());
+        if filled {
+            let same = common_prefix(&previous, &messages);
+            let size = |m: &[Value]| m.iter().map(|m| m.to_string().len()).sum::<usize>();
+            repeated += size(&messages[..same]);
+            total += size(&messages);
+            uses.push(cost as f64 / budget as f64);
+        }
+        previous = messages;
+    }
+    assert!(filled, "{format}: the window never filled");
+    uses.sort_by(f64::total_cmp);
+    (repeated as f64 / total as f64, uses[uses.len() / 2])
+}
+
+/// A session given no cache options keeps its prefix from call to call in every format (the
+/// cut carried, `trim_to` 0.75), where one opted out (`trim_to: null`) rewrites it on nearly
+/// every call.
+#[test]
+fn a_default_session_keeps_the_prefix_in_every_format() {
+    let steps = steps(7, 120);
+    for format in FORMATS {
+        let (share, median) = session_loop(format, &steps, &json!({}));
+        let (old_share, _) = session_loop(format, &steps, &json!({"trim_to": null}));
+        eprintln!(
+            "{format}: prefix share {share:.3} (opted out {old_share:.3}), median use {median:.3}"
+        );
+        assert!(share >= 0.85, "{format}: prefix share {share:.3}");
+        assert!(median >= 0.6, "{format}: median use {median:.3}");
+        assert!(
+            old_share < 0.5,
+            "{format}: opted out, prefix share {old_share:.3}"
+        );
+    }
+}
+
+/// A default session answers as the stateless trim with `trim_to` 0.75 and the previous
+/// answer's cut, through appends and regenerations (the opted-out session's answers are those
+/// of the stateless trim without them: `tests/session.rs`).
+#[test]
+fn a_default_session_answers_as_the_stateless_trim_with_the_cut_carried() {
+    for (k, format) in FORMATS.iter().enumerate() {
+        for tokens in [false, true] {
+            session_matches_stateless_default(format, 40 + k as u64, tokens);
+        }
+    }
+}
+
+fn session_matches_stateless_default(format: &str, seed: u64, tokens: bool) {
+    let steps = steps(seed, 12);
+    let base = options(tokens, 3000, 0.75);
+    let (first, system) = write(format, &steps[..0]);
+    let mut session_options = base.clone();
+    session_options.as_object_mut().unwrap().remove("trim_to");
+    session_options["format"] = json!(format);
+    if let Some(system) = system {
+        session_options["system"] = system;
+    }
+    let mut session = TrimSession::new(&session_options.to_string()).unwrap();
+    if let Some(system) = first.first() {
+        session.append(&format!("[{system}]")).unwrap();
+    }
+    let mut cut = Value::Null;
+    let mut filled = false;
+    for (k, step) in steps.iter().enumerate() {
+        session
+            .append(&format!(
+                "[{}]",
+                texts(format, std::slice::from_ref(step))[0]
+            ))
+            .unwrap();
+        if !matches!(step, Step::User(_) | Step::Result(..)) {
+            continue;
+        }
+        let answer: Value =
+            serde_json::from_str(&session.trim_answer().unwrap().into_string()).unwrap();
+        let mut options = base.clone();
+        options["cut"] = cut.clone();
+        assert_eq!(
+            answer,
+            trim(&request(format, &steps[..=k], &options)),
+            "{format} at {k}"
+        );
+        cut = answer["report"]["cut"].clone();
+        filled |= !cut.is_null();
+    }
+    assert!(filled, "{format}: the window never filled");
+}

@@ -350,7 +350,7 @@ fn adapter_keywords_are_the_table_but_the_documented_exceptions() {
     for (file, functions) in [
         (
             "bindings/python/python/ankita/langchain.py",
-            &["trim_messages", "trim_messages_with_report"][..],
+            &["trim_messages", "trim_messages_with_report", "trimmer"][..],
         ),
         (
             "bindings/python/python/ankita/pydantic_ai.py",

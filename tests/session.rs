@@ -1,6 +1,8 @@
 //! Incremental sessions: over random append / truncate / trim sequences, a session's answer is
 //! the stateless trim's answer for the same history and options, in every format and in both
-//! units; its plan answer rebuilds the same messages from the ones given.
+//! units; its plan answer rebuilds the same messages from the ones given. Sessions opted out of
+//! cache-stable trimming (`trim_to: null`) answer as a stateless trim without it; a default
+//! session answers as the stateless trim with `trim_to` 0.75 and the previous answer's cut.
 
 use ankita::api::trim_json;
 use ankita::session::TrimSession;
@@ -138,11 +140,68 @@ fn options(format: &str, which: u8) -> String {
         2 => r#""context_tokens":3000,"max_output_tokens":200,"model":"gpt-4o","overhead_bytes":0"#,
         _ => r#""context_tokens":5000,"tokenizer":"cl100k_base","max_messages":1000"#,
     };
-    format!(r#""format":"{format}",{budget}{system}"#)
+    // Opted out of cache-stable trimming: the old answers.
+    format!(r#""format":"{format}",{budget}{system},"trim_to":null"#)
 }
 
 fn run(format: &str, which: u8, ops: &[Op]) -> Result<(), TestCaseError> {
     run_from(format, which, None, ops).map(|_| ())
+}
+
+/// [`run`] for a session with the default options (cache-stable): each answer is the stateless
+/// trim's with `trim_to` 0.75 and the cut of the previous answer (forgotten when a truncation
+/// goes back before it).
+fn run_default(format: &str, which: u8, ops: &[Op]) -> Result<(), TestCaseError> {
+    let opted_out = options(format, which);
+    let options = opted_out.replace(r#","trim_to":null"#, "");
+    let mut session = TrimSession::new(&format!("{{{options}}}")).unwrap();
+    let mut held: Vec<String> = Vec::new();
+    let mut cut: Option<u64> = None;
+    let mut ops = ops.to_vec();
+    ops.push(Op::Trim);
+    for op in &ops {
+        match op {
+            Op::Append(steps, _) => {
+                for &(kind, size, seed) in steps {
+                    let added: Vec<String> = messages(format, kind, size, seed)
+                        .iter()
+                        .map(Value::to_string)
+                        .collect();
+                    session.append(&format!("[{}]", added.join(","))).unwrap();
+                    held.extend(added);
+                }
+            }
+            Op::Truncate(n) | Op::CutLast(n) => {
+                let n = match op {
+                    Op::CutLast(_) => held.len().saturating_sub(*n),
+                    _ => *n,
+                };
+                session.truncate(n);
+                held.truncate(n);
+                if cut.is_some_and(|c| (n as u64) < c) {
+                    cut = None;
+                }
+            }
+            Op::Trim => {
+                let cut_key = cut.map_or("null".to_owned(), |c| c.to_string());
+                let request = format!(
+                    "{{\"messages\":[{}],{options},\"trim_to\":0.75,\"cut\":{cut_key}}}",
+                    held.join(",")
+                );
+                let stateless = trim_json(&request);
+                let answer = match session.trim_answer() {
+                    Ok(a) => a.into_string(),
+                    Err(e) => e.to_response().to_string(),
+                };
+                prop_assert_eq!(&answer, &stateless);
+                let v: Value = serde_json::from_str(&answer).unwrap();
+                if v["ok"] == true {
+                    cut = v["report"]["cut"].as_u64();
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// [`run`], the history starting with `first` when given; returns how many trims the session
@@ -347,6 +406,16 @@ proptest! {
         run_from("responses", which, first, &ops)?;
     }
 
+    /// Sessions with the default options, in every format: cache-stable.
+    #[test]
+    fn default_sessions_answer_as_the_stateless_trim_given_the_previous_cut(
+        format in prop::sample::select(vec!["openai", "anthropic", "responses", "gemini"]),
+        which in 0..4u8,
+        ops in prop::collection::vec(agent_op(), 10..60),
+    ) {
+        run_default(format, which, &ops)?;
+    }
+
     #[test]
     fn anthropic_session_answers_as_stateless_trim(which in 0..4u8, ops in prop::collection::vec(op(), 1..24)) {
         run("anthropic", which, &ops)?;
@@ -521,9 +590,10 @@ fn a_long_session_lets_go_of_the_split_of_old_messages() {
 
 #[test]
 fn options_may_carry_the_first_messages_and_errors_match() {
-    let mut s =
-        TrimSession::new(r#"{"max_bytes": 4096, "messages": [{"role": "user", "content": "hi"}]}"#)
-            .unwrap();
+    let mut s = TrimSession::new(
+        r#"{"max_bytes": 4096, "trim_to": null, "messages": [{"role": "user", "content": "hi"}]}"#,
+    )
+    .unwrap();
     assert_eq!(s.len(), 1);
     s.append(r#"[{"role": "user", "content": 5}]"#).unwrap();
     let err = s.trim_answer().err().unwrap().to_response().to_string();
@@ -540,7 +610,8 @@ fn options_may_carry_the_first_messages_and_errors_match() {
 
 #[test]
 fn memory_held_is_within_one_and_a_half_times_what_was_given() {
-    let mut s = TrimSession::new(r#"{"max_bytes": 100000}"#).unwrap();
+    // Opted out of cache-stable trimming, whose trims read the whole history.
+    let mut s = TrimSession::new(r#"{"max_bytes": 100000, "trim_to": null}"#).unwrap();
     for turn in 0..2000u64 {
         let m = json!([{"role": "user", "content": text(200 + (turn as usize % 7) * 100, turn)},
             {"role": "assistant", "content": text(300, turn + 1)}]);

@@ -183,7 +183,7 @@ fn a_malformed_call_in_a_later_run_is_named_by_its_index_in_the_history() {
     let repair = &got["report"]["repaired"][0];
     assert_eq!(repair["path"], "messages[120].tool_calls[0].id", "{repair}");
 
-    let mut session = ankita::TrimSession::new(r#"{"max_messages": 40}"#).unwrap();
+    let mut session = ankita::TrimSession::new(r#"{"max_messages": 40, "trim_to": null}"#).unwrap();
     session
         .append(&Value::Array(messages[..100].to_vec()).to_string())
         .unwrap();

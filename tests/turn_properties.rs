@@ -282,6 +282,8 @@ proptest! {
             let options = request(&[], format, tokens, budget);
             let mut options_text = options.to_string();
             options_text = options_text.replacen("\"messages\":[],", "", 1);
+            // Opted out of cache-stable trimming: the stateless trim without trim_to.
+            options_text = options_text.replacen('{', "{\"trim_to\":null,", 1);
             let mut session = ankita::session::TrimSession::new(&options_text).unwrap();
             let mut at = 0;
             while at < messages.len() {

@@ -132,9 +132,11 @@ export interface TrimOptions {
   fill?: boolean;
   /**
    * Cache-stable trimming: when something must go, remove down to this share (0 < share <= 1)
-   * of the budget and of `max_messages`, so the calls after it only append.
+   * of the budget and of `max_messages`, so the calls after it only append. A {@link Session}
+   * given neither `trim_to` nor `cut` trims with 0.75 and carries each answer's cut to the next
+   * trim; `null` opts a session out (`trim`: `null` is not given).
    */
-  trim_to?: number;
+  trim_to?: number | null;
   /**
    * The previous answer's `report.cut`: while the messages from that index on fit, the answer
    * keeps exactly them (the cut never moves back). `null`: not given.
@@ -826,6 +828,12 @@ export function libraryPath(): string;
  * `append`. Release the native handle with `close()` or a `using` declaration (a
  * FinalizationRegistry frees it if the session is garbage-collected first). Throws
  * {@link AnkitaError}s.
+ *
+ * A session is cache-stable by default: given neither `trim_to` nor `cut`, it trims with
+ * `trim_to: 0.75` and carries each answer's `report.cut` to the next trim, so the history's
+ * prefix (which a provider's prompt cache serves) holds from call to call: a trim that must
+ * remove something removes down to that share of the budget, and does not fill. `trim_to: null`
+ * opts out: `trim()` then answers what {@link trim} answers without `trim_to` and `cut`.
  */
 /**
  * The message type follows the input: a session given `messages` takes theirs; one created

@@ -349,6 +349,11 @@ function withDroppedMessages(report) {
  * not the whole history. `trim()` answers what {@link trim} answers for the same messages and
  * options, with the caller's own message objects for the messages it returns unchanged.
  *
+ * Cache-stable by default: given neither `trim_to` nor `cut`, a session trims with
+ * `trim_to: 0.75` and carries each answer's `report.cut` to the next trim, so the history's
+ * prefix holds from call to call; `trim_to: null` opts out (the answers of {@link trim} without
+ * `trim_to` and `cut`).
+ *
  * A session holds a native handle: release it with `close()` (or a `using` declaration);
  * a FinalizationRegistry frees it if the session is garbage-collected first.
  *

@@ -43,7 +43,7 @@ pub static OPTIONS: &[TrimOption] = &[
     option("clear_tool_results", "boolean | object", "clear old tool results before dropping whole groups: true or {keep, exclude_tools, placeholder, clear_at_least, clear_tool_inputs}"),
     option("strict_model", "boolean", "a model no family claims is an error rather than a warning"),
     option("fill", "boolean", "the group where selection stopped comes back shrunk into the room left (default true)"),
-    option("trim_to", "number", "when something must go, remove down to this fraction of the budget and of max_messages"),
+    option("trim_to", "number | null", "when something must go, remove down to this fraction of the budget and of max_messages (a session's default: 0.75, the cut carried; null: not cache-stable)"),
     option("cut", "integer | null", "the previous result's cut: keep exactly the messages from it on while they fit"),
     option("cache_breakpoint", "boolean", "put an Anthropic cache_control breakpoint before the newest user message"),
 ];

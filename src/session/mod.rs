@@ -5,7 +5,13 @@
 //! [`TrimSession`] is given the trim options once, then each message once ([`append`]); an
 //! edit or a regeneration cuts the tail ([`truncate`]) and appends the new version. Its answer
 //! ([`trim_answer`], [`plan`]) is always the stateless [`crate::api::trim_json`] answer for the
-//! same history and options.
+//! same history and options, given the previous answer's `report.cut`.
+//!
+//! A session is cache-stable by default ([`crate::stable`]): given neither `trim_to` nor `cut`,
+//! it trims with `trim_to` [`SESSION_TRIM_TO`] and carries each answer's cut to the next trim,
+//! so the history's prefix holds from call to call (a trim that must remove something removes
+//! down to that share of the budget, and does not fill). `trim_to: null` opts out: the session
+//! then answers as a stateless trim without `trim_to` or `cut`, fill included.
 //!
 //! What a session holds:
 //!
@@ -41,10 +47,18 @@
 //! session.append(r#"[{"role": "user", "content": "Hi"}]"#).unwrap();
 //! let answer = session.trim_answer().unwrap().into_string();
 //! let stateless = ankita::api::trim_json(&format!(
-//!     r#"{{"messages": {}, "max_bytes": 4096}}"#,
+//!     r#"{{"messages": {}, "max_bytes": 4096, "trim_to": 0.75}}"#,
 //!     session.messages_json()
 //! ));
 //! assert_eq!(answer, stateless);
+//! // Opted out: as a stateless trim without trim_to.
+//! let mut plain = TrimSession::new(r#"{"max_bytes": 4096, "trim_to": null}"#).unwrap();
+//! plain.append(session.messages_json()).unwrap();
+//! let stateless = ankita::api::trim_json(&format!(
+//!     r#"{{"messages": {}, "max_bytes": 4096}}"#,
+//!     session.messages_json()
+//! ));
+//! assert_eq!(plain.trim_answer().unwrap().into_string(), stateless);
 //! ```
 
 use crate::api::{options_of, write_plan_answer, write_trim_answer, Answer};
@@ -60,6 +74,12 @@ mod window;
 pub use crate::count_cache::CountCache;
 use split::{grow, rebase, split_all, split_bytes, Split};
 use window::{window_session, Window};
+
+/// The `trim_to` of a session given neither `trim_to` nor `cut`: when the cut has to move,
+/// the kept run is taken down to this share of the budget, so the calls after it only append
+/// (measured with `cargo run --release --example cache_stability -- --shares`: see
+/// `docs/cache-stable.md`).
+pub const SESSION_TRIM_TO: f64 = 0.75;
 
 /// A chat history held between trims (see the module documentation).
 pub struct TrimSession {
@@ -96,7 +116,16 @@ impl TrimSession {
                 "the session options must be a JSON object",
             )
         })?;
-        let (system, options) = options_of(&fields)?;
+        let (system, mut options) = options_of(&fields)?;
+        // Cache-stable by default (crate::stable): a session is an agent's or a companion's
+        // loop of calls, each of which a provider's prompt cache serves while the prefix holds.
+        // `trim_to: null` (or a `cut` given) says otherwise.
+        if crate::raw::get(&fields, "trim_to").is_none()
+            && crate::raw::get(&fields, "cut").is_none()
+        {
+            options.cache.trim_to = SESSION_TRIM_TO;
+            options.cache.stable = true;
+        }
         let mut session = TrimSession {
             options,
             text: String::new(),

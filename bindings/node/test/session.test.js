@@ -1,6 +1,8 @@
 // Incremental sessions: over random append / truncate / trim sequences, Session#trim() answers
 // what the stateless trim() answers for the same history and options, in every format and
-// unit; unchanged messages are the caller's own objects; the native handle is released.
+// unit; unchanged messages are the caller's own objects; the native handle is released. A
+// session is cache-stable by default (trim_to 0.75, the cut carried); trim_to: null opts out and
+// restores the stateless answers.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -95,11 +97,18 @@ function step(format, r, k) {
   ][kind];
 }
 
+// Sessions opted out of cache-stable trimming (trim_to: null; trim reads null as not given).
 const OPTIONS = [
-  { max_bytes: 6000 },
-  { max_bytes: 20000, max_messages: 12 },
-  { context_tokens: 3000, max_output_tokens: 200, model: "gpt-4o", overhead_bytes: 0 },
-  { context_tokens: 5000, tokenizer: "cl100k_base", max_messages: 1000 },
+  { max_bytes: 6000, trim_to: null },
+  { max_bytes: 20000, max_messages: 12, trim_to: null },
+  {
+    context_tokens: 3000,
+    max_output_tokens: 200,
+    model: "gpt-4o",
+    overhead_bytes: 0,
+    trim_to: null,
+  },
+  { context_tokens: 5000, tokenizer: "cl100k_base", max_messages: 1000, trim_to: null },
 ];
 
 function outcome(call) {
@@ -282,7 +291,7 @@ test("a changed message keeps its screenshot URL, though a stand-in crossed", ()
       },
       { role: "user", content: "And now?" },
     ];
-    const session = new Session({ max_bytes: 100_000 });
+    const session = new Session({ max_bytes: 100_000, trim_to: null });
     session.append(history);
     const got = session.trim();
     assert.equal(got.report.repaired[0].action, "incomplete_tool_calls_removed");
@@ -328,4 +337,116 @@ test("a session dropped without close() is freed by the FinalizationRegistry", a
   closed.close();
   closed.close();
   assert.equal(sessionStats.freed, freed + 1);
+});
+
+/** An agent loop's step in `format`: a user message every eighth step, else a tool exchange. */
+function agentStep(format, k) {
+  const t = `step ${k}: ${"the build log says the config value is wrong ".repeat(40 + (k % 7) * 20)}`;
+  const id = `call_${k}`;
+  if (k % 8 === 0) {
+    const task = `Task ${k}: fix the build.`;
+    return [
+      format === "gemini"
+        ? { role: "user", parts: [{ text: task }] }
+        : { role: "user", content: task },
+    ];
+  }
+  switch (format) {
+    case "openai":
+      return [
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id, type: "function", function: { name: "read", arguments: "{}" } }],
+        },
+        { role: "tool", tool_call_id: id, content: t },
+      ];
+    case "anthropic":
+      return [
+        { role: "assistant", content: [{ type: "tool_use", id, name: "read", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: t }] },
+      ];
+    case "gemini":
+      return [
+        { role: "model", parts: [{ functionCall: { id, name: "read", args: {} } }] },
+        {
+          role: "user",
+          parts: [{ functionResponse: { id, name: "read", response: { output: t } } }],
+        },
+      ];
+    case "ai-sdk":
+      return [
+        {
+          role: "assistant",
+          content: [{ type: "tool-call", toolCallId: id, toolName: "read", input: {} }],
+        },
+        {
+          role: "tool",
+          content: [
+            {
+              type: "tool-result",
+              toolCallId: id,
+              toolName: "read",
+              output: { type: "text", value: t },
+            },
+          ],
+        },
+      ];
+    default:
+      return [
+        { type: "function_call", call_id: id, name: "read", arguments: "{}" },
+        { type: "function_call_output", call_id: id, output: t },
+      ];
+  }
+}
+
+/**
+ * Runs the agent loop through a session; returns the share of the answers' JSON bytes that
+ * repeat the previous answer as a prefix (over the calls after the window first filled), and
+ * every tenth call's answer with the history and the cut the session carried into it.
+ */
+function loop(options, calls = 150) {
+  const session = new Session(options);
+  const held = [];
+  let previous = [];
+  let [repeated, total, filled, cut] = [0, 0, false, null];
+  const checked = [];
+  for (let k = 0; k < calls; k++) {
+    const added = agentStep(options.format, k);
+    session.append(added);
+    held.push(...added);
+    const got = session.trim();
+    if (k % 10 === 0) checked.push({ got, held: [...held], cut });
+    if ("cut" in got.report) cut = got.report.cut;
+    filled ||= got.report.dropped_messages.length > 0;
+    if (filled) {
+      let same = 0;
+      while (same < previous.length && same < got.messages.length) {
+        if (JSON.stringify(previous[same]) !== JSON.stringify(got.messages[same])) break;
+        same++;
+      }
+      const sizes = got.messages.map((m) => JSON.stringify(m).length);
+      repeated += sizes.slice(0, same).reduce((a, b) => a + b, 0);
+      total += sizes.reduce((a, b) => a + b, 0);
+    }
+    previous = got.messages;
+  }
+  session.close();
+  assert.ok(filled, `${options.format}: the window never filled`);
+  return { share: repeated / total, checked };
+}
+
+test("a default session keeps the prefix; trim_to: null restores the stateless answers", () => {
+  for (const format of ["openai", "anthropic", "responses", "gemini", "ai-sdk"]) {
+    const options = { model: "gpt-4o", context_tokens: 64_000, max_output_tokens: 4000, format };
+    if (format !== "openai" && format !== "ai-sdk") options.system = "You are a coding agent.";
+    const stable = loop(options);
+    assert.ok(stable.share >= 0.85, `${format}: prefix share ${stable.share}`);
+    for (const { got, held, cut } of stable.checked) {
+      assert.deepEqual(got, trim(held, { ...options, trim_to: 0.75, cut }), format);
+    }
+    const plain = loop({ ...options, trim_to: null });
+    assert.ok(plain.share < 0.5, `${format}: opted out, prefix share ${plain.share}`);
+    for (const { got, held } of plain.checked) assert.deepEqual(got, trim(held, options), format);
+  }
 });

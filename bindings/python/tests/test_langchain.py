@@ -14,7 +14,13 @@ from conftest import IMAGES
 
 pytest.importorskip("langchain_core")
 
-from ankita.langchain import count_tokens, to_openai, trim_messages, trim_messages_with_report
+from ankita.langchain import (
+    count_tokens,
+    to_openai,
+    trim_messages,
+    trim_messages_with_report,
+    trimmer,
+)
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import (
     AIMessage,
@@ -339,7 +345,7 @@ def test_every_option_of_trim_reaches_the_trim() -> None:
     # The options of ankita.trim but those the adapter decides (it sends AI SDK messages).
     own = {"messages", "format", "system", "cache_breakpoint"}
     options = set(inspect.signature(ankita.trim).parameters) - own
-    for adapter in (trim_messages, trim_messages_with_report):
+    for adapter in (trim_messages, trim_messages_with_report, trimmer):
         assert set(inspect.signature(adapter).parameters) - {"messages"} == options
     history = [
         HumanMessage("Read the log."),
@@ -358,3 +364,60 @@ def test_every_option_of_trim_reaches_the_trim() -> None:
     assert "cleared" in str(kept[2].content) and kept[5] is history[5]
     with pytest.raises(ankita.InvalidRequest):
         trim_messages(history, model="no-such-model-family-xyz", strict_model=True)
+
+
+def agent_history(calls: int) -> list[list[BaseMessage]]:
+    """An agent loop's history at each of its model calls: a task every eighth call, else a
+    tool call and its long result."""
+    history: list[BaseMessage] = [SystemMessage("You are a coding agent.")]
+    out: list[list[BaseMessage]] = []
+    for k in range(calls):
+        if k % 8 == 0:
+            history.append(HumanMessage(f"Task {k}: fix the build."))
+        else:
+            call = {"name": "read_file", "args": {"path": f"f{k}"}, "id": f"call_{k}"}
+            history.append(AIMessage("", tool_calls=[call]))
+            log = "the build log says the config value is wrong\n" * (40 + k % 7 * 20)
+            history.append(ToolMessage(log, tool_call_id=f"call_{k}"))
+        out.append(list(history))
+    return out
+
+
+def prefix_share(windows: list[list[BaseMessage]]) -> float:
+    """The share of the windows' messages that repeat the previous window's from its start,
+    over the calls after the first that dropped anything."""
+    repeated = total = 0
+    for previous, window in zip(windows, windows[1:]):
+        same = 0
+        for a, b in zip(previous, window):
+            if a is not b:
+                break
+            same += 1
+        repeated += same
+        total += len(window)
+    return repeated / total
+
+
+def test_a_trimmer_keeps_the_prefix_from_call_to_call() -> None:
+    """trimmer() carries the cut from call to call (trim_to 0.75): the messages sent repeat the
+    previous call's as a prefix on nearly every call; trim_to=None opts out, each call trimmed
+    as trim_messages trims (the first kept message moving on nearly every call)."""
+    options: ankita.AdapterOptions = {
+        "context_tokens": 64_000,
+        "max_output_tokens": 4000,
+        "model": "gpt-4o",
+    }
+    histories = agent_history(160)
+    trim = trimmer(**options)
+    windows = [trim(h) for h in histories]
+    filled = next(k for k, w in enumerate(windows) if len(w) < len(histories[k]))
+    assert prefix_share(windows[filled:]) >= 0.85
+    for window in windows:
+        assert count_tokens(window, model="gpt-4o") <= 64_000 - 4000
+    # Another conversation through the same trimmer does not take this one's cut.
+    other = [[SystemMessage("You are a coding agent."), HumanMessage("Hi")]]
+    assert trim(other[0]) == other[0]
+    plain = trimmer(**options, trim_to=None)
+    stateless = [plain(h) for h in histories]
+    assert all(a == trim_messages(h, **options) for a, h in zip(stateless[::15], histories[::15]))
+    assert prefix_share(stateless[filled:]) < 0.5

@@ -11,6 +11,7 @@ from conftest import IMAGES
 
 pytest.importorskip("pydantic_ai")
 
+from ankita import AdapterOptions
 from ankita.pydantic_ai import history_processor, trim_messages, trim_messages_with_report
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
@@ -197,3 +198,52 @@ def test_the_options_are_those_of_trim() -> None:
     options = set(inspect.signature(ankita.trim).parameters) - own
     for adapter in (trim_messages, trim_messages_with_report, history_processor):
         assert set(inspect.signature(adapter).parameters) - {"messages"} == options, adapter
+
+
+def test_the_history_processor_keeps_the_prefix_from_call_to_call() -> None:
+    """history_processor() carries the cut from call to call (trim_to 0.75): the history sent
+    repeats the previous call's as a prefix on nearly every call; trim_to=None opts out."""
+    histories: list[list[ModelMessage]] = []
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[SystemPromptPart("You are a coding agent."), UserPromptPart("Go.")])
+    ]
+    for k in range(1, 160):
+        if k % 8 == 0:
+            history.append(ModelResponse(parts=[TextPart(f"Done with {k}.")]))
+            history.append(ModelRequest(parts=[UserPromptPart(f"Task {k}: fix the build.")]))
+        else:
+            history.append(
+                ModelResponse(parts=[ToolCallPart("read_file", {"k": k}, tool_call_id=f"c{k}")])
+            )
+            log = "the build log says the config value is wrong\n" * (40 + k % 7 * 20)
+            history.append(
+                ModelRequest(parts=[ToolReturnPart("read_file", log, tool_call_id=f"c{k}")])
+            )
+        histories.append(list(history))
+
+    def share(windows: list[list[ModelMessage]]) -> float:
+        repeated = total = 0
+        for previous, window in zip(windows, windows[1:]):
+            same = 0
+            for a, b in zip(previous, window):
+                if a != b:
+                    break
+                same += 1
+            repeated += same
+            total += len(window)
+        return repeated / total
+
+    options: AdapterOptions = {
+        "context_tokens": 64_000,
+        "max_output_tokens": 4000,
+        "model": "gpt-4o",
+    }
+    process = history_processor(**options)
+    windows = [process(h) for h in histories]
+    filled = next(k for k, w in enumerate(windows) if len(w) < len(histories[k]))
+    assert share(windows[filled:]) >= 0.85
+    plain = history_processor(**options, trim_to=None)
+    stateless = [plain(h) for h in histories]
+    for window, h in zip(stateless[::15], histories[::15]):
+        assert window == trim_messages(h, **options)
+    assert share(stateless[filled:]) < 0.5

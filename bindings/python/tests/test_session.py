@@ -1,6 +1,8 @@
 """Incremental sessions: over random append / truncate / trim sequences, ``Session.trim()``
 answers what the stateless ``trim`` answers for the same history and options, in every format
-and unit; unchanged messages are the caller's own objects."""
+and unit; unchanged messages are the caller's own objects. A session is cache-stable by default
+(``trim_to=0.75``, the cut carried); ``trim_to=None`` opts out and restores the stateless
+answers."""
 
 from __future__ import annotations
 
@@ -13,13 +15,26 @@ import ankita
 import pytest
 from helpers import SCREENSHOT, image_part, tool_call
 
+# Sessions opted out of cache-stable trimming (trim_to=None; `trim` reads None as not given).
 OPTIONS: list[dict[str, Any]] = [
-    {"max_bytes": 6000},
-    {"max_bytes": 20000, "max_messages": 12},
-    {"context_tokens": 3000, "max_output_tokens": 200, "model": "gpt-4o", "overhead_bytes": 0},
-    {"context_tokens": 5000, "tokenizer": "cl100k_base", "max_messages": 1000},
+    {"max_bytes": 6000, "trim_to": None},
+    {"max_bytes": 20000, "max_messages": 12, "trim_to": None},
+    {
+        "context_tokens": 3000,
+        "max_output_tokens": 200,
+        "model": "gpt-4o",
+        "overhead_bytes": 0,
+        "trim_to": None,
+    },
+    {"context_tokens": 5000, "tokenizer": "cl100k_base", "max_messages": 1000, "trim_to": None},
     # None as `trim` reads it: not given (the default), but no count limit for max_messages.
-    {"max_bytes": 200_000, "max_messages": None, "tokenizer": None, "system": None},
+    {
+        "max_bytes": 200_000,
+        "max_messages": None,
+        "tokenizer": None,
+        "system": None,
+        "trim_to": None,
+    },
 ]
 
 
@@ -157,7 +172,11 @@ def test_a_session_answers_as_the_stateless_trim_over_random_edits(fmt: str) -> 
 
 def test_max_messages_none_is_no_count_limit_as_in_trim() -> None:
     messages = [{"role": "user", "content": f"message {i}"} for i in range(60)]
-    for options in [{"max_messages": None}, {"max_messages": None, "format": None}]:
+    plain: dict[str, Any] = {"trim_to": None}
+    for options in [
+        {"max_messages": None, **plain},
+        {"max_messages": None, "format": None, **plain},
+    ]:
         expected = ankita.trim(messages, **options)
         assert len(expected.messages) == 60
         for session in [
@@ -169,8 +188,12 @@ def test_max_messages_none_is_no_count_limit_as_in_trim() -> None:
             assert got.report == expected.report
     # Left out, the default count limit holds in both.
     assert (
-        len(ankita.Session(messages).trim().messages) == len(ankita.trim(messages).messages) == 40
+        len(ankita.Session(messages, **plain).trim().messages)
+        == len(ankita.trim(messages).messages)
+        == 40
     )
+    # A default session removes down to trim_to (0.75) of it, so its next calls only append.
+    assert len(ankita.Session(messages).trim().messages) == 30
 
 
 def test_unchanged_messages_are_the_callers_objects() -> None:
@@ -198,7 +221,7 @@ def test_a_changed_message_keeps_the_callers_parts() -> None:
         },
         {"role": "user", "content": "And now?"},
     ]
-    result = ankita.Session(history, max_bytes=100_000).trim()
+    result = ankita.Session(history, max_bytes=100_000, trim_to=None).trim()
     assert result.messages[0] is not history[0]
     assert result.messages[0]["content"][1] is image
     assert result.messages[1] is history[1]
@@ -284,3 +307,127 @@ def test_a_cache_stable_session_carries_its_cut(fmt: str) -> None:
     assert cuts, "the budget never filled"
     # The cut moves rarely: most calls keep the previous answer as their prefix.
     assert len(set(cuts)) * 3 < len(cuts)
+
+
+def agent_step(fmt: str, k: int) -> list[dict[str, Any]]:
+    """An agent loop's step in ``fmt``: a user message every eighth step, else a tool exchange
+    whose result is a long file."""
+    t = f"step {k}: " + "the build log says the config value is wrong " * (40 + k % 7 * 20)
+    cid = f"call_{k}"
+    if k % 8 == 0:
+        if fmt == "gemini":
+            return [{"role": "user", "parts": [{"text": f"Task {k}: fix the build."}]}]
+        return [{"role": "user", "content": f"Task {k}: fix the build."}]
+    if fmt == "openai":
+        return [
+            {"role": "assistant", "content": None, "tool_calls": [tool_call(cid, "read", "{}")]},
+            {"role": "tool", "tool_call_id": cid, "content": t},
+        ]
+    if fmt == "anthropic":
+        return [
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": cid, "name": "read", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": cid, "content": t}],
+            },
+        ]
+    if fmt == "gemini":
+        return [
+            {"role": "model", "parts": [{"functionCall": {"id": cid, "name": "read", "args": {}}}]},
+            {
+                "role": "user",
+                "parts": [
+                    {"functionResponse": {"id": cid, "name": "read", "response": {"output": t}}}
+                ],
+            },
+        ]
+    if fmt == "ai-sdk":
+        return [
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool-call", "toolCallId": cid, "toolName": "read", "input": {}}
+                ],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": cid,
+                        "toolName": "read",
+                        "output": {"type": "text", "value": t},
+                    }
+                ],
+            },
+        ]
+    return [
+        {"type": "function_call", "call_id": cid, "name": "read", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": cid, "output": t},
+    ]
+
+
+def prefix_share(
+    fmt: str, options: dict[str, Any], calls: int = 150
+) -> tuple[float, list[dict[str, Any]]]:
+    """The share of the answers' JSON bytes that repeat the previous answer as a prefix, over
+    an agent loop's calls after the window first filled; and each call's (session answer,
+    stateless answer given the cut the session carried) pair, as outcomes."""
+    session = ankita.Session(**options)
+    held: list[dict[str, Any]] = []
+    previous: list[Any] = []
+    repeated = total = 0
+    filled = False
+    cut: int | None = None
+    pairs: list[dict[str, Any]] = []
+    for k in range(calls):
+        added = agent_step(fmt, k)
+        session.append(added)
+        held += added
+        result = session.trim()
+        got = {"messages": result.messages, "report": result.report, "system": result.system}
+        pairs.append({"got": got, "cut": cut, "held": list(held)})
+        report = result.report
+        if "cut" in report:
+            cut = report.get("cut")
+        filled = filled or bool(report["dropped_messages"])
+        if filled:
+            same = 0
+            for a, b in zip(previous, result.messages):
+                if a != b:
+                    break
+                same += 1
+            sizes = [len(json.dumps(m)) for m in result.messages]
+            repeated += sum(sizes[:same])
+            total += sum(sizes)
+        previous = list(result.messages)
+    assert filled, fmt
+    return repeated / total, pairs
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "responses", "gemini", "ai-sdk"])
+def test_a_default_session_keeps_the_prefix(fmt: str) -> None:
+    # Given no cache option, a session carries its cut (trim_to 0.75): the prefix holds on
+    # nearly every call, and every answer is the stateless trim's with trim_to=0.75 and the
+    # previous answer's cut. trim_to=None opts out: the stateless answers without them, whose
+    # first kept message moves on nearly every call.
+    options: dict[str, Any] = {
+        "model": "gpt-4o",
+        "context_tokens": 64_000,
+        "max_output_tokens": 4000,
+        "format": fmt,
+    }
+    if fmt not in ("openai", "ai-sdk"):
+        options["system"] = "You are a coding agent."
+    share, pairs = prefix_share(fmt, options)
+    assert share >= 0.85, share
+    for pair in pairs[::10]:
+        expected = outcome(ankita.trim, pair["held"], trim_to=0.75, cut=pair["cut"], **options)
+        assert pair["got"] == expected
+    plain_share, pairs = prefix_share(fmt, {**options, "trim_to": None})
+    assert plain_share < 0.5, plain_share
+    for pair in pairs[::10]:
+        assert pair["got"] == outcome(ankita.trim, pair["held"], **options)

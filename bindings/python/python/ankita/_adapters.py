@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from . import _ankita
@@ -270,14 +272,78 @@ def _from_sdk(got: dict[str, Any], sent: dict[str, Any], given: dict[str, Any]) 
     return out
 
 
+# The `trim_to` of an adapter called before every model call, given no `trim_to` (a Session's).
+CACHE_TRIM_TO = 0.75
+
+
+class CarriedCut:
+    """The cut carried from call to call by an adapter called before every model call
+    (``ankita.pydantic_ai.history_processor``, ``ankita.langchain.trimmer``): cache-stable
+    trimming, as a ``Session`` trims by default. Given no ``trim_to``, the trims use
+    ``CACHE_TRIM_TO``; ``trim_to=None`` opts out (the stateless trim's answers).
+
+    One adapter may serve several conversations (an agent run many times, at once): the cut is
+    kept per conversation, told apart by its first two messages, and used only while the
+    message at the cut is the one the previous call cut at (else the history was replaced and
+    the trim chooses its cut afresh)."""
+
+    _KEPT = 256
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        self.trim_to = options.get("trim_to", CACHE_TRIM_TO)
+        self.stable = self.trim_to is not None
+        self._cuts: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(values: Sequence[dict[str, Any]]) -> str:
+        return json.dumps(values[:2], sort_keys=True, default=str)
+
+    def trim_options(
+        self, values: Sequence[dict[str, Any]], options: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """``options`` for this call's trim of ``values``: ``trim_to``, and the cut carried
+        when it stands."""
+        if not self.stable:
+            return {k: v for k, v in options.items() if k not in ("trim_to", "cut")}
+        with self._lock:
+            carried = self._cuts.get(self._key(values))
+        cut = None
+        if carried is not None:
+            at, message = carried
+            if at < len(values) and values[at] == message:
+                cut = at
+        return {**options, "trim_to": self.trim_to, "cut": cut}
+
+    def update(self, values: Sequence[dict[str, Any]], report: TrimReport) -> None:
+        """Keeps the cut of this call's answer for the next call."""
+        if not self.stable:
+            return
+        cut = report.get("cut")
+        key = self._key(values)
+        with self._lock:
+            if cut is None or cut >= len(values):
+                self._cuts.pop(key, None)
+                return
+            self._cuts[key] = (cut, values[cut])
+            self._cuts.move_to_end(key)
+            while len(self._cuts) > self._KEPT:
+                self._cuts.popitem(last=False)
+
+
 def trim_chat(
-    values: list[dict[str, Any]], **options: Any
+    values: list[dict[str, Any]], carried: CarriedCut | None = None, **options: Any
 ) -> tuple[list[tuple[int, dict[str, Any]]], TrimReport]:
     """Trims chat dicts so that the answer starts on the user's turn (see the module docs).
     Returns each kept message as (its index in ``values``, the chat dict: the very dict given
-    when it is unchanged), and the report, whose indices are those of ``values``."""
+    when it is unchanged), and the report, whose indices are those of ``values``. With
+    ``carried``, cache-stable: the cut carried from the previous call."""
+    if carried is not None:
+        options = carried.trim_options(values, options)
     sdk = [_to_sdk(v) for v in values]
     result = _trim(sdk, format="ai-sdk", **options)
+    if carried is not None:
+        carried.update(values, result.report)
     kept = kept_indices(len(values), result.report)
     out: list[tuple[int, dict[str, Any]]] = []
     for got, i in zip(result.messages, kept):

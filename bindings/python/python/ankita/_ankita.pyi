@@ -81,6 +81,13 @@ class Session:
     given to ``append``. ``snapshot()`` is the list of messages held (to save);
     ``Session.restore(saved, **options)`` makes a session of them again.
 
+    A session is cache-stable by default: given neither ``trim_to`` nor ``cut``, it trims with
+    ``trim_to=0.75`` and carries each result's ``report["cut"]`` to the next trim, so the
+    history's prefix (which a provider's prompt cache serves) holds from call to call: a
+    trim that must remove something removes down to that share of the budget, and does not
+    fill. ``trim_to=None`` opts out: ``trim()`` then answers what ``trim`` answers without
+    ``trim_to`` and ``cut``.
+
     A session is used by one thread at a time: a call while another thread's call on the same
     session runs raises RuntimeError. The GIL is released while the plan is computed.
     """

@@ -281,9 +281,10 @@ class TrimReport(_TrimReportFields, total=False):
     ``turn_start`` are there for the Anthropic and Gemini formats only, ``turn_start`` in the
     others too when a tokenizer file's chat template refuses a chat that opens on the
     assistant's turn (Gemma's) and the user's message was brought back. ``cut`` (cache-stable
-    trimming, with ``trim_to`` or ``cut``) is the input index where the kept run starts, to pass
-    as the next call's ``cut`` (None when nothing was removed; ``limited_by`` is "cut" when the
-    given cut dropped the older messages); ``cache_breakpoint`` is there when it was asked for."""
+    trimming: with ``trim_to`` or ``cut``, and in a ``Session`` by default) is the input index
+    where the kept run starts, to pass as the next call's ``cut`` (None when nothing was
+    removed; ``limited_by`` is "cut" when the given cut dropped the older messages);
+    ``cache_breakpoint`` is there when it was asked for."""
 
     merged: list[Merge]
     dropped_blocks: list[DroppedBlock]

@@ -6,8 +6,10 @@ The ``langchain`` extra of the ``ankita-context`` wheel (``pip install
 ``HumanMessage`` with text and image content blocks, ``AIMessage`` with ``tool_calls``,
 ``ToolMessage``) and returns the ones to send: the caller's own message objects,
 except a message that was shrunk or lost its tool calls, which comes back as a new message of
-the same class. ``count_tokens`` prices a list of messages the same way and works as LangChain's
-``token_counter``.
+the same class. ``trimmer(**options)`` is the function to call before every model call of an
+agent: it trims as ``trim_messages`` does, keeping the history's prefix from call to call
+(cache-stable, as a ``Session``). ``count_tokens`` prices a list of messages the same way and
+works as LangChain's ``token_counter``.
 
 The messages returned start on the user's turn (after the system messages, a ``HumanMessage``),
 whatever the model: Anthropic and Gemini reject a history that starts with an ``AIMessage``.
@@ -20,7 +22,7 @@ first ``HumanMessage`` goes, and every kept tool call keeps its ``ToolMessage``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import (
@@ -33,7 +35,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from ._adapters import takes_options, trim_chat
+from ._adapters import CarriedCut, takes_options, trim_chat
 from ._messages import count_tokens as _count
 from ._messages import trim as _trim
 from ._types import AdapterOptions, TrimReport
@@ -41,7 +43,7 @@ from ._types import AdapterOptions, TrimReport
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["count_tokens", "to_openai", "trim_messages", "trim_messages_with_report"]
+__all__ = ["count_tokens", "to_openai", "trim_messages", "trim_messages_with_report", "trimmer"]
 
 _ROLES = {"system", "developer", "user", "assistant", "tool"}
 
@@ -173,11 +175,14 @@ def trim_messages_with_report(
     as AI SDK model messages (``report["format"] == "ai-sdk"``; message indices are indices in
     ``messages``, and ``turn_start`` says how the user's message that began the turn came
     back)."""
+    return _trim_with_report(messages, None, dict(options))
+
+
+def _trim_with_report(
+    messages: Sequence[BaseMessage], carried: CarriedCut | None, options: dict[str, Any]
+) -> tuple[list[BaseMessage], TrimReport]:
     sent = [to_openai(m) for m in messages]
-    kept, report = trim_chat(
-        sent,
-        **options,
-    )
+    kept, report = trim_chat(sent, carried, **options)
     out: list[BaseMessage] = []
     for i, got in kept:
         out.append(messages[i] if got is sent[i] else _from_openai(messages[i], sent[i], got))
@@ -202,6 +207,26 @@ def trim_messages(
         messages,
         **options,
     )[0]
+
+
+@takes_options
+def trimmer(
+    **options: Unpack[AdapterOptions],
+) -> Callable[[Sequence[BaseMessage]], list[BaseMessage]]:
+    """A function that trims with these options before every model call, as ``trim_messages``
+    does, cache-stable by default: given no ``trim_to``, it trims with ``trim_to=0.75`` and
+    carries each call's cut to the next call of the same conversation, so the history's prefix,
+    which the provider's prompt cache serves, holds from call to call (see
+    ``docs/cache-stable.md``); ``trim_to=None`` opts out (each call trimmed as
+    ``trim_messages`` trims). Made once and called with the messages of every model call: in a
+    LangGraph ``pre_model_hook``, or an agent middleware's ``wrap_model_call``
+    (``handler(request.override(messages=trim(request.messages)))``)."""
+    carried = CarriedCut(options)
+
+    def trim(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+        return _trim_with_report(messages, carried, dict(options))[0]
+
+    return trim
 
 
 def _priced_alone(message: BaseMessage) -> dict[str, Any]:

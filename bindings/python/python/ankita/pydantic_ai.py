@@ -55,7 +55,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ._adapters import takes_options, trim_chat
+from ._adapters import CarriedCut, takes_options, trim_chat
 from ._types import AdapterOptions, TrimReport
 
 if TYPE_CHECKING:
@@ -218,6 +218,12 @@ def trim_messages_with_report(
     """Like ``trim_messages``, but also returns ankita's report, whose indices are those of the
     chat messages the history is sent as (a request's tool returns first, then its other parts),
     not of ``messages``."""
+    return _trim_with_report(messages, None, dict(options))
+
+
+def _trim_with_report(
+    messages: Sequence[ModelMessage], carried: CarriedCut | None, options: dict[str, Any]
+) -> tuple[list[ModelMessage], TrimReport]:
     sent = _to_chat(messages)
     # The newest request's instructions go with it: their bytes are reserved like memory.
     instructions = next(
@@ -227,10 +233,7 @@ def trim_messages_with_report(
         memory = options.get("memory")
         memory = [*([memory] if isinstance(memory, str) else memory or []), instructions]
         options = {**options, "memory": memory}
-    kept, report = trim_chat(
-        [s.value for s in sent],
-        **options,
-    )
+    kept, report = trim_chat([s.value for s in sent], carried, **options)
     got: dict[int, dict[str, Any]] = dict(kept)
     out: list[ModelMessage] = []
     by_message: dict[int, list[int]] = {}
@@ -286,12 +289,16 @@ def history_processor(
     **options: Unpack[AdapterOptions],
 ) -> Callable[[list[ModelMessage]], list[ModelMessage]]:
     """A history processor that trims with these options before every model request:
-    ``Agent(..., capabilities=[ProcessHistory(history_processor(context_tokens=...))])``."""
+    ``Agent(..., capabilities=[ProcessHistory(history_processor(context_tokens=...))])``.
+
+    Cache-stable by default, as a ``Session``: given no ``trim_to``, it trims with
+    ``trim_to=0.75`` and carries each call's cut to the next call of the same conversation, so
+    the history's prefix, which the provider's prompt cache serves, holds from call to call
+    (see ``docs/cache-stable.md``); ``trim_to=None`` opts out (each call trimmed as
+    ``trim_messages`` trims)."""
+    carried = CarriedCut(options)
 
     def process(messages: list[ModelMessage]) -> list[ModelMessage]:
-        return trim_messages(
-            messages,
-            **options,
-        )
+        return _trim_with_report(messages, carried, dict(options))[0]
 
     return process
