@@ -5,7 +5,8 @@
 //! the trailer at its end and an MP3's length may need its frames walked, so these readers see
 //! the whole file: base64 is decoded once into a buffer (¾ of the text's size, freed when the
 //! probe returns). Every reader is bounded (no recursion past [`MAX_DEPTH`], no object read
-//! twice, no stream inflated past [`MAX_INFLATED`]) and answers an error, never a panic.
+//! twice, no stream inflated past [`MAX_INFLATED`], the streams a PDF holds inflated at once
+//! within [`inflate_budget`] of its size) and answers an error, never a panic.
 //!
 //! ```
 //! use ankita::probe::file::{probe_file_bytes, AudioFormat, FileInfo};
@@ -18,7 +19,8 @@
 //! ```
 
 pub use super::file_info::{
-    AudioFormat, AudioInfo, DocumentInfo, FileError, FileInfo, FileKind, MAX_DEPTH, MAX_INFLATED,
+    inflate_budget, AudioFormat, AudioInfo, DocumentInfo, FileError, FileInfo, FileKind,
+    INFLATED_FLOOR, INFLATED_PER_BYTE, MAX_DEPTH, MAX_INFLATED,
 };
 use super::{data_url_payload, is_data_url};
 

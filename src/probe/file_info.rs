@@ -8,6 +8,20 @@ use std::fmt;
 pub const MAX_DEPTH: usize = 64;
 /// No stream (a PDF cross-reference or object stream) is inflated past this many bytes.
 pub const MAX_INFLATED: usize = 64 << 20;
+/// What the streams a PDF's reading holds inflated at once may add up to: this many times the
+/// file's size…
+pub const INFLATED_PER_BYTE: usize = 4;
+/// …over this much (a small file's streams).
+pub const INFLATED_FLOOR: usize = 1 << 20;
+
+/// The most a PDF of `len` bytes may hold inflated at once while it is read: deflate can
+/// expand a stream 1,032-fold (88 KB of request carried a cross-reference stream of 68 MB),
+/// but the memory of a trim is bounded by its input's size.
+pub fn inflate_budget(len: usize) -> usize {
+    len.saturating_mul(INFLATED_PER_BYTE)
+        .saturating_add(INFLATED_FLOOR)
+        .min(MAX_INFLATED)
+}
 
 /// What a file is, as far as pricing goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

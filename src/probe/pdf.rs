@@ -10,12 +10,18 @@
 //! positive, the leaves of `/Kids` are counted. Every object is read at most once per lookup
 //! chain, so a cyclic page tree or `/Prev` chain ends.
 
-use super::file_info::{DocumentInfo, FileError, MAX_DEPTH};
+use super::file_info::{inflate_budget, DocumentInfo, FileError, MAX_DEPTH};
 use super::pdf_syntax::{decode_stream, get, indirect_at, Dict, Lexer, Obj};
 use std::collections::{HashMap, HashSet};
 
 /// No page tree is walked past this many nodes.
 const MAX_NODES: usize = 1_000_000;
+
+/// Cross-reference streams add no more entries than one per this many bytes of the file (over
+/// [`MIN_ENTRIES`]): an object takes more, even packed in a compressed object stream, while
+/// a stream of zeros inflated 1,032-fold would list millions of free objects.
+const BYTES_PER_ENTRY: usize = 8;
+const MIN_ENTRIES: usize = 4096;
 
 /// Whether `bytes` is a PDF: `%PDF-` in its first kilobyte (some writers put junk first).
 pub(crate) fn matches(bytes: &[u8]) -> bool {
@@ -42,6 +48,11 @@ struct Pdf<'a> {
     encrypted: bool,
     /// Object streams decoded so far: their objects' (number, position) and text.
     streams: HashMap<u32, Option<ObjectStream>>,
+    /// What the streams held inflated may add up to ([`inflate_budget`] of the file's size)…
+    budget: usize,
+    /// …and what they hold now (the object streams' texts; a cross-reference stream's data
+    /// only while its section is read).
+    held: usize,
 }
 
 /// Reads the page count and the first page's size.
@@ -54,6 +65,8 @@ pub(crate) fn read(data: &[u8]) -> Result<DocumentInfo, FileError> {
         root: None,
         encrypted: false,
         streams: HashMap::new(),
+        budget: inflate_budget(data.len()),
+        held: 0,
     };
     let from_xref = pdf.load_xref().is_ok() && pdf.root.is_some();
     if let (true, Ok(info)) = (from_xref, pdf.pages()) {
@@ -156,7 +169,7 @@ impl Pdf<'_> {
             // Cross-reference streams are never encrypted, but the objects they lead to are.
             self.encrypted = true;
         }
-        let data = decode_stream(&dict, raw)?;
+        let data = decode_stream(&dict, raw, self.budget.saturating_sub(self.held))?;
         let widths: Vec<usize> = match get(&dict, b"W") {
             Some(Obj::Array(w)) if w.len() == 3 => w
                 .iter()
@@ -183,13 +196,14 @@ impl Pdf<'_> {
             _ => vec![0, size],
         };
         let mut rows = data.chunks_exact(row);
+        let max_entries = self.data.len() / BYTES_PER_ENTRY + MIN_ENTRIES;
         for pair in index.chunks_exact(2) {
             let (first, count) = (pair[0], pair[1]);
             if first < 0 || count < 0 {
                 return Err(FileError::Malformed);
             }
             for i in 0..count {
-                let Some(r) = rows.next() else {
+                let Some(r) = rows.next().filter(|_| self.entries.len() < max_entries) else {
                     break;
                 };
                 let field = |k: usize| {
@@ -221,6 +235,7 @@ impl Pdf<'_> {
     fn scan_objects(&mut self) {
         self.entries.clear();
         self.streams.clear();
+        self.held = 0;
         self.root = None;
         let data = self.data;
         let mut catalog = None;
@@ -293,13 +308,17 @@ impl Pdf<'_> {
     /// An object stream's (number, position) list and decoded text, read once.
     fn stream_objects(&mut self, stream: u32) -> Option<&ObjectStream> {
         if !self.streams.contains_key(&stream) {
-            let decoded = self.decode_object_stream(stream);
+            let decoded = self.decode_object_stream(stream, self.budget.saturating_sub(self.held));
+            if let Some((objects, text)) = &decoded {
+                self.held += text.len() + objects.len() * std::mem::size_of::<(u32, usize)>();
+            }
             self.streams.insert(stream, decoded);
         }
         self.streams.get(&stream)?.as_ref()
     }
 
-    fn decode_object_stream(&self, stream: u32) -> Option<ObjectStream> {
+    /// Object stream `stream`'s objects and text, its text at most `limit` bytes.
+    fn decode_object_stream(&self, stream: u32, limit: usize) -> Option<ObjectStream> {
         let Entry::At(offset) = *self.entries.get(&stream)? else {
             return None;
         };
@@ -314,7 +333,7 @@ impl Pdf<'_> {
         let (Obj::Dict(dict), Some(raw)) = (&obj.obj, obj.stream) else {
             return None;
         };
-        let text = decode_stream(dict, raw).ok()?;
+        let text = decode_stream(dict, raw, limit).ok()?;
         let n = usize::try_from(get(dict, b"N")?.as_int()?).ok()?;
         let first = usize::try_from(get(dict, b"First")?.as_int()?).ok()?;
         let mut lx = Lexer::new(&text, 0);

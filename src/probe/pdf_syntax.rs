@@ -335,8 +335,9 @@ fn stream_data<'a>(lx: &mut Lexer<'a>, dict: &Dict) -> Result<&'a [u8], FileErro
 }
 
 /// A stream's decoded data: no filter or `/FlateDecode`, with PNG predictors (what
-/// cross-reference and object streams use). Other filters are refused.
-pub(crate) fn decode_stream(dict: &Dict, raw: &[u8]) -> Result<Vec<u8>, FileError> {
+/// cross-reference and object streams use), of at most `limit` bytes (a stream that would
+/// inflate to more is refused, as other filters are).
+pub(crate) fn decode_stream(dict: &Dict, raw: &[u8], limit: usize) -> Result<Vec<u8>, FileError> {
     let filter = match get(dict, b"Filter") {
         None | Some(Obj::Null) => None,
         Some(Obj::Name(n)) => Some(n.as_slice()),
@@ -348,8 +349,9 @@ pub(crate) fn decode_stream(dict: &Dict, raw: &[u8]) -> Result<Vec<u8>, FileErro
         _ => return Err(FileError::Malformed),
     };
     let data = match filter {
-        None => return Ok(raw.to_vec()),
-        Some(b"FlateDecode" | b"Fl") => inflate(raw)?,
+        None if raw.len() <= limit => return Ok(raw.to_vec()),
+        None => return Err(FileError::Malformed),
+        Some(b"FlateDecode" | b"Fl") => inflate(raw, limit)?,
         Some(_) => return Err(FileError::Malformed),
     };
     let parms = match get(dict, b"DecodeParms") {
@@ -386,22 +388,30 @@ pub(crate) fn decode_stream(dict: &Dict, raw: &[u8]) -> Result<Vec<u8>, FileErro
     }
 }
 
-/// zlib (or, failing that, raw deflate) data, inflated up to [`MAX_INFLATED`] bytes.
-fn inflate(raw: &[u8]) -> Result<Vec<u8>, FileError> {
+/// zlib (or, failing that, raw deflate) data, inflated up to `limit` bytes (and
+/// [`MAX_INFLATED`]): a stream that would inflate to more is an error, not read in part.
+pub(crate) fn inflate(raw: &[u8], limit: usize) -> Result<Vec<u8>, FileError> {
     use miniz_oxide::inflate::{decompress_to_vec_with_limit, decompress_to_vec_zlib_with_limit};
     // Deflate expands at most 1032:1.
-    let limit = raw.len().saturating_mul(1032).clamp(64, MAX_INFLATED);
+    let limit = raw
+        .len()
+        .saturating_mul(1032)
+        .clamp(64, MAX_INFLATED)
+        .min(limit);
     match decompress_to_vec_zlib_with_limit(raw, limit) {
-        Ok(v) => Ok(v),
+        Ok(v) => return Ok(v),
         // A stream cut short or with a bad checksum still yields what it inflated.
         Err(e)
             if !e.output.is_empty()
                 && e.status != miniz_oxide::inflate::TINFLStatus::HasMoreOutput =>
         {
-            Ok(e.output)
+            return Ok(e.output)
         }
-        Err(_) => decompress_to_vec_with_limit(raw, limit).map_err(|_| FileError::Malformed),
+        // What the zlib attempt inflated is freed before the raw deflate one: never two
+        // buffers of `limit` at once.
+        Err(e) => drop(e),
     }
+    decompress_to_vec_with_limit(raw, limit).map_err(|_| FileError::Malformed)
 }
 
 /// Undoes PNG row predictors: each row is a filter byte then `row` bytes.
