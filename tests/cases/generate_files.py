@@ -527,6 +527,26 @@ for fmt in FORMATS:
             ),
         )
 
+# A Gemini blob may carry a displayName (display_name in the Python SDK's spelling).
+for spelling, blob_key, name_key in [
+    ("camel", "inlineData", "displayName"),
+    ("snake", "inline_data", "display_name"),
+]:
+    mime_key = "mimeType" if spelling == "camel" else "mime_type"
+    blob = {mime_key: "application/pdf", "data": PDF_B64, name_key: "Q3 board deck"}
+    ask = text_part("gemini", "Summarise the report.")
+    msg = user("gemini", [ask, {blob_key: blob}])
+    case(
+        f"files_gemini_display_name_names_the_shed_document_{spelling}",
+        f"A Gemini blob's {name_key} names the shed document in its placeholder and in "
+        "dropped_files.",
+        request("gemini", [msg], PDF_TOKENS * BYTES_PER_TOKEN // 4),
+        ok(
+            [user("gemini", [ask, text_part("gemini", pdf_placeholder("Q3 board deck"))])],
+            dropped_files=[dropped("document", "pdf", PAGES, PDF_TOKENS, "Q3 board deck")],
+        ),
+    )
+
 # A PDF whose page tree states 1,000,000,000 pages in 209 bytes (fuzz/regressions/probe_pdf):
 # priced as an unreadable PDF of its size (a page per 4 KiB, at least one), with a warning.
 CLAIMS_B64 = base64.b64encode(
