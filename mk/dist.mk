@@ -21,10 +21,12 @@ DIST_TRIPLES := x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin \
 	$(filter aarch64-unknown-linux-gnu aarch64-unknown-linux-musl,$(shell rustup target list --installed 2>/dev/null))
 DIST_RUST_TARGETS := x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin x86_64-unknown-linux-musl
 DIST_BUILD_STEPS += dist-libs dist-archives
-# What the dist steps need from apt: mingw-w64 (Windows), lld (ld64.lld, macOS), llvm (llvm-lipo, llvm-objdump,
-# llvm-nm, llvm-readobj), musl-tools and wine64 (test-platforms).
-DIST_APT := x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 llvm-lipo:llvm ld64.lld:lld musl-gcc:musl-tools \
-	/usr/lib/wine/wine64:wine64
+# What the dist steps need from apt (a command each, and its package): mingw-w64 (Windows),
+# lld (ld64.lld, macOS), llvm (llvm-lipo, llvm-objdump, llvm-nm, llvm-readobj), musl-tools and
+# wine64 (test-platforms). apt-get runs through sudo when make does not run as root.
+DIST_APT := x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64 llvm-lipo:llvm ld64.lld:lld \
+	musl-gcc:musl-tools wine:wine64
+DIST_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # Debian's llvm package puts llvm-lipo in /usr/lib/llvm-<version>/bin alone.
 DIST_PATH := $(PATH)$(addprefix :,$(lastword $(sort $(wildcard /usr/lib/llvm-*/bin))))
@@ -49,7 +51,9 @@ dist-tools: $(DIST_VENV)/bin/maturin
 	if [ -n "$$missing" ]; then rustup target add $$missing; fi
 	@missing=$$(for pair in $(DIST_APT); do command -v $${pair%%:*} >/dev/null || echo $${pair#*:}; done); \
 	if [ -n "$$missing" ]; then echo "== apt-get install $$missing"; \
-		apt-get update -qq -o DPkg::Lock::Timeout=600 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 $$missing </dev/null >/dev/null; fi
+		$(DIST_SUDO) apt-get update -qq -o DPkg::Lock::Timeout=600 && \
+		$(DIST_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		-o DPkg::Lock::Timeout=600 $$missing </dev/null >/dev/null; fi
 	@$(DIST_VENV)/bin/python -c 'import packaging, wheel' 2>/dev/null || \
 		$(DIST_VENV)/bin/python -m pip install --quiet --disable-pip-version-check packaging wheel
 

@@ -3,6 +3,15 @@
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dist=$root/target/dist
 if [ "${DIST_TREE:-}" = 1 ]; then src=$root; else src=$dist/src; fi
+# Wine's 64-bit loader: Debian's wine64 package has it in /usr/lib/wine/; elsewhere `wine64` or
+# `wine` on PATH.
+wine=${WINE:-}
+if [ -z "$wine" ]; then
+    for w in /usr/lib/wine/wine64 "$(command -v wine64 || true)" "$(command -v wine || true)"; do
+        if [ -n "$w" ] && [ -x "$w" ]; then wine=$w; break; fi
+    done
+fi
+export WINEARCH=win64 WINEPREFIX=$root/target/wine WINEDEBUG=-all
 passed=0
 failed=0
 ok() { passed=$((passed + 1)); echo "ok   $*"; }

@@ -67,6 +67,5 @@ check "check.c with mingw-w64 and the archive's ankita.pc (import library)" \
     $(PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=$prefix/lib/pkgconfig pkg-config --libs ankita)
 x86_64-w64-mingw32-gcc -O2 -shared "$root/scripts/dist/windows/bcryptprimitives.c" \
     -o "$prefix/bin/bcryptprimitives.dll" -ladvapi32
-export WINEARCH=win64 WINEPREFIX=$root/target/wine WINEDEBUG=-all
-check "check.exe runs under Wine with the archive's bin/ankita.dll" /usr/lib/wine/wine64 "$prefix/bin/check.exe"
+check "check.exe runs under Wine with the archive's bin/ankita.dll" "$wine" "$prefix/bin/check.exe"
 finish "archives"

@@ -15,8 +15,6 @@ work=$root/target/platforms/node-win
 node_version=22
 koffi_version=$(sed -n 's/.*"koffi": "[~^]\{0,1\}\([0-9.]*\)".*/\1/p' "$src/bindings/node/package.json")
 mkdir -p "$work/bin"
-export WINEARCH=win64 WINEPREFIX=$root/target/wine WINEDEBUG=-all
-wine=/usr/lib/wine/wine64
 
 cd "$work"
 if [ ! -f bin/node.exe ]; then

@@ -14,8 +14,6 @@ work=$root/target/platforms/windows
 lib=$dist/lib/x86_64-pc-windows-gnu
 rm -rf "$work"
 mkdir -p "$work"
-export WINEARCH=win64 WINEPREFIX=$root/target/wine WINEDEBUG=-all
-wine=/usr/lib/wine/wine64
 cc=x86_64-w64-mingw32-gcc
 
 check "ankita.dll imports no MSVC runtime" bash -c \
