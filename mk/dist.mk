@@ -1,6 +1,7 @@
 # make dist: every platform's artifacts in target/dist/, listed in target/dist/manifest.json.
-# make test-platforms: the Windows build under Wine, the musl build with musl's loader, the
-# macOS builds checked structurally, every library's exports against include/ankita.h.
+# make test-platforms: the Windows build under Wine (the C cases, the Node package's tests),
+# the musl build with musl's loader, the macOS builds and the wheels checked structurally, the
+# archives used as a user would, every library's exports against include/ankita.h.
 # Neither is part of `make test` (the cross builds take minutes each); see docs/platforms.md.
 #
 # make dist builds the committed tree (HEAD, laid out in target/dist/src by
@@ -16,7 +17,7 @@ DIST := target/dist
 # Windows, macOS (both architectures), Linux musl and glibc (2.17) on x86-64; aarch64 Linux
 # (glibc and musl) when its Rust standard library is installed
 # (`rustup target add aarch64-unknown-linux-gnu aarch64-unknown-linux-musl`).
-DIST_TRIPLES := x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin \
+DIST_TRIPLES = x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin \
 	x86_64-unknown-linux-musl x86_64-unknown-linux-gnu \
 	$(filter aarch64-unknown-linux-gnu aarch64-unknown-linux-musl,$(shell rustup target list --installed 2>/dev/null))
 DIST_RUST_TARGETS := x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin x86_64-unknown-linux-musl
@@ -31,11 +32,11 @@ DIST_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # Debian's llvm package puts llvm-lipo in /usr/lib/llvm-<version>/bin alone.
 DIST_PATH := $(PATH)$(addprefix :,$(lastword $(sort $(wildcard /usr/lib/llvm-*/bin))))
 DIST_GOALS := dist dist-tools dist-src dist-libs dist-archives dist-npm dist-wheels dist-manifest \
-	test-platforms test-windows test-windows-node test-musl test-archives check-macos check-wheels check-exports
+	test-platforms test-windows test-windows-node test-musl test-archives check-macos \
+	check-wheels check-exports
 $(DIST_GOALS): export PATH := $(DIST_PATH)
 
-.PHONY: dist dist-tools dist-src dist-libs dist-archives dist-npm dist-wheels dist-manifest \
-	test-platforms test-windows test-windows-node test-musl test-archives check-macos check-wheels check-exports
+.PHONY: $(DIST_GOALS)
 
 dist: dist-tools
 	@start=$$(date +%s); \
@@ -47,9 +48,11 @@ dist: dist-tools
 # The tools, installed when missing: the Rust standard libraries (rustup), the apt packages
 # above, and maturin, ziglang, packaging and wheel in target/dist/venv.
 dist-tools: $(DIST_VENV)/bin/maturin
-	@missing=$$(for t in $(DIST_RUST_TARGETS); do rustup target list --installed | grep -qx $$t || echo $$t; done); \
+	@missing=$$(for t in $(DIST_RUST_TARGETS); do \
+		rustup target list --installed | grep -qx $$t || echo $$t; done); \
 	if [ -n "$$missing" ]; then rustup target add $$missing; fi
-	@missing=$$(for pair in $(DIST_APT); do command -v $${pair%%:*} >/dev/null || echo $${pair#*:}; done); \
+	@missing=$$(for pair in $(DIST_APT); do \
+		command -v $${pair%%:*} >/dev/null || echo $${pair#*:}; done); \
 	if [ -n "$$missing" ]; then echo "== apt-get install $$missing"; \
 		$(DIST_SUDO) apt-get update -qq -o DPkg::Lock::Timeout=600 && \
 		$(DIST_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
@@ -71,7 +74,8 @@ dist-libs:
 # The C/C++ release archives, one a target (universal2 too).
 dist-archives:
 	rm -rf $(DIST)/archives
-	@for triple in $(DIST_TRIPLES) universal2-apple-darwin; do scripts/dist/archive.py $$triple || exit 1; done
+	@for triple in $(DIST_TRIPLES) universal2-apple-darwin; do \
+		scripts/dist/archive.py $$triple || exit 1; done
 
 # The npm package with every prebuild (bindings/node/prebuilds/), in target/dist/npm/.
 dist-npm:
@@ -88,7 +92,8 @@ dist-manifest:
 # the archive and wheel checks need make dist's).
 
 test-platforms: dist-tools
-	@for triple in $(DIST_TRIPLES); do test -d $(DIST)/lib/$$triple || { $(MAKE) --no-print-directory dist-src dist-libs; break; }; done
+	@for triple in $(DIST_TRIPLES); do test -d $(DIST)/lib/$$triple || \
+		{ $(MAKE) --no-print-directory dist-src dist-libs; break; }; done
 	@start=$$(date +%s); failed=; \
 	for step in check-exports check-macos check-wheels test-musl test-windows test-windows-node test-archives; do \
 		t=$$(date +%s); $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
