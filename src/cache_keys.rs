@@ -1,5 +1,5 @@
-//! The request keys of cache-stable trimming (DESIGN §6, "Cache stability"): `trim_to`, `cut`
-//! and `cache_breakpoint`, read apart from the other options ([`crate::request`]).
+//! The request keys of cache-stable trimming (DESIGN §6, "Cache stability"): `trim_to`, `cut`,
+//! `summary` and `cache_breakpoint`, read apart from the other options ([`crate::request`]).
 
 use crate::error::Error;
 use serde_json::{Map, Value};
@@ -19,6 +19,16 @@ pub struct CacheOptions {
     /// Anthropic format: a `cache_control` breakpoint on the last block of the last message
     /// before the newest user message.
     pub cache_breakpoint: bool,
+    /// The caller's summary of the messages up to an index ([`crate::summary`]).
+    pub summary: Option<Summary>,
+}
+
+/// `summary: {"text", "through"}`: the caller's summary of its messages up to `through`
+/// (inclusive), placed in their stead right after the pinned message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub text: String,
+    pub through: usize,
 }
 
 impl Default for CacheOptions {
@@ -28,6 +38,7 @@ impl Default for CacheOptions {
             trim_to: 1.0,
             cut: None,
             cache_breakpoint: false,
+            summary: None,
         }
     }
 }
@@ -58,6 +69,30 @@ impl CacheOptions {
             })?;
             cache.cut = Some(usize::try_from(index).unwrap_or(usize::MAX));
             cache.stable = true;
+        }
+        if let Some(value) = request.get("summary").filter(|v| !v.is_null()) {
+            let bad = || {
+                Error::invalid_request(
+                    format!(
+                        "summary must be {{\"text\": a string, \"through\": the index of the last \
+                         message it summarises}} or null, not {value}"
+                    ),
+                    "summary",
+                )
+            };
+            let fields = value.as_object().ok_or_else(bad)?;
+            if fields.keys().any(|k| k != "text" && k != "through") {
+                return Err(bad());
+            }
+            let text = fields.get("text").and_then(Value::as_str).ok_or_else(bad)?;
+            let through = fields
+                .get("through")
+                .and_then(Value::as_u64)
+                .ok_or_else(bad)?;
+            cache.summary = Some(Summary {
+                text: text.to_owned(),
+                through: usize::try_from(through).unwrap_or(usize::MAX),
+            });
         }
         if let Some(value) = request.get("cache_breakpoint").filter(|v| !v.is_null()) {
             cache.cache_breakpoint = value.as_bool().ok_or_else(|| {

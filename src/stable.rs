@@ -32,6 +32,9 @@
 //! The answer does not regrow, refill or fill (each would move the prefix); shedding still runs
 //! when even the pinned message, the request and the exchange in progress do not fit.
 
+mod summary;
+pub use summary::{summary_message, MARKER};
+
 use crate::model::Role;
 use crate::report::Limit;
 use crate::trim::{ANCHOR_BYTES, ANCHOR_TOKENS, EARLIER_ANCHORS};
@@ -62,7 +65,8 @@ impl Trimmer<'_, '_> {
     /// request, exchange in progress) are tagged and kept already.
     pub(crate) fn select_stable(&mut self) {
         let n = self.repaired.groups.len();
-        let users: Vec<usize> = (0..n)
+        // No anchor is taken from the messages a summary stands for.
+        let users: Vec<usize> = (self.floor..n)
             .filter(|&g| self.tags[g] != Tag::Pinned && self.first_role(g) == Some(Role::User))
             .collect();
         let floor = self.cut_group();
@@ -132,6 +136,11 @@ impl Trimmer<'_, '_> {
             cut = g;
         }
         self.keep_run(cut, anchors);
+        self.cut_moved = true;
+        // What a new summary may cost: the room left, with the current summary's cost.
+        let summary = self.summary.as_ref().map_or(0, |s| s.1);
+        self.summary_room =
+            budget.map(|b| crate::trimmer::saturate(b.saturating_sub(self.total) + summary));
         self.report.limited_by = limit.or(Some(Limit::Budget));
     }
 
@@ -139,10 +148,10 @@ impl Trimmer<'_, '_> {
     /// no cut is given, or it is past the end of the messages).
     fn cut_group(&self) -> usize {
         let Some(cut) = self.options.cache.cut else {
-            return 0;
+            return self.floor;
         };
         if cut > self.session.inputs.len() {
-            return 0;
+            return self.floor;
         }
         let n = self.repaired.groups.len();
         (0..n)
@@ -153,6 +162,7 @@ impl Trimmer<'_, '_> {
                         .is_some_and(|p| p as usize >= cut)
             })
             .unwrap_or(n)
+            .max(self.floor)
     }
 
     /// The anchors of the messages from group `cut` on, when those messages, the anchors and

@@ -67,6 +67,16 @@ pub(crate) struct Trimmer<'a, 'o> {
     pub shrunk: Vec<(usize, usize, u64)>,
     /// Cache-stable trimming: the group where the kept run starts ([`crate::stable`]).
     pub run_start: usize,
+    /// Cache-stable trimming: the cut moved (or was chosen) on this trim (`report.compaction`).
+    pub cut_moved: bool,
+    /// The group the kept run may start at, at the earliest: the first after the request's
+    /// summary ([`crate::stable`]); 0 without one.
+    pub floor: usize,
+    /// The summary placed: its message and cost.
+    pub summary: Option<(String, u128)>,
+    /// What a summary may cost when the cut moved (`report.compaction`); `None` without a
+    /// budget.
+    pub summary_room: Option<u64>,
 }
 
 impl<'a, 'o> Trimmer<'a, 'o> {
@@ -114,6 +124,10 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             missing_turn_start: false,
             shrunk: Vec::new(),
             run_start: 0,
+            cut_moved: false,
+            floor: 0,
+            summary: None,
+            summary_room: None,
         }
     }
 

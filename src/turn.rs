@@ -33,7 +33,8 @@ impl Trimmer<'_, '_> {
     /// (Anthropic, Gemini, the AI SDK), or the chat template of the tokenizer file counting the
     /// trim refuses a chat that opens on the assistant's (Gemma's, served through any format).
     pub(crate) fn user_turn_first(&self) -> bool {
-        self.options.format.adapter().user_turn_first()
+        // A placed summary is the user's turn the answer starts on (crate::stable).
+        self.summary.is_none() && self.options.format.adapter().user_turn_first()
             || matches!(self.measure.tokenizer, Tokenizer::File(file)
                 if file.framing.is_some_and(|f| f.opens_on_user))
     }

@@ -26,6 +26,11 @@ const ADAPTERS_LEAVE_OUT: &[(&str, &str)] = &[
         "cache_breakpoint",
         "an Anthropic-format option; the adapters send another format",
     ),
+    (
+        "summary",
+        "the answer is mapped back to the framework's own messages, and a placed summary is \
+         none of them",
+    ),
 ];
 
 const TYPES_PY: &str = "bindings/python/python/ankita/_types.py";

@@ -143,6 +143,12 @@ export interface TrimOptions {
    */
   cut?: number | null;
   /**
+   * The caller's summary of its messages up to `through` (inclusive): placed right after the
+   * pinned message in their stead, as a user message starting `[Summary of the earlier
+   * conversation]`; `report.compaction` says what to summarise next when the cut moves.
+   */
+  summary?: { text: string; through: number } | null;
+  /**
    * Anthropic format: a `cache_control` breakpoint on the last block of the last message before
    * the newest user message (never a fifth breakpoint in the request).
    */
@@ -592,6 +598,20 @@ export interface TrimReport {
   cut?: number | null;
   /** `cache_breakpoint` given: where the breakpoint stands (`null`: none was placed). */
   cache_breakpoint?: CacheBreakpoint | null;
+  /** The request's summary was placed: its index among the returned messages. */
+  summary?: { output_index: number };
+  /**
+   * Cache-stable trimming whose cut moved: what to summarise next (the input messages
+   * `from`..`through`, each index of the range, and what a summary may cost and still fit, in
+   * the report's unit; `null` without a budget).
+   */
+  compaction?: {
+    from: number;
+    through: number;
+    messages: number[];
+    budget_tokens?: number | null;
+    budget_bytes?: number | null;
+  };
   [key: string]: unknown;
 }
 

@@ -448,6 +448,22 @@ pub struct Report<'a> {
     pub cut: Option<Option<usize>>,
     /// `cache_breakpoint` only (`Some`): where the breakpoint is, if anywhere.
     pub cache_breakpoint: Option<Option<Breakpoint>>,
+    /// The request's summary was placed: its index in the returned messages
+    /// ([`crate::stable`]).
+    pub summary: Option<usize>,
+    /// Cache-stable trimming whose cut moved: what to summarise next.
+    pub compaction: Option<Compaction>,
+}
+
+/// What to summarise next (`report.compaction`): the caller's messages `from..=through`, those
+/// of them the answer dropped, and what a summary of them may cost and still fit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compaction {
+    pub from: usize,
+    pub through: usize,
+    pub messages: Vec<usize>,
+    /// In the report's unit; `None` without a budget (a message count alone).
+    pub budget: Option<u64>,
 }
 
 /// Where a `cache_control` breakpoint stands: the returned message and its block.

@@ -237,6 +237,28 @@ impl Report<'_> {
                 None => out.push_str("null"),
             }
         }
+        if let Some(at) = self.summary {
+            out.push_str(",\"summary\":{\"output_index\":");
+            write_index(out, at);
+            out.push('}');
+        }
+        if let Some(c) = &self.compaction {
+            out.push_str(",\"compaction\":{\"from\":");
+            write_index(out, c.from);
+            out.push_str(",\"through\":");
+            write_index(out, c.through);
+            out.push_str(",\"messages\":");
+            write_list(out, &c.messages, |out, &i| write_index(out, i));
+            let unit = if self.measure.in_tokens() {
+                "tokens"
+            } else {
+                "bytes"
+            };
+            let _ = match c.budget {
+                Some(b) => write!(out, ",\"budget_{unit}\":{b}}}"),
+                None => write!(out, ",\"budget_{unit}\":null}}"),
+            };
+        }
         if let Some(breakpoint) = self.cache_breakpoint {
             out.push_str(",\"cache_breakpoint\":");
             match breakpoint {

@@ -263,7 +263,7 @@ impl TrimOptions {
                 "max_output_tokens" => options.max_output_tokens = uint(value, key)?,
                 "overhead_bytes" => options.overhead_bytes = uint(value, key)?,
                 "overhead_tokens" | "tokenizer" | "token_factor" => {} // below: they interact
-                "trim_to" | "cut" | "cache_breakpoint" => {} // below (crate::cache_keys)
+                "trim_to" | "cut" | "summary" | "cache_breakpoint" => {} // crate::cache_keys
                 "bytes_per_token" => {
                     options.bytes_per_token = uint(value, key)?;
                     if options.bytes_per_token == 0 {

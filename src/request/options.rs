@@ -45,6 +45,7 @@ pub static OPTIONS: &[TrimOption] = &[
     option("fill", "boolean", "the group where selection stopped comes back shrunk into the room left (default true)"),
     option("trim_to", "number | null", "when something must go, remove down to this fraction of the budget and of max_messages (a session's default: 0.75, the cut carried; null: not cache-stable)"),
     option("cut", "integer | null", "the previous result's cut: keep exactly the messages from it on while they fit"),
+    option("summary", "object | null", "the caller's summary of its messages up to an index: {text, through}; placed right after the pinned message in their stead"),
     option("cache_breakpoint", "boolean", "put an Anthropic cache_control breakpoint before the newest user message"),
 ];
 

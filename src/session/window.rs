@@ -54,8 +54,9 @@ impl Window {
         if !adapter.trims_newest_alone() || options.clear_tool_results.is_some() {
             return None;
         }
-        // A cache-stable trim keeps the anchors of its cut and the messages from it on.
-        if options.cache.stable {
+        // A cache-stable trim keeps the anchors of its cut and the messages from it on; a
+        // summary stands for the messages up to an index.
+        if options.cache.stable || options.cache.summary.is_some() {
             return None;
         }
         // Without a system prompt outside the messages, the first message must be a group

@@ -124,7 +124,7 @@ impl TrimResult {
     token_factor=None, overhead_tokens=None, clear_tool_results=None, max_messages=..., \
     image_profile='ankita', on_image_overflow='placeholder', model=None, image_sizes=None, \
     file_sizes=None, format='openai', system=None, strict_model=False, fill=True, trim_to=None, \
-    cut=None, cache_breakpoint=False)")]
+    cut=None, summary=None, cache_breakpoint=False)")]
 #[allow(clippy::too_many_arguments)]
 pub fn trim<'py>(
     py: Python<'py>,

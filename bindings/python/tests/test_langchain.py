@@ -343,7 +343,7 @@ def test_every_option_of_trim_reaches_the_trim() -> None:
     import inspect
 
     # The options of ankita.trim but those the adapter decides (it sends AI SDK messages).
-    own = {"messages", "format", "system", "cache_breakpoint"}
+    own = {"messages", "format", "system", "cache_breakpoint", "summary"}
     options = set(inspect.signature(ankita.trim).parameters) - own
     for adapter in (trim_messages, trim_messages_with_report, trimmer):
         assert set(inspect.signature(adapter).parameters) - {"messages"} == options
@@ -417,7 +417,8 @@ def test_a_trimmer_keeps_the_prefix_from_call_to_call() -> None:
     # Another conversation through the same trimmer does not take this one's cut.
     other = [[SystemMessage("You are a coding agent."), HumanMessage("Hi")]]
     assert trim(other[0]) == other[0]
-    plain = trimmer(**options, trim_to=None)
+    opted_out: ankita.AdapterOptions = {**options, "trim_to": None}
+    plain = trimmer(**opted_out)
     stateless = [plain(h) for h in histories]
     assert all(a == trim_messages(h, **options) for a, h in zip(stateless[::15], histories[::15]))
     assert prefix_share(stateless[filled:]) < 0.5

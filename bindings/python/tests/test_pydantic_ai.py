@@ -147,9 +147,11 @@ def test_an_agent_with_the_history_processor() -> None:
     def read_log(lines: int) -> str:
         return "ERROR: disk full\n" * lines
 
+    # Some 300 tokens a message: the 30 of them do not fit the window.
+    words = " ".join(f"word{j}" for j in range(150))
     earlier: list[ModelMessage] = []
     for i in range(30):
-        earlier.append(ModelRequest(parts=[UserPromptPart(f"earlier chat {i} " + "x" * 400)]))
+        earlier.append(ModelRequest(parts=[UserPromptPart(f"earlier chat {i}: " + words)]))
         earlier.append(ModelResponse(parts=[TextPart(f"answer {i}")]))
     result = agent.run_sync(
         ["What is wrong?", BinaryContent(PNG_BYTES, media_type="image/png")],
@@ -194,7 +196,7 @@ def test_the_options_are_those_of_trim() -> None:
     import ankita
 
     # The options of ankita.trim but those the adapter decides (it sends AI SDK messages).
-    own = {"messages", "format", "system", "cache_breakpoint"}
+    own = {"messages", "format", "system", "cache_breakpoint", "summary"}
     options = set(inspect.signature(ankita.trim).parameters) - own
     for adapter in (trim_messages, trim_messages_with_report, history_processor):
         assert set(inspect.signature(adapter).parameters) - {"messages"} == options, adapter
@@ -242,7 +244,8 @@ def test_the_history_processor_keeps_the_prefix_from_call_to_call() -> None:
     windows = [process(h) for h in histories]
     filled = next(k for k, w in enumerate(windows) if len(w) < len(histories[k]))
     assert share(windows[filled:]) >= 0.85
-    plain = history_processor(**options, trim_to=None)
+    opted_out: AdapterOptions = {**options, "trim_to": None}
+    plain = history_processor(**opted_out)
     stateless = [plain(h) for h in histories]
     for window, h in zip(stateless[::15], histories[::15]):
         assert window == trim_messages(h, **options)

@@ -267,6 +267,16 @@ pub const TRIM: &[Flag] = &[
         sets: Sets::Integer("cut"),
     },
     Flag {
+        long: "summary-json",
+        alias: None,
+        short: None,
+        value: Some("JSON"),
+        doc:
+            "the caller's summary of the messages up to an index, {\"text\": ..., \"through\": N}: \
+              placed right after the pinned message in their stead (request key summary)",
+        sets: Sets::Json("summary"),
+    },
+    Flag {
         long: "cache-breakpoint",
         alias: None,
         short: None,

@@ -13,6 +13,7 @@ from ._types import (
     OnImageOverflow,
     RequestOptions,
     SanitizeReport,
+    Summary,
     TokenCount,
     Tokenizer,
     TokenizerFile,
@@ -207,6 +208,7 @@ def trim(
     fill: bool | None = True,
     trim_to: float | None = None,
     cut: int | None = None,
+    summary: Summary | None = None,
     cache_breakpoint: bool | None = False,
 ) -> TrimResult[_M]:
     """Fits a chat history into a context budget.
@@ -237,7 +239,9 @@ def trim(
       result's ``report["cut"]`` as ``cut``, keep exactly the messages from it on while they
       fit, so a provider's prompt cache serves the history's prefix from call to call;
       ``cache_breakpoint=True`` (Anthropic format) puts ``cache_control`` on the last block
-      before the newest user message;
+      before the newest user message; ``summary={"text": ..., "through": n}`` (the caller's
+      summary of its messages up to ``n``) is placed right after the pinned message in their
+      stead, and ``report["compaction"]`` says what to summarise next when the cut moves;
     - ``format``: "openai", "anthropic" for Anthropic Messages, whose top-level ``system``
       (a string or text blocks) is then given as ``system`` and returned as
       ``TrimResult.system``; "responses" for OpenAI Responses input items (the openai SDK's

@@ -200,7 +200,9 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
       result's ``report["cut"]`` as ``cut``, keep exactly the messages from it on while they
       fit, so a provider's prompt cache serves the history's prefix from call to call;
       ``cache_breakpoint=True`` (Anthropic format) puts ``cache_control`` on the last block
-      before the newest user message;
+      before the newest user message; ``summary={"text": ..., "through": n}`` (the caller's
+      summary of its messages up to ``n``) is placed right after the pinned message in their
+      stead, and ``report["compaction"]`` says what to summarise next when the cut moves;
     - ``format``: "openai" or "anthropic" for Anthropic Messages (the anthropic SDK's blocks
       are fine too), whose top-level ``system`` (a string or text blocks) is then given as
       ``system`` and returned as ``TrimResult.system``; "responses" for OpenAI Responses

@@ -224,12 +224,44 @@ class AdapterOptions(TypedDict, total=False):
     cut: Optional[int]
 
 
+class Summary(TypedDict):
+    """The caller's summary of its messages up to ``through`` (inclusive): placed right after
+    the pinned message in their stead (see ``docs/cache-stable.md``)."""
+
+    text: str
+    through: int
+
+
+# What to summarise next, when the cut of a cache-stable trim moved: the input messages
+# ``from``..``through`` (``messages``: each index of the range), and what a summary of them
+# may cost and still fit (``budget_tokens`` or ``budget_bytes``, by the report's unit;
+# None without a budget). ``from`` is a keyword: the functional form.
+Compaction = TypedDict(
+    "Compaction",
+    {
+        "from": int,
+        "through": int,
+        "messages": list[int],
+        "budget_tokens": Optional[int],
+        "budget_bytes": Optional[int],
+    },
+    total=False,
+)
+
+
+class SummaryPlaced(TypedDict):
+    """Where the request's summary stands among the returned messages."""
+
+    output_index: int
+
+
 class TrimOptions(AdapterOptions, total=False):
     """The keyword options of ``ankita.trim`` but ``format`` and ``system`` (which choose the
     messages' type): ``trim(messages, **options)`` with ``options: TrimOptions`` type-checks
     its keys and values."""
 
     cache_breakpoint: Optional[bool]
+    summary: Optional[Summary]
 
 
 class RequestOptions(TrimOptions, total=False):
@@ -284,13 +316,16 @@ class TrimReport(_TrimReportFields, total=False):
     trimming: with ``trim_to`` or ``cut``, and in a ``Session`` by default) is the input index
     where the kept run starts, to pass as the next call's ``cut`` (None when nothing was
     removed; ``limited_by`` is "cut" when the given cut dropped the older messages);
-    ``cache_breakpoint`` is there when it was asked for."""
+    ``cache_breakpoint`` is there when it was asked for; ``summary`` when the request's summary
+    was placed, ``compaction`` when the cut moved (what to summarise next)."""
 
     merged: list[Merge]
     dropped_blocks: list[DroppedBlock]
     turn_start: Optional[TurnStart]
     cut: Optional[int]
     cache_breakpoint: Optional[CacheBreakpoint]
+    summary: SummaryPlaced
+    compaction: Compaction
 
 
 class _SanitizeReportFields(TypedDict):
