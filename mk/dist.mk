@@ -1,7 +1,8 @@
 # make dist: every platform's artifacts in target/dist/, listed in target/dist/manifest.json.
 # make test-platforms: the Windows build under Wine (the C cases, the Node package's tests),
 # the musl build with musl's loader, the macOS builds and the wheels checked structurally, the
-# archives used as a user would, every library's exports against include/ankita.h.
+# archives used as a user would, aarch64 Linux under QEMU (when built), every library's exports
+# against include/ankita.h.
 # Neither is part of `make test` (the cross builds take minutes each); see docs/platforms.md.
 #
 # make dist builds the committed tree (HEAD, laid out in target/dist/src by
@@ -32,8 +33,8 @@ DIST_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # Debian's llvm package puts llvm-lipo in /usr/lib/llvm-<version>/bin alone.
 DIST_PATH := $(PATH)$(addprefix :,$(lastword $(sort $(wildcard /usr/lib/llvm-*/bin))))
 DIST_GOALS := dist dist-tools dist-src dist-libs dist-archives dist-npm dist-wheels dist-manifest \
-	test-platforms test-windows test-windows-node test-musl test-archives check-macos \
-	check-wheels check-exports
+	test-platforms test-windows test-windows-node test-musl test-archives test-aarch64 \
+	check-macos check-wheels check-exports
 $(DIST_GOALS): export PATH := $(DIST_PATH)
 
 .PHONY: $(DIST_GOALS)
@@ -95,7 +96,8 @@ test-platforms: dist-tools
 	@for triple in $(DIST_TRIPLES); do test -d $(DIST)/lib/$$triple || \
 		{ $(MAKE) --no-print-directory dist-src dist-libs; break; }; done
 	@start=$$(date +%s); failed=; \
-	for step in check-exports check-macos check-wheels test-musl test-windows test-windows-node test-archives; do \
+	for step in check-exports check-macos check-wheels test-musl test-windows test-windows-node \
+		test-archives test-aarch64; do \
 		t=$$(date +%s); $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
 		echo "== $$step: $$(( $$(date +%s) - t )) s"; done; \
 	echo "== make test-platforms: $$(( $$(date +%s) - start )) s"; \
@@ -121,3 +123,7 @@ test-windows-node:
 
 test-archives:
 	scripts/dist/test-archives.sh
+
+# aarch64 Linux glibc under QEMU (when make dist built it).
+test-aarch64:
+	scripts/dist/test-aarch64.sh
