@@ -7,7 +7,7 @@
 #   Windows x86-64 (win_amd64)                 mingw-w64
 # and aarch64 Linux (manylinux2014, musllinux_1_2) when its Rust standard library is installed.
 #
-#   scripts/dist/wheels.sh [TRIPLE...]   (default: every one above)
+#   scripts/dist/wheels.sh [TRIPLE...]   (default: every one above, and the sdist)
 #
 # Each build's failure is reported and the others go on; the exit status is 1 if one failed.
 set -uo pipefail
@@ -29,7 +29,8 @@ else
         if grep -qx "$t" <<<"$installed"; then triples+=("$t"); fi
     done
 fi
-rm -rf "$out"
+# All the wheels are rebuilt: the old ones go; given triples replace their own wheels alone.
+if [ $# -eq 0 ]; then rm -rf "$out"; fi
 mkdir -p "$out"
 cd "$src"
 failed=()
@@ -68,7 +69,7 @@ for triple in "${triples[@]}"; do
         *) build "$triple" ;;
     esac
 done
-maturin sdist -m bindings/python/Cargo.toml --out "$out" || failed+=(sdist)
+if [ $# -eq 0 ]; then maturin sdist -m bindings/python/Cargo.toml --out "$out" || failed+=(sdist); fi
 ls -l "$out"
 if [ ${#failed[@]} -gt 0 ]; then
     echo "== wheels that failed: ${failed[*]}" >&2
