@@ -306,6 +306,10 @@ impl TrimSession {
         if self.options.cache.cut.is_some_and(|cut| len < cut) {
             self.options.cache.cut = None;
         }
+        // So were messages the summary stands for.
+        if (self.options.cache.summary.as_ref()).is_some_and(|s| len <= s.through) {
+            self.options.cache.summary = None;
+        }
         if self.split.as_ref().is_some_and(|s| len <= s.pruned) {
             self.split = None;
         }
@@ -355,6 +359,17 @@ impl TrimSession {
     /// The trim options.
     pub fn options(&self) -> &TrimOptions {
         &self.options
+    }
+
+    /// Sets the summary the next trims place (the request key `summary`; `None`: none), e.g.
+    /// after a trim whose report asked for a compaction ([`crate::stable`]).
+    pub fn set_summary(&mut self, summary: Option<crate::cache_keys::Summary>) {
+        self.options.cache.summary = summary;
+    }
+
+    /// The summary the trims place, if any.
+    pub fn summary(&self) -> Option<&crate::cache_keys::Summary> {
+        self.options.cache.summary.as_ref()
     }
 
     /// Bytes given to the session so far (options and every append, as passed).

@@ -28,6 +28,13 @@ use crate::trim::{build_messages_from, session_report_dict, without_gil, Dropped
 /// fill. ``trim_to=None`` opts out: ``trim()`` then answers what ``trim`` answers without
 /// ``trim_to`` and ``cut``.
 ///
+/// ``summarize(messages, previous)`` (optional) summarises what the cut removes: when a trim's
+/// cut moves, the session calls it with the messages to fold in (the objects given, as
+/// ``report["compaction"]`` names them) and the previous summary's text (or None), and trims
+/// again with the returned text placed right after the pinned message in their stead (see
+/// ``docs/cache-stable.md``); an exception, a result that is not a str, or a summary that does
+/// not fit leaves the trim as it was, with a warning.
+///
 /// A session is used by one thread at a time: a call while another thread's call on the same
 /// session runs raises RuntimeError. The GIL is released while the plan is computed.
 #[pyclass(module = "ankita")]
@@ -43,15 +50,18 @@ pub struct Session {
     stand_ins: bool,
     /// The ints of the reports' dropped messages, reused from trim to trim.
     dropped: DroppedRun,
+    /// `summarize(messages, previous)`: called when the cut moves, its text placed from then on.
+    summarize: Option<Py<PyAny>>,
 }
 
 #[pymethods]
 impl Session {
     #[new]
-    #[pyo3(signature = (messages = None, **options))]
+    #[pyo3(signature = (messages = None, *, summarize = None, **options))]
     fn new(
         py: Python<'_>,
         messages: Option<&Bound<'_, PyAny>>,
+        summarize: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         // Read as `trim` reads them (None is "not given", but `max_messages=None` is no count
@@ -74,6 +84,9 @@ impl Session {
             system,
             stand_ins,
             dropped: DroppedRun::default(),
+            summarize: summarize
+                .filter(|f| !f.is_none())
+                .map(|f| f.clone().unbind()),
         };
         if let Some(messages) = messages.filter(|m| !m.is_none()) {
             session.append(py, messages)?;
@@ -118,24 +131,73 @@ impl Session {
         self.core.truncate(length)
     }
 
-    /// Trims the history held: what ``trim`` answers for the same messages and options.
-    fn trim(&mut self, py: Python<'_>) -> PyResult<TrimResult> {
-        let core = &mut self.core;
-        let plan = without_gil(py, || core.plan()).map_err(|e| to_py_err(py, &e))?;
-        // Unchanged messages are the caller's own objects; changed ones are copies of what
-        // was sent (the dict form of an SDK object).
-        let (given, sent) = (&self.given, &self.sent);
-        let messages = build_messages_from(
-            py,
-            |i| given[i].bind(py).clone(),
-            |i| sent[i].bind(py).clone(),
-            &plan.messages,
-        )?;
-        Ok(TrimResult {
-            messages: messages.unbind(),
-            report: session_report_dict(py, &plan.report, Some(&mut self.dropped))?.unbind(),
-            system: self.system.clone_ref(py),
-        })
+    /// Trims the history held: what ``trim`` answers for the same messages and options. With
+    /// ``summarize``, a trim whose cut moved calls it with the messages to fold in (the objects
+    /// given) and the previous summary's text (or None), outside the session, and trims again
+    /// with the summary it returns in their stead; an exception, a result that is not a str, or
+    /// a summary that does not fit leaves the trim as it was, with a warning.
+    fn trim(slf: &Bound<'_, Self>, py: Python<'_>) -> PyResult<TrimResult> {
+        let result = slf.try_borrow_mut()?.trim_once(py)?;
+        let Some(summarize) = slf
+            .try_borrow()?
+            .summarize
+            .as_ref()
+            .map(|f| f.clone_ref(py))
+        else {
+            return Ok(result);
+        };
+        let Some(compaction) = result.report.bind(py).get_item("compaction")? else {
+            return Ok(result);
+        };
+        let indices: Vec<usize> = compaction.get_item("messages")?.extract()?;
+        let through: usize = compaction.get_item("through")?.extract()?;
+        let (messages, previous) = {
+            let this = slf.try_borrow()?;
+            let messages = PyList::new(
+                py,
+                indices
+                    .iter()
+                    .filter_map(|&i| this.given.get(i))
+                    .map(|m| m.bind(py)),
+            )?;
+            (messages, this.core.summary().map(|s| s.text.clone()))
+        };
+        // Outside the session: the callback may read it (not trim it: that is refused).
+        let text = summarize
+            .call1(py, (messages, previous))
+            .and_then(|t| t.extract::<String>(py));
+        let text = match text {
+            Ok(text) => text,
+            Err(e) => {
+                crate::api::warn_unknown_model(
+                    py,
+                    &format!("summarize failed ({e}): the turn is trimmed without a new summary"),
+                )?;
+                return Ok(result);
+            }
+        };
+        slf.try_borrow_mut()?
+            .core
+            .set_summary(Some(ankita::cache_keys::Summary { text, through }));
+        let again = slf.try_borrow_mut()?.trim_once(py)?;
+        let over = again
+            .report
+            .bind(py)
+            .get_item("warnings")?
+            .map(|w| {
+                w.str()
+                    .map(|s| s.to_string().contains("summary_over_budget"))
+            })
+            .transpose()?
+            .unwrap_or(false);
+        if over {
+            slf.try_borrow_mut()?.core.set_summary(None);
+            crate::api::warn_unknown_model(
+                py,
+                "the summary does not fit the budget: the turn is trimmed without it",
+            )?;
+        }
+        Ok(again)
     }
 
     /// The messages held, as a new list of the objects given (to save, then restore).
@@ -152,7 +214,7 @@ impl Session {
         messages: &Bound<'_, PyAny>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        Session::new(py, Some(messages), options)
+        Session::new(py, Some(messages), None, options)
     }
 
     fn __len__(&self) -> usize {
@@ -179,5 +241,27 @@ impl Session {
     #[getter]
     fn bytes_given(&self) -> usize {
         self.core.bytes_given()
+    }
+}
+
+impl Session {
+    /// One trim of the history held (see `trim`).
+    fn trim_once(&mut self, py: Python<'_>) -> PyResult<TrimResult> {
+        let core = &mut self.core;
+        let plan = without_gil(py, || core.plan()).map_err(|e| to_py_err(py, &e))?;
+        // Unchanged messages are the caller's own objects; changed ones are copies of what
+        // was sent (the dict form of an SDK object).
+        let (given, sent) = (&self.given, &self.sent);
+        let messages = build_messages_from(
+            py,
+            |i| given[i].bind(py).clone(),
+            |i| sent[i].bind(py).clone(),
+            &plan.messages,
+        )?;
+        Ok(TrimResult {
+            messages: messages.unbind(),
+            report: session_report_dict(py, &plan.report, Some(&mut self.dropped))?.unbind(),
+            system: self.system.clone_ref(py),
+        })
     }
 }

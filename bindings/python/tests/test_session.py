@@ -431,3 +431,54 @@ def test_a_default_session_keeps_the_prefix(fmt: str) -> None:
     assert plain_share < 0.5, plain_share
     for pair in pairs[::10]:
         assert pair["got"] == outcome(ankita.trim, pair["held"], **options)
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "responses", "gemini", "ai-sdk"])
+def test_a_session_places_the_summary_its_callback_writes(fmt: str) -> None:
+    # A stand-in summariser: when the cut moves the session calls it with the messages to fold
+    # in (the caller's own objects) and the previous text, and places what it returns right
+    # after the pinned message, the same text while the cut stands.
+    calls: list[tuple[int, str | None]] = []
+
+    def summarize(messages: list[Any], previous: str | None) -> str:
+        calls.append((len(messages), previous))
+        return (previous or "") + f"{len(messages)} messages of tool calls and results. "
+
+    options: dict[str, Any] = {
+        "model": "gpt-4o",
+        "context_tokens": 64_000,
+        "max_output_tokens": 4000,
+        "format": fmt,
+    }
+    if fmt not in ("openai", "ai-sdk"):
+        options["system"] = "You are a coding agent."
+    session = ankita.Session(summarize=summarize, **options)
+    head = 1 if fmt in ("openai", "ai-sdk") else 0
+    if head:
+        session.append([{"role": "system", "content": "You are a coding agent."}])
+    held: list[dict[str, Any]] = []
+    placed = 0
+    for k in range(150):
+        added = agent_step(fmt, k)
+        session.append(added)
+        held += added
+        result = session.trim()
+        report = result.report
+        assert (report["cost_tokens"] or 0) <= (report["budget_tokens"] or 0)
+        assert "compaction" not in report  # the session folded it in
+        if "summary" in report:
+            placed += 1
+            assert report["summary"]["output_index"] == head
+            text = json.dumps(result.messages[head])
+            assert "[Summary of the earlier conversation]" in text
+    assert calls and placed > 0
+    assert calls[0][1] is None and all(previous for _, previous in calls[1:])
+
+    def failing(messages: list[Any], previous: str | None) -> str:
+        raise ValueError("no model today")
+
+    session = ankita.Session(summarize=failing, **options)
+    with pytest.warns(UserWarning, match="summarize failed"):
+        for k in range(150):
+            session.append(agent_step(fmt, k))
+            assert "summary" not in session.trim().report

@@ -1,6 +1,6 @@
 """Type stubs of the native module ``ankita._ankita`` (import it as ``ankita``)."""
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, Protocol, TypeVar, Union, final
 
 from typing_extensions import Unpack
@@ -89,12 +89,23 @@ class Session:
     fill. ``trim_to=None`` opts out: ``trim()`` then answers what ``trim`` answers without
     ``trim_to`` and ``cut``.
 
+    ``summarize(messages, previous)`` (optional) summarises what the cut removes: when a trim's
+    cut moves, the session calls it with the messages to fold in (the objects given, as
+    ``report["compaction"]`` names them) and the previous summary's text (or None), and trims
+    again with the returned text placed right after the pinned message in their stead (see
+    ``docs/cache-stable.md``); an exception, a result that is not a str, or a summary that does
+    not fit leaves the trim as it was, with a warning.
+
     A session is used by one thread at a time: a call while another thread's call on the same
     session runs raises RuntimeError. The GIL is released while the plan is computed.
     """
 
     def __new__(
-        cls, messages: Sequence[Any] | None = None, **options: Unpack[RequestOptions]
+        cls,
+        messages: Sequence[Any] | None = None,
+        *,
+        summarize: Callable[[list[Any], str | None], str] | None = None,
+        **options: Unpack[RequestOptions],
     ) -> Session: ...
     def append(self, messages: Sequence[Any]) -> int:
         """Appends messages (a list or tuple); returns how many the session holds."""
