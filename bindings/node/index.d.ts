@@ -861,8 +861,21 @@ export function libraryPath(): string;
  * as given, so name it (`new Session<ChatCompletionMessageParam>(...)`) to have it checked.
  */
 export class Session<M extends object = any, S extends SystemInput = System> {
-  /** `options`: the request keys of {@link trim}; `messages`, when given, are appended. */
-  constructor(options?: TrimOptions & { system?: S; messages?: readonly M[] });
+  /**
+   * `options`: the request keys of {@link trim}; `messages`, when given, are appended.
+   * `summarize(messages, previous)`: when a trim's cut moves, the session calls it with the
+   * messages to fold in (the objects given, as `report.compaction` names them) and the previous
+   * summary's text (or `null`), and trims again with the string it returns placed right after
+   * the pinned message; a throw, or a result that is not a string (a Promise: `trim()` is
+   * synchronous), or a summary that does not fit leaves the trim as it was, with a warning.
+   */
+  constructor(
+    options?: TrimOptions & {
+      system?: S;
+      messages?: readonly M[];
+      summarize?: (messages: M[], previous: string | null) => string;
+    },
+  );
   /** Appends messages; returns how many the session holds. */
   append(messages: readonly M[]): number;
   /** Keeps the first `length` messages (then append the edited or regenerated tail). */

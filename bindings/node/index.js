@@ -371,10 +371,17 @@ export class Session {
   /** Stand-in URL → original URL, for every message held. */
   #originals = new Map();
   #system;
+  /** The options the native session was made with (but `messages` and `summarize`). */
+  #options;
+  /** `summarize(messages, previous)`: called when the cut moves (see `trim`). */
+  #summarize;
+  /** The summary placed: `{ text, through }`, or undefined. */
+  #summary;
 
   /**
-   * @param {import("./index.js").TrimOptions & { messages?: import("./index.js").Message[] }} [options]
-   *   the request keys of {@link trim}; `messages`, when given, are appended
+   * @param {import("./index.js").TrimOptions & { messages?: import("./index.js").Message[], summarize?: Function }} [options]
+   *   the request keys of {@link trim}; `messages`, when given, are appended; `summarize`, a
+   *   function summarising what the cut removes (see `trim`)
    * @throws {AnkitaError} for invalid options
    */
   constructor(options) {
@@ -386,7 +393,16 @@ export class Session {
       );
     }
     rejectNonFinite(options);
-    const { messages, ...rest } = options;
+    const { messages, summarize, ...rest } = options;
+    if (summarize !== undefined && summarize !== null && typeof summarize !== "function") {
+      throw new AnkitaError(
+        "invalid_request",
+        `summarize must be a function, not ${describe(summarize)}`,
+        { path: "summarize" },
+      );
+    }
+    this.#summarize = summarize ?? undefined;
+    this.#options = rest;
     const made = native().sessionNew(serialise(rest, "options"));
     if (made.error !== null) answer(made.error);
     if (!made.handle) throw new AnkitaError("internal", "the native library made no session");
@@ -450,6 +466,8 @@ export class Session {
     }
     if (length >= this.#messages.length) return this.#messages.length;
     answer(native().sessionTruncate(handle, length));
+    // The core forgets a summary of messages that were replaced; so does the session.
+    if (this.#summary !== undefined && length <= this.#summary.through) this.#summary = undefined;
     for (const urls of this.#standIns.slice(length)) {
       for (const url of urls ?? []) this.#originals.delete(url);
     }
@@ -466,6 +484,61 @@ export class Session {
    * @throws {AnkitaError}
    */
   trim() {
+    const out = this.#trimOnce();
+    const compaction = out.report.compaction;
+    if (this.#summarize === undefined || compaction === undefined) return out;
+    const folded = compaction.messages.map((i) => this.#messages[i]);
+    let text;
+    try {
+      text = this.#summarize(folded, this.#summary?.text ?? null);
+    } catch (error) {
+      process.emitWarning(`summarize failed (${error}): the turn is trimmed without a new summary`);
+      return out;
+    }
+    if (typeof text !== "string") {
+      if (typeof text?.then === "function") text.then(undefined, () => {});
+      process.emitWarning(
+        `summarize must return a string (Session#trim is synchronous), not ${describe(text)}: ` +
+          "the turn is trimmed without a new summary",
+      );
+      return out;
+    }
+    this.#summary = { text, through: compaction.through };
+    this.#remake(out.report.cut);
+    const again = this.#trimOnce();
+    if (again.report.warnings.some((w) => w.code === "summary_over_budget")) {
+      this.#summary = undefined;
+      this.#remake(again.report.cut);
+      process.emitWarning("the summary does not fit the budget: the turn is trimmed without it");
+      return this.#trimOnce();
+    }
+    return again;
+  }
+
+  /**
+   * A new native session with the summary placed and the cut carried, holding the same
+   * messages (a cut moves rarely: every few dozen calls in an agent's loop).
+   */
+  #remake(cut) {
+    const options = { ...this.#options, cut: cut ?? null };
+    // Cache-stable as before: a cut alone would keep everything down to the whole budget.
+    if (!Object.hasOwn(this.#options, "trim_to")) options.trim_to = 0.75;
+    if (this.#summary !== undefined) options.summary = this.#summary;
+    const made = native().sessionNew(serialise(options, "options"));
+    if (made.error !== null) answer(made.error);
+    if (!made.handle) throw new AnkitaError("internal", "the native library made no session");
+    sessions.unregister(this);
+    native().sessionFree(this.#handle);
+    this.#handle = made.handle;
+    sessions.register(this, made.handle, this);
+    const messages = this.#messages;
+    this.#messages = [];
+    this.#standIns = [];
+    this.#originals.clear();
+    if (messages.length > 0) this.append(messages);
+  }
+
+  #trimOnce() {
     const response = answer(native().sessionPlan(this.#live()));
     const messages = response.plan.map((item) =>
       typeof item === "number"

@@ -450,3 +450,34 @@ test("a default session keeps the prefix; trim_to: null restores the stateless a
     for (const { got, held } of plain.checked) assert.deepEqual(got, trim(held, options), format);
   }
 });
+
+test("a session places the summary its summarize callback writes", () => {
+  for (const format of ["openai", "anthropic", "responses", "gemini", "ai-sdk"]) {
+    const calls = [];
+    const summarize = (messages, previous) => {
+      calls.push([messages.length, previous]);
+      return `${previous ?? ""}${messages.length} messages of tool calls and results. `;
+    };
+    const options = { model: "gpt-4o", context_tokens: 64_000, max_output_tokens: 4000, format };
+    if (format !== "openai" && format !== "ai-sdk") options.system = "You are a coding agent.";
+    const session = new Session({ ...options, summarize });
+    const head = format === "openai" || format === "ai-sdk" ? 1 : 0;
+    if (head) session.append([{ role: "system", content: "You are a coding agent." }]);
+    let placed = 0;
+    for (let k = 0; k < 150; k++) {
+      session.append(agentStep(format, k));
+      const { messages, report } = session.trim();
+      assert.ok(report.cost_tokens <= report.budget_tokens, format);
+      assert.equal(report.compaction, undefined, format);
+      if (report.summary !== undefined) {
+        placed++;
+        assert.equal(report.summary.output_index, head);
+        assert.match(JSON.stringify(messages[head]), /\[Summary of the earlier conversation\]/);
+      }
+    }
+    session.close();
+    assert.ok(calls.length > 0 && placed > 0, format);
+    assert.equal(calls[0][1], null);
+    assert.ok(calls.slice(1).every(([, previous]) => previous));
+  }
+});
