@@ -3,8 +3,8 @@
 abi3 for CPython 3.9+, its tags (parsed by packaging) the same in its file name and its WHEEL
 file, and its extension module built for the platform its tag names:
 
-- manylinux_2_17: an x86-64 ELF needing no glibc symbol newer than 2.17;
-- musllinux_1_2: an x86-64 ELF needing musl's libc.so alone;
+- manylinux_2_17: an ELF of its architecture needing no glibc symbol newer than 2.17;
+- musllinux_1_2: an ELF of its architecture needing musl's libc.so alone;
 - win_amd64: an x86-64 DLL (.pyd) exporting PyInit__ankita and the core's C ABI alone;
 - macosx_*: checked in depth by check_macos.py (architectures, minimum macOS, libSystem).
 
@@ -64,14 +64,15 @@ def main() -> None:
             ext_name = next(n for n in z.namelist() if re.search(r"ankita/_ankita[^/]*\.(so|pyd)$", n))
             ext = pathlib.Path(z.extract(ext_name, tmp))
             platform = next(iter(tags)).platform
+            machine = "AArch64" if platform.endswith("aarch64") else "X86-64"
             if platform.startswith("manylinux"):
                 versions = re.findall(r"GLIBC_(\d+)\.(\d+)", run("readelf", "-V", str(ext)))
                 newest = max(((int(a), int(b)) for a, b in versions), default=(0, 0))
                 check(newest <= (2, 17), f"{wheel.name}: needs glibc {newest[0]}.{newest[1]} at most")
-                check("X86-64" in run("readelf", "-h", str(ext)), f"{wheel.name}: x86-64")
+                check(machine in run("readelf", "-h", str(ext)), f"{wheel.name}: {machine}")
             elif platform.startswith("musllinux"):
                 check(needed(ext) == ["libc.so"], f"{wheel.name}: needs {needed(ext)}")
-                check("X86-64" in run("readelf", "-h", str(ext)), f"{wheel.name}: x86-64")
+                check(machine in run("readelf", "-h", str(ext)), f"{wheel.name}: {machine}")
             elif platform == "win_amd64":
                 exports = set(
                     re.findall(r"^\s*Name: (\S+)$", run("llvm-readobj", "--coff-exports", str(ext)), re.M)
@@ -87,7 +88,13 @@ def main() -> None:
                     "COFF-x86-64" in run("llvm-readobj", "--file-headers", str(ext)),
                     f"{wheel.name}: x86-64",
                 )
-    missing = EXPECTED - platforms
+    expected = set(EXPECTED)
+    # aarch64 Linux when make dist built its libraries.
+    if (ROOT / "target" / "dist" / "lib" / "aarch64-unknown-linux-gnu").is_dir():
+        expected.add("manylinux_2_17_aarch64")
+    if (ROOT / "target" / "dist" / "lib" / "aarch64-unknown-linux-musl").is_dir():
+        expected.add("musllinux_1_2_aarch64")
+    missing = expected - platforms
     check(not missing, f"a wheel for every platform ({len(wheels)} wheels; missing: {sorted(missing)})")
     check(any(WHEELS.glob("ankita_context-*.tar.gz")), "the sdist")
     print(f"wheels: {results['passed']} passed, {results['failed']} failed")
