@@ -265,7 +265,8 @@ static void test_session(void) {
     ankita_string_free(error);
     CHECK(ankita_session_new(NULL, NULL) == NULL, "NULL options");
 
-    AnkitaSession *s = ankita_session_new("{\"max_bytes\": 600}", &error);
+    /* Opted out of cache-stable trimming (a session's default): the stateless answers. */
+    AnkitaSession *s = ankita_session_new("{\"max_bytes\": 600, \"trim_to\": null}", &error);
     CHECK(s != NULL && error == NULL, "session_new");
     expect_string(ankita_session_append(s, "[{\"role\":\"system\",\"content\":\"Be brief.\"}]"),
                   "{\"ok\":true,\"messages\":1}", "append");
@@ -303,11 +304,18 @@ static void test_session(void) {
     ankita_string_free(plan);
 
     /* Restore: a new session fed the saved messages answers the same. */
-    AnkitaSession *restored = ankita_session_new("{\"max_bytes\":600}", NULL);
+    AnkitaSession *restored = ankita_session_new("{\"max_bytes\":600,\"trim_to\":null}", NULL);
     char *messages = snapshot + 22;
     messages[strlen(messages) - 1] = '\0'; /* drop the closing brace */
     expect_string(ankita_session_append(restored, messages), "{\"ok\":true,\"messages\":16}",
                   "restore");
+    /* By default a session is cache-stable: its report says where the kept run starts. */
+    AnkitaSession *stable = ankita_session_new("{\"max_bytes\":600}", NULL);
+    ankita_string_free(ankita_session_append(stable, messages));
+    char *kept = ankita_session_trim(stable);
+    CHECK(kept && strstr(kept, "\"cut\":") != NULL, "%s", kept);
+    ankita_string_free(kept);
+    ankita_session_free(stable);
     char *a = ankita_session_trim(s);
     char *b = ankita_session_trim(restored);
     CHECK(a && b && strcmp(a, b) == 0, "restored session answers differently");

@@ -113,8 +113,9 @@ int main() {
         CHECK(ankita::trim_many({}).empty());
     }
 
-    // A session's trim() is the free trim's kind of value, and its answer.
-    ankita::session s(R"({"model": "gpt-4o"})");
+    // A session's trim() is the free trim's kind of value, and its answer (opted out of
+    // cache-stable trimming, a session's default, whose report says where the kept run starts).
+    ankita::session s(R"({"model": "gpt-4o", "trim_to": null})");
     CHECK(s.append(R"([{"role": "system", "content": "Be brief."}])") ==
           R"({"ok":true,"messages":1})");
     s.append(R"([{"role": "user", "content": "Hello there"}])");
