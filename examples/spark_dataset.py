@@ -69,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
         SparkSession.builder.master(args.master)
         .appName("ankita-trim")
         .config("spark.ui.enabled", "false")
+        # Parquet's default codec, snappy, loads a native library that snappy-java picks by
+        # the C library it finds: a glibc machine with musl's loader installed (musl-tools)
+        # gets the musl build, which does not load. zstd's does not make that guess.
+        .config("spark.sql.parquet.compression.codec", "zstd")
         .getOrCreate()
     )
     started = time.perf_counter()
