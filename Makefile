@@ -42,10 +42,11 @@ demo: build
 # What `make test` installs when the machine lacks it, and roughly how long it takes (2 cores,
 # from a clone with target/ built once before; the first run also compiles every build).
 define TEST_PLAN
-make test: Rust (cargo test --release), C (valgrind), Node, make install (C/C++, CMake), the
-  packages (wheel, sdist, npm tarball) and Python (pytest against that wheel); about 10-15 min on
-  2 cores, more on the first run (each build from scratch) or on a busy machine. It installs:
-  valgrind and cmake (apt-get, when missing); the npm packages of bindings/node (npm ci);
+make test: Rust (cargo test --release), C (valgrind), Node, the WebAssembly build (every shared
+  case byte for byte against the native library, and headless chromium), make install (C/C++,
+  CMake), the packages (wheel, sdist, npm tarball) and Python (pytest against that wheel). Each
+  suite prints its time as it ends. It installs: valgrind, cmake and chromium (apt-get, when
+  missing); the wasm32 Rust target (rustup); the npm packages of bindings/node (npm ci);
   maturin, ziglang and auditwheel (target/dist/venv); pytest, mypy, ruff and the SDKs the
   Python adapters are tested against (bindings/python/.venv).
 endef
@@ -56,7 +57,7 @@ export TEST_PLAN
 # features and the suites before it reuse the one `make build` made.
 test: build
 	@echo "$$TEST_PLAN"
-	@start=$$(date +%s); for suite in test-c test-node test-install test-packages; do \
+	@start=$$(date +%s); for suite in test-c test-node test-wasm test-install test-packages; do \
 		t=$$(date +%s); $(MAKE) --no-print-directory $$suite || exit 1; \
 		echo "== $$suite: $$(( $$(date +%s) - t )) s"; done; \
 	t=$$(date +%s); $(MAKE) --no-print-directory test-python \

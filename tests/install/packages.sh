@@ -144,8 +144,9 @@ for py in "${pythons[@]}"; do
         env -i PATH="$venv/bin:$bare_path" HOME="$scratch" python3 "$repo/tests/install/readme_examples.py" python "$repo/README.md" "$venv/bin/python"
 done
 
-section "make prebuilds CROSS=, npm pack"
-make -C "$repo" --no-print-directory prebuilds CROSS= >"$scratch/prebuilds.log" 2>&1 || { cat "$scratch/prebuilds.log" >&2; exit 1; }
+section "make prebuilds wasm CROSS=, npm pack"
+# The tarball carries the WebAssembly build too (the fallback where no native library loads).
+make -C "$repo" --no-print-directory prebuilds wasm CROSS= >"$scratch/prebuilds.log" 2>&1 || { cat "$scratch/prebuilds.log" >&2; exit 1; }
 node_arch="$(node -p process.arch)"
 prebuild="$repo/bindings/node/prebuilds/linux-$node_arch/libankita.so"
 check "prebuilds/linux-$node_arch/libankita.so is stripped" bash -c "! readelf -S '$prebuild' | grep -q -e '\.debug_' -e '\.symtab'"
@@ -154,12 +155,12 @@ check "the prebuild needs no glibc newer than 2.17" \
 (cd "$repo/bindings/node" && npm pack --silent --pack-destination "$scratch" </dev/null >/dev/null)
 tarball="$scratch/ankita-$version.tgz"
 echo "   $(basename "$tarball") ($(stat -c %s "$tarball") bytes)"
-check "the tarball's size is docs/performance.md's" python3 "$repo/tests/docs/sizes.py" "the npm tarball" "$tarball"
+check "the tarball's size is docs/performance.md's" python3 "$repo/tests/docs/sizes.py" "the npm tarball (the Linux x86_64 library and the WebAssembly build)" "$tarball"
 check "the prebuild's size is docs/performance.md's" \
     python3 "$repo/tests/docs/sizes.py" "the stripped \`libankita.so\` (the Node prebuild)" "$prebuild"
 tar tzf "$tarball" | sed 's|^package/||' | sort >"$scratch/tarball.txt"
 for f in package.json index.js index.d.ts lib/native.js README.md LICENSE-MIT LICENSE-APACHE \
-    "prebuilds/linux-$node_arch/libankita.so"; do
+    "prebuilds/linux-$node_arch/libankita.so" wasm/ankita.wasm; do
     check "tarball has $f" grep -qx "$f" "$scratch/tarball.txt"
 done
 check "tarball holds no tests, benchmarks or examples" bash -c "! grep -E '^(test|bench|examples|node_modules)/' '$scratch/tarball.txt'"
