@@ -61,11 +61,19 @@ fn turn(rng: &mut Rng, t: usize) -> String {
 fn main() {
     let turns: usize = std::env::args().nth(1).map_or(1000, |s| s.parse().unwrap());
     let tokens = std::env::args().any(|a| a == "--tokens");
-    let options = if tokens {
-        r#"{"context_tokens": 128000, "model": "gpt-4o", "max_messages": 1000}"#
+    // `--plain`: opted out of cache-stable trimming (a session's default), so that long
+    // histories are trimmed from their newest messages.
+    let plain = std::env::args().any(|a| a == "--plain");
+    let budget = if tokens {
+        r#""context_tokens": 128000, "model": "gpt-4o", "max_messages": 1000"#
     } else {
-        r#"{"max_bytes": 512000, "max_messages": 1000}"#
+        r#""max_bytes": 512000, "max_messages": 1000"#
     };
+    let options = format!(
+        "{{{budget}{}}}",
+        if plain { r#", "trim_to": null"# } else { "" }
+    );
+    let options = options.as_str();
     let mut rng = Rng(0x5eed);
     let mut session = TrimSession::new(options).unwrap();
     let system = serde_json::json!([{"role": "system", "content": format!("You are a desktop companion. {}", rng.prose(1500))}]);
