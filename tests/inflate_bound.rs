@@ -68,7 +68,11 @@ fn pdf_with_xref(inflated: usize, keys: &str) -> Vec<u8> {
     pdf
 }
 
-/// The peak of bytes held while `f` runs, above what was held before.
+/// The tests count what the whole process holds: they run one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The peak of bytes held while `f` runs, above what was held before (no other test running:
+/// the caller holds [`ONE_AT_A_TIME`]).
 fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let before = HELD.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
@@ -78,6 +82,7 @@ fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
 
 #[test]
 fn a_small_pdf_inflating_to_68_mb_is_read_within_its_size() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     use base64::Engine;
     let pdf = pdf_with_xref_of_zeros(68 << 20);
     assert!(pdf.len() < 70_000, "{} bytes", pdf.len());
@@ -125,6 +130,7 @@ fn a_small_pdf_inflating_to_68_mb_is_read_within_its_size() {
 
 #[test]
 fn the_budget_scales_with_the_file_and_keeps_real_files_readable() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     use ankita::probe::file::{inflate_budget, probe_file_bytes, FileInfo, MAX_INFLATED};
     assert_eq!(inflate_budget(0), 1 << 20);
     assert_eq!(inflate_budget(100_000), 400_000 + (1 << 20));
@@ -146,6 +152,7 @@ fn the_budget_scales_with_the_file_and_keeps_real_files_readable() {
 /// over 4,096), not a map of a million entries (about 30 MB).
 #[test]
 fn a_cross_reference_stream_adds_entries_within_the_files_size() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let pdf = pdf_with_xref(900_000, "/Index[0 1000000]");
     assert!(pdf.len() < 2_000, "{} bytes", pdf.len());
     let (result, peak) = peak_of(|| ankita::probe::file::probe_file_bytes(&pdf));
