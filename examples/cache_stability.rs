@@ -9,9 +9,11 @@
 //! ```
 //!
 //! For every format it prints, over the calls after the window first filled: the share of the
-//! history's tokens that repeat the previous call's answer as a prefix, the input cost at
-//! Anthropic's prices (0.1× for the repeated prefix, 1.25× for the rest) relative to today's
-//! trim, the median and 10th-percentile use of the budget, and the calls over the budget.
+//! history's tokens that repeat the previous call's answer as a prefix, the input cost relative
+//! to the plain trim at Anthropic's prices and OpenAI's from GPT-5.6 on (0.1× for the repeated
+//! prefix, 1.25× for the cache write of the rest) and at OpenAI's before GPT-5.6 (0.5× cached,
+//! 1× the rest), the median and 10th-percentile use of the budget, and the calls over the
+//! budget.
 
 #[path = "agent_loop/mod.rs"]
 mod agent_loop;
@@ -22,6 +24,7 @@ use serde_json::{json, Value};
 struct Figures {
     prefix_share: f64,
     cost: f64,
+    cost_before_56: f64,
     median_use: f64,
     p10_use: f64,
     over: usize,
@@ -62,8 +65,16 @@ fn main() {
         tasks
     );
     println!(
-        "{:<10} {:<22} {:>13} {:>10} {:>11} {:>8} {:>5} {:>10}",
-        "format", "trim", "prefix share", "cost", "median use", "p10 use", "over", "cut moves"
+        "{:<10} {:<22} {:>13} {:>10} {:>10} {:>11} {:>8} {:>5} {:>10}",
+        "format",
+        "trim",
+        "prefix share",
+        "cost",
+        "cost <5.6",
+        "median use",
+        "p10 use",
+        "over",
+        "cut moves"
     );
     for format in FORMATS {
         let today = replay(format, &steps, &calls, &base, None);
@@ -75,9 +86,10 @@ fn main() {
         let today = &rows[0].1;
         for (name, f) in &rows {
             println!(
-                "{format:<10} {name:<22} {:>13.3} {:>9.3}× {:>11.3} {:>8.3} {:>5} {:>10}",
+                "{format:<10} {name:<22} {:>13.3} {:>9.3}× {:>9.3}× {:>11.3} {:>8.3} {:>5} {:>10}",
                 f.prefix_share,
                 f.cost / today.cost,
+                f.cost_before_56 / today.cost_before_56,
                 f.median_use,
                 f.p10_use,
                 f.over,
@@ -96,7 +108,7 @@ fn replay(
 ) -> Figures {
     let mut previous: Vec<Value> = Vec::new();
     let mut cut = Value::Null;
-    let (mut repeated, mut total, mut cost) = (0u64, 0u64, 0f64);
+    let (mut repeated, mut total, mut cost, mut cost_before_56) = (0u64, 0u64, 0f64, 0f64);
     let mut uses = Vec::new();
     let (mut over, mut moves, mut filled) = (0, 0, false);
     for &len in calls {
@@ -130,6 +142,7 @@ fn replay(
             repeated += prefix;
             total += all;
             cost += 0.1 * prefix as f64 + 1.25 * (all - prefix) as f64;
+            cost_before_56 += 0.5 * prefix as f64 + (all - prefix) as f64;
             let budget = report["budget_tokens"].as_u64().expect("a budget");
             let used = report["cost_tokens"].as_u64().expect("a cost");
             over += usize::from(used > budget);
@@ -142,6 +155,7 @@ fn replay(
     Figures {
         prefix_share: repeated as f64 / total as f64,
         cost,
+        cost_before_56,
         median_use: at(0.5),
         p10_use: at(0.1),
         over,
