@@ -218,6 +218,9 @@ pub enum ItemKind {
     Reference,
     /// Kept as written, priced as JSON, never split from its step.
     Opaque,
+    /// A server compaction (a Responses `compaction` item): it stands for everything before it,
+    /// a group of its own, kept while anything after it is ([`crate::stable`]).
+    Compaction,
 }
 
 impl Message<'_> {

@@ -265,8 +265,9 @@ impl<'a> Trimmer<'a, '_> {
         if let Some(r) = request {
             self.tags[r] = Tag::Request;
         }
-        // The messages a summary stands for are not kept (crate::stable).
-        self.floor = self.summary_floor();
+        // The messages a summary or a server compaction stands for are not kept
+        // (crate::stable).
+        self.floor = self.summary_floor().max(self.keep_compaction());
         // The anchors of a cache-stable trim depend on where its cut falls (crate::stable).
         if let (Some(r), false) = (request, self.options.cache.stable) {
             let mut anchored = 0;

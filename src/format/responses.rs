@@ -244,6 +244,8 @@ fn split_item<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Resul
         (ItemKind::Reasoning, "")
     } else if item_type == "item_reference" {
         (ItemKind::Reference, "")
+    } else if item_type == "compaction" {
+        (ItemKind::Compaction, "")
     } else {
         (ItemKind::Opaque, "")
     };

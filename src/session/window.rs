@@ -3,7 +3,7 @@
 
 use super::split::Split;
 use crate::format::Adapter;
-use crate::model::{Role, Session};
+use crate::model::{Origin, Role, Session};
 use crate::report::{RepairEntry, Report, Warning};
 use crate::request::TrimOptions;
 use crate::trim::Reach;
@@ -57,6 +57,11 @@ impl Window {
         // A cache-stable trim keeps the anchors of its cut and the messages from it on; a
         // summary stands for the messages up to an index.
         if options.cache.stable || options.cache.summary.is_some() {
+            return None;
+        }
+        // A server compaction stands for everything before it, wherever it is.
+        let compaction = Origin::Item(crate::model::ItemKind::Compaction);
+        if held.session.messages.iter().any(|m| m.origin == compaction) {
             return None;
         }
         // Without a system prompt outside the messages, the first message must be a group

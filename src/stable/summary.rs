@@ -72,6 +72,25 @@ impl Trimmer<'_, '_> {
             .unwrap_or(n)
     }
 
+    /// The newest server compaction (a Responses `compaction` item): its group is kept while
+    /// anything after it is, and what stands before it (which it stands for) is not kept.
+    /// Returns the group the kept run may start at, at the earliest (0 without one).
+    pub(crate) fn keep_compaction(&mut self) -> usize {
+        let n = self.repaired.groups.len();
+        let Some(g) = (0..n).rev().find(|&g| {
+            self.group_msgs(g).iter().any(|&m| {
+                self.session.messages[m].origin
+                    == crate::model::Origin::Item(crate::model::ItemKind::Compaction)
+            })
+        }) else {
+            return 0;
+        };
+        if self.tags[g] == Tag::Optional {
+            self.tags[g] = Tag::Anchor;
+        }
+        g
+    }
+
     /// Reserves the summary's cost beside the required groups (kept already); leaves it out,
     /// with a warning, when it does not fit beside them.
     pub(crate) fn reserve_summary(&mut self) {

@@ -206,6 +206,38 @@ for k, bad in enumerate(
         }
     )
 
+# A server compaction (an OpenAI Responses `compaction` item, from /responses/compact or
+# context_management) stands for everything before it: the items before it go, it stays while
+# anything after it is kept, priced by its bytes as opaque data.
+COMPACTION = {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAAAB" + "x" * 60}
+ITEMS: list[Obj] = [
+    {"role": "user", "content": "old question"},
+    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "old"}]},
+    COMPACTION,
+    {"role": "user", "content": "new question"},
+    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "new"}]},
+    {"role": "user", "content": "latest"},
+]
+for name, options, kept, dropped, limited in [
+    ("what_precedes_it_goes", {}, [2, 3, 4, 5], [0, 1], None),
+    # Three messages: the compaction, the anchor before the request, the request.
+    ("kept_under_a_count_limit", {"max_messages": 3}, [2, 3, 5], [0, 1, 4], "max_messages"),
+]:
+    CASES.append(
+        {
+            "name": f"summary_server_compaction_{name}_responses",
+            "description": "A Responses compaction item stands for everything before it: the "
+            "items before it are not kept, and it is kept while anything after it is.",
+            "function": "trim",
+            "request": {"messages": ITEMS, "format": "responses", **options},
+            "expect": {
+                "ok": True,
+                "messages": [ITEMS[i] for i in kept],
+                "report": {"dropped_messages": dropped, "limited_by": limited},
+            },
+        }
+    )
+
 for old in HERE.glob("summary_*.json"):
     old.unlink()
 for c in CASES:

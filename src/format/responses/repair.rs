@@ -25,6 +25,8 @@ pub(super) fn class(msg: &Message<'_>) -> Class {
         Origin::Item(ItemKind::Output { family }) => Class::Output(family),
         Origin::Item(ItemKind::Reference) => Class::Reference,
         Origin::Item(ItemKind::Opaque) => Class::Opaque,
+        // A group of its own, as a turn (it stands for everything before it).
+        Origin::Item(ItemKind::Compaction) => Class::Turn,
         _ if msg.role == Some(Role::Assistant) => Class::Said,
         _ => Class::Turn,
     }
@@ -41,6 +43,12 @@ pub(super) fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
     let mut m = 0;
     while m < n {
         let c = class(&session.messages[m]);
+        if session.messages[m].origin == Origin::Item(ItemKind::Compaction) {
+            // Content the provider wrote (encrypted): kept as it is, never an empty message.
+            out.push_group(&[m], false);
+            m += 1;
+            continue;
+        }
         if c == Class::Turn {
             turn(session, m, &mut alive, &mut out);
             m += 1;
