@@ -10,6 +10,7 @@ pub mod ai_sdk;
 pub mod anthropic;
 pub(crate) mod anthropic_cache;
 pub(crate) mod calls;
+mod costs;
 pub mod facts;
 pub mod gemini;
 pub(crate) mod inputs;
@@ -31,6 +32,7 @@ use crate::probe::file::FileKind;
 use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
 use crate::repair::Repaired;
 use crate::tokens::Measure;
+pub(crate) use costs::{blocks_meta_cost, fields_cost};
 pub use facts::{describe_formats, Plain};
 pub use split::Input;
 use std::borrow::Cow;
@@ -400,54 +402,6 @@ pub enum NewPart {
     Text { from: Option<usize>, text: String },
 }
 
-/// The cost of an object's fields but those in `skip`: each key (but `role`'s) and each
-/// value's text (a string's characters; other values' JSON), counted with `measure`. Also returns
-/// the cost of the field `split` alone, when present.
-pub(crate) fn fields_cost(
-    fields: &[(Cow<'_, str>, Raw<'_>)],
-    skip: &[&str],
-    split: &str,
-    measure: &Measure,
-) -> (u64, u64) {
-    let (mut all, mut part) = (0, 0);
-    for (key, value) in fields {
-        if skip.contains(&key.as_ref()) {
-            continue;
-        }
-        // The role is rendered as itself, without its key.
-        let key_cost = if key == "role" { 0 } else { measure.text(key) };
-        let cost = key_cost + value_cost(value, measure);
-        all += cost;
-        if key == split {
-            part += cost;
-        }
-    }
-    (all, part)
-}
-
-/// The cost of a message whose calls are items of its content array (Anthropic `tool_use`
-/// blocks, Gemini `functionCall` parts), with and without them: its fields but `content_key`,
-/// and each item `is_call` picks, whole.
-pub(crate) fn blocks_meta_cost(
-    doc: &Doc<'_>,
-    message: Raw<'_>,
-    content_key: &str,
-    is_call: impl Fn(&[(Cow<'_, str>, Raw<'_>)]) -> bool,
-    measure: &Measure,
-) -> (u64, u64) {
-    let fields = doc.fields(message).unwrap_or_default();
-    let (base, _) = fields_cost(&fields, &[content_key], "", measure);
-    let items = get(&fields, content_key).and_then(|c| doc.items(c));
-    let calls: u64 = items
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|&item| doc.fields(item))
-        .filter(|f| is_call(f))
-        .map(|f| fields_cost(&f, &[], "", measure).0)
-        .sum();
-    (base + calls, base)
-}
-
 /// For formats whose first message must be the user's (Anthropic, Gemini): drops every kept
 /// logical message before the first user one (an assistant turn, an exchange with its
 /// replies), the system prompt aside. Returns the indices it dropped, ascending.
@@ -487,24 +441,6 @@ pub(crate) fn physical_runs<'s>(
         }
         None
     })
-}
-
-/// A JSON value's cost: a string's characters, or other values' compact JSON (as serde_json
-/// writes it, whatever the caller's white space and escapes, so that every front end counts
-/// the same).
-pub(crate) fn value_cost(value: Raw<'_>, measure: &Measure) -> u64 {
-    if let Some(s) = raw::string(value) {
-        return measure.text(&s);
-    }
-    if raw::canonical_len(value) == value.len() as u64 {
-        // Compact already (the common case): canonical text is never longer than the caller's,
-        // so equal lengths mean equal text.
-        return measure.text(value);
-    }
-    match serde_json::from_str::<serde_json::Value>(value) {
-        Ok(v) => measure.text(&v.to_string()),
-        Err(_) => measure.text(value),
-    }
 }
 
 /// The caller's key of a logical message's parts ([`Adapter::parts_key`]).
