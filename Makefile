@@ -132,10 +132,15 @@ HOST_ARCH := $(shell uname -m)
 WHEEL_DIR := target/wheels
 DIST_VENV := target/dist/venv
 CROSS ?= $(if $(filter aarch64-unknown-linux-gnu,$(shell rustup target list --installed 2>/dev/null)),aarch64,)
-# The wheel and the Node prebuild are built with the same profile (stripped, no debug info) into
-# the same target directory, so the second reuses the dependencies the first compiled.
+# The wheel and the Node prebuild are built with the same profile (stripped, no debug info), the
+# same linker (zig's C compiler against glibc 2.17, scripts/dist/zigcc, as maturin --zig uses
+# it) and into the same target directory, so the second reuses what the first compiled: cargo
+# rebuilds every crate for another linker. tests/install/packages.sh builds the wheel of the
+# sdist with them too.
 PACKAGE_PROFILE := CARGO_PROFILE_RELEASE_STRIP=symbols CARGO_PROFILE_RELEASE_DEBUG=0
-MATURIN_BUILD = $(PACKAGE_PROFILE) $(DIST_VENV)/bin/maturin build --release --locked --strip --zig \
+ZIG_LINKER = CARGO_TARGET_$(shell echo $(1) | tr a-z A-Z)_UNKNOWN_LINUX_GNU_LINKER=$(abspath scripts/dist/zigcc) \
+	ZIG_PYTHON=$(abspath $(DIST_VENV))/bin/python ZIG_TARGET=$(1)-linux-gnu.2.17
+MATURIN_BUILD = $(PACKAGE_PROFILE) $(DIST_VENV)/bin/maturin build --release --locked --strip \
 	--compatibility manylinux2014 -m bindings/python/Cargo.toml --out $(WHEEL_DIR)
 
 $(DIST_VENV)/bin/maturin:
@@ -145,9 +150,10 @@ $(DIST_VENV)/bin/maturin:
 
 wheel: $(DIST_VENV)/bin/maturin
 	rm -f $(WHEEL_DIR)/ankita_context-*
-	PATH="$(abspath $(DIST_VENV))/bin:$$PATH" $(MATURIN_BUILD) --target $(HOST_ARCH)-unknown-linux-gnu
+	PATH="$(abspath $(DIST_VENV))/bin:$$PATH" $(call ZIG_LINKER,$(HOST_ARCH)) $(MATURIN_BUILD) \
+		--target $(HOST_ARCH)-unknown-linux-gnu
 	$(foreach arch,$(filter-out $(HOST_ARCH),$(CROSS)),PATH="$(abspath $(DIST_VENV))/bin:$$PATH" \
-		$(MATURIN_BUILD) --target $(arch)-unknown-linux-gnu;)
+		$(call ZIG_LINKER,$(arch)) $(MATURIN_BUILD) --target $(arch)-unknown-linux-gnu;)
 	PATH="$(abspath $(DIST_VENV))/bin:$$PATH" $(DIST_VENV)/bin/maturin sdist \
 		-m bindings/python/Cargo.toml --out $(WHEEL_DIR)
 	@ls -l $(WHEEL_DIR)/ankita_context-*
@@ -165,11 +171,8 @@ prebuilds: $(DIST_VENV)/bin/maturin
 	@ls -l $(PREBUILDS)/*/
 
 prebuild: $(DIST_VENV)/bin/maturin
-	printf '#!/bin/sh\nexec "%s" -m ziglang cc -target $(ARCH)-linux-gnu.2.17 "$$@"\n' \
-		"$(abspath $(DIST_VENV))/bin/python" > target/dist/zigcc-$(ARCH)
-	chmod +x target/dist/zigcc-$(ARCH)
-	CARGO_TARGET_$(shell echo $(ARCH) | tr a-z A-Z)_UNKNOWN_LINUX_GNU_LINKER=$(abspath target/dist/zigcc-$(ARCH)) \
-	$(PACKAGE_PROFILE) $(CARGO) build --release --locked --lib --target $(ARCH)-unknown-linux-gnu
+	$(call ZIG_LINKER,$(ARCH)) $(PACKAGE_PROFILE) \
+		$(CARGO) build --release --locked --lib --target $(ARCH)-unknown-linux-gnu
 	mkdir -p $(PREBUILDS)/linux-$(call NODE_ARCH,$(ARCH))
 	cp target/$(ARCH)-unknown-linux-gnu/release/libankita.so $(PREBUILDS)/linux-$(call NODE_ARCH,$(ARCH))/
 

@@ -83,9 +83,14 @@ check "sdist is under 600 KB besides the vocabularies ($vocabularies bytes)" \
     test "$(( $(stat -c %s "$sdist") - vocabularies ))" -lt 600000
 
 section "a wheel from the sdist (pip, maturin backend, reusing the wheel's build in target/)"
+# The wheel's linker and profile (the Makefile's ZIG_LINKER and PACKAGE_PROFILE): the
+# dependencies it compiled are reused, and only the sdist's own two crates are compiled.
+upper_arch="$(echo "$arch" | tr a-z A-Z)"
 if PATH="$repo/target/dist/venv/bin:$PATH" CARGO_TARGET_DIR="$repo/target" \
     CARGO_BUILD_TARGET="$arch-unknown-linux-gnu" CARGO_PROFILE_RELEASE_STRIP=symbols \
     CARGO_PROFILE_RELEASE_DEBUG=0 \
+    "CARGO_TARGET_${upper_arch}_UNKNOWN_LINUX_GNU_LINKER=$repo/scripts/dist/zigcc" \
+    ZIG_PYTHON="$repo/target/dist/venv/bin/python" ZIG_TARGET="$arch-linux-gnu.2.17" \
     "$repo/target/dist/venv/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps \
     --no-build-isolation "$sdist" -w "$scratch/from-sdist" >"$scratch/sdist-build.log" 2>&1; then
     ok "a wheel builds from the sdist"
