@@ -92,7 +92,8 @@ int main() {
 
     // A session answers what trim answers for the same history.
     {
-        ankita::session s(R"({"max_bytes": 4096})");
+        // trim_to null: the session opts out of cache-stable trimming, as the stateless trim.
+        ankita::session s(R"({"max_bytes": 4096, "trim_to": null})");
         check(contains(s.append(R"([{"role": "user", "content": "Hi"}])"),
                        R"("messages":1)"),
               "session append", "");
