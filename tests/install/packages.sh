@@ -89,7 +89,7 @@ upper_arch="$(echo "$arch" | tr a-z A-Z)"
 if PATH="$repo/target/dist/venv/bin:$PATH" CARGO_TARGET_DIR="$repo/target" \
     CARGO_BUILD_TARGET="$arch-unknown-linux-gnu" CARGO_PROFILE_RELEASE_STRIP=symbols \
     CARGO_PROFILE_RELEASE_DEBUG=0 \
-    "CARGO_TARGET_${upper_arch}_UNKNOWN_LINUX_GNU_LINKER=$repo/scripts/dist/zigcc" \
+    env "CARGO_TARGET_${upper_arch}_UNKNOWN_LINUX_GNU_LINKER=$repo/scripts/dist/zigcc" \
     ZIG_PYTHON="$repo/target/dist/venv/bin/python" ZIG_TARGET="$arch-linux-gnu.2.17" \
     "$repo/target/dist/venv/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps \
     --no-build-isolation "$sdist" -w "$scratch/from-sdist" >"$scratch/sdist-build.log" 2>&1; then
