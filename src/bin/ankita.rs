@@ -265,9 +265,8 @@ fn exit_code(outcome: Outcome) -> u8 {
 }
 
 /// Prints a response of the core on stdout, and on failure its error on stderr; answers the
-/// exit code.
-/// Prints the answer to a request read from `input` (a file, or stdin when `None`): the answer
-/// on stdout is the contract's, as the C ABI gives it; the line on stderr says which file an
+/// exit code. The answer is the contract's, as the C ABI gives it; for a request read from
+/// `input` (a file, or stdin when `None`), the line on stderr says which file an
 /// `invalid_json` error's line and column are in.
 fn deliver(response: &str, input: Option<&Path>) -> u8 {
     out!("{response}");
@@ -282,9 +281,10 @@ fn deliver(response: &str, input: Option<&Path>) -> u8 {
         let code = error["code"].as_str().unwrap_or("error");
         let message = error["message"].as_str().unwrap_or("");
         let label = input.map_or("stdin".into(), |p| p.display().to_string());
-        let from = match code == "invalid_json" && !message.starts_with(&format!("{label}: ")) {
-            true => format!("{label}: "),
-            false => String::new(),
+        let from = if code == "invalid_json" && !message.starts_with(&format!("{label}: ")) {
+            format!("{label}: ")
+        } else {
+            String::new()
         };
         eprintln!("ankita: {code}: {from}{message}{at}");
     }

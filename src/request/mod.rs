@@ -392,7 +392,7 @@ impl TrimOptions {
                 }),
             }
         }
-        // The seed's 40 is a count-only default: a caller who gives a window expects the window
+        // 40 is a default for a count-only trim: a caller who gives a window expects the window
         // to decide what fits.
         if !request.contains_key("max_messages")
             && (options.max_bytes.is_some() || options.context_tokens.is_some())
