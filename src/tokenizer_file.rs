@@ -10,10 +10,10 @@
 //! error saying so.
 
 use crate::chat_template::Framing;
-use crate::error::Error;
 use std::fmt;
 #[cfg(feature = "tokenizer-files")]
 use {
+    crate::error::Error,
     std::collections::HashMap,
     std::path::{Path, PathBuf},
     std::sync::{Mutex, OnceLock},
@@ -74,19 +74,6 @@ impl FileTokenizer {
     pub fn count(&self, _text: &str) -> usize {
         match self.tokenizer {}
     }
-}
-
-/// A build without tokenizer files: every path is an `invalid_request` error at `key` saying so.
-#[cfg(not(feature = "tokenizer-files"))]
-pub fn load(path: &str, key: &str) -> Result<&'static FileTokenizer, Error> {
-    Err(Error::invalid_request(
-        format!(
-            "tokenizer file {path:?}: this build of ankita reads no tokenizer files (the \
-             WebAssembly build leaves them out); use a built-in tokenizer: {}",
-            crate::tokens::Tokenizer::NAMES.join(", ")
-        ),
-        key,
-    ))
 }
 
 /// The tokenizer at `path` (a `tokenizer.json` or a folder holding one), loaded on first use

@@ -112,15 +112,32 @@ fn tokenizer_file(spec: &Map<String, Value>) -> Result<Tokenizer, Error> {
         ));
     }
     match spec.get("file") {
-        Some(Value::String(path)) => Ok(Tokenizer::File(crate::tokenizer_file::load(
-            path,
-            "tokenizer.file",
-        )?)),
+        Some(Value::String(path)) => load_file(path).map(Tokenizer::File),
         _ => Err(Error::invalid_request(
             "tokenizer.file must be the path of a tokenizer.json or of a folder holding one",
             "tokenizer.file",
         )),
     }
+}
+
+/// The tokenizer file at `path`, loaded once and shared ([`crate::tokenizer_file::load`]).
+#[cfg(feature = "tokenizer-files")]
+fn load_file(path: &str) -> Result<&'static crate::tokenizer_file::FileTokenizer, Error> {
+    crate::tokenizer_file::load(path, "tokenizer.file")
+}
+
+/// A build without tokenizer files (the WebAssembly build): every path is an `invalid_request`
+/// error saying so and naming the built-in tokenizers.
+#[cfg(not(feature = "tokenizer-files"))]
+fn load_file(path: &str) -> Result<&'static crate::tokenizer_file::FileTokenizer, Error> {
+    Err(Error::invalid_request(
+        format!(
+            "tokenizer file {path:?}: this build of ankita reads no tokenizer files (the \
+             WebAssembly build leaves them out); use a built-in tokenizer: {}",
+            Tokenizer::NAMES.join(", ")
+        ),
+        "tokenizer.file",
+    ))
 }
 
 /// The pricing profile from `image_profile` or `model` (giving both is ambiguous), `default`
