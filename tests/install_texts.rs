@@ -97,6 +97,14 @@ fn index_installs(line: &str) -> Vec<String> {
                 i += 2;
                 continue;
             }
+            // `--no-index`: pip reads only the given files and --find-links (the built wheels).
+            let end = (words[i + 2..].iter())
+                .position(|w| ["&&", "||", "|", ";"].contains(w))
+                .map_or(words.len(), |p| i + 2 + p);
+            if words[i + 2..end].iter().any(|w| unquote(w) == "--no-index") {
+                i = end;
+                continue;
+            }
             let mut j = i + 2;
             // `uv pip install`: the installer word pair is `pip install`, found at the next step.
             while j < words.len() {
@@ -296,6 +304,7 @@ fn the_check_finds_index_installs_and_passes_built_files() {
         "npm i ankita@0.1.0",
         "cd app && yarn add ankita",
         "pip install -r requirements.txt ankita[langchain]",
+        "pip install --no-index x.whl && pip install ankita",
     ];
     for line in flagged {
         assert_eq!(index_installs(line).len(), 1, "{line}");
@@ -313,6 +322,7 @@ fn the_check_finds_index_installs_and_passes_built_files() {
         "import ankita                                   # pip install target/wheels/x.whl",
         "make prebuilds && (cd bindings/node && npm pack)",
         "the wheel to pip install, then import ankita",
+        "pip install --only-binary :all: --no-index --find-links target/dist/wheels ankita-context",
     ];
     for line in passed {
         assert_eq!(index_installs(line), Vec::<String>::new(), "{line}");
