@@ -1,0 +1,275 @@
+// Sessions: a chat history fed to the native session as it happens (DESIGN §8; docs/sessions.md).
+
+import { native } from "#native";
+import { AnkitaError } from "./error.js";
+import { takesSystem } from "./formats.js";
+import { restoreOriginals, withStandIns } from "./images.js";
+import { answer, describe, rejectNonFinite, serialise, withDroppedMessages } from "./request.js";
+
+// Symbol.dispose (Node 20+; `using` declarations); the well-known name before that.
+const DISPOSE = Symbol.dispose ?? Symbol.for("nodejs.dispose");
+
+/**
+ * Frees the native session of a Session that was garbage-collected without `close()`.
+ *
+ * @type {FinalizationRegistry<unknown>}
+ */
+const sessions = new FinalizationRegistry((handle) => native().sessionFree(handle));
+
+/**
+ * An incremental session: a chat history fed to the library as it happens, trimmed at any
+ * time. Each message crosses the boundary once (when appended), so a turn costs what changed,
+ * not the whole history. `trim()` answers what {@link trim} answers for the same messages and
+ * options, with the caller's own message objects for the messages it returns unchanged.
+ *
+ * Cache-stable by default: given neither `trim_to` nor `cut`, a session trims with
+ * `trim_to: 0.75` and carries each answer's `report.cut` to the next trim, so the history's
+ * prefix holds from call to call; `trim_to: null` opts out (the answers of {@link trim} without
+ * `trim_to` and `cut`).
+ *
+ * A session holds a native handle: release it with `close()` (or a `using` declaration);
+ * a FinalizationRegistry frees it if the session is garbage-collected first.
+ *
+ * @example
+ * using session = new Session({ context_tokens: 128000, model: "gpt-4o" });
+ * session.append([{ role: "user", content: "Hi" }]);
+ * const { messages } = session.trim();
+ */
+export class Session {
+  #handle;
+  /** The caller's messages, in order. */
+  #messages = [];
+  /** Per message: its stand-in URLs (lib/images.js), or null. */
+  #standIns = [];
+  /** Stand-in URL → original URL, for every message held. */
+  #originals = new Map();
+  #system;
+  /** The options the native session was made with (but `messages` and `summarize`). */
+  #options;
+  /** `summarize(messages, previous)`: called when the cut moves (see `trim`). */
+  #summarize;
+  /** The summary placed: `{ text, through }`, or undefined. */
+  #summary;
+
+  /**
+   * @param {import("../index.js").TrimOptions & { messages?: import("../index.js").Message[], summarize?: Function }} [options]
+   *   the request keys of {@link trim}; `messages`, when given, are appended; `summarize`, a
+   *   function summarising what the cut removes (see `trim`)
+   * @throws {AnkitaError} for invalid options
+   */
+  constructor(options) {
+    if (options === null || options === undefined) options = {};
+    if (typeof options !== "object" || Array.isArray(options)) {
+      throw new AnkitaError(
+        "invalid_request",
+        `options must be an object, not ${describe(options)}`,
+      );
+    }
+    rejectNonFinite(options);
+    const { messages, summarize, ...rest } = options;
+    if (summarize !== undefined && summarize !== null && typeof summarize !== "function") {
+      throw new AnkitaError(
+        "invalid_request",
+        `summarize must be a function, not ${describe(summarize)}`,
+        { path: "summarize" },
+      );
+    }
+    this.#summarize = summarize ?? undefined;
+    this.#options = rest;
+    const made = native().sessionNew(serialise(rest, "options"));
+    if (made.error !== null) answer(made.error);
+    if (!made.handle) throw new AnkitaError("internal", "the native library made no session");
+    this.#handle = made.handle;
+    sessions.register(this, made.handle, this);
+    if (rest.system !== undefined && takesSystem(rest.format)) {
+      this.#system = rest.system;
+    }
+    if (messages !== undefined) this.append(messages);
+  }
+
+  /**
+   * Appends messages (what happened since the last call).
+   *
+   * @param {import("../index.js").Message[]} messages
+   * @returns {number} how many messages the session holds
+   * @throws {AnkitaError} `invalid_request` when `messages` is not an array
+   */
+  append(messages) {
+    const handle = this.#live();
+    if (!Array.isArray(messages)) {
+      throw new AnkitaError(
+        "invalid_request",
+        `append takes an array of messages, not ${describe(messages)}`,
+        { path: "messages" },
+      );
+    }
+    const sent = [];
+    const standIns = [];
+    for (const message of messages) {
+      const one = withStandIns([message]);
+      sent.push(one.messages[0]);
+      standIns.push(one.originals === null ? null : [...one.originals.keys()]);
+      for (const [url, original] of one.originals ?? []) this.#originals.set(url, original);
+    }
+    const text = serialise(sent, "messages");
+    try {
+      answer(native().sessionAppend(handle, text), { value: messages, text });
+    } catch (error) {
+      for (const urls of standIns) for (const url of urls ?? []) this.#originals.delete(url);
+      throw error;
+    }
+    this.#messages.push(...messages);
+    this.#standIns.push(...standIns);
+    return this.#messages.length;
+  }
+
+  /**
+   * Keeps the first `length` messages (an edit or a regeneration then appends the new tail).
+   *
+   * @param {number} length
+   * @returns {number} how many messages the session holds
+   */
+  truncate(length) {
+    const handle = this.#live();
+    if (!Number.isInteger(length) || length < 0) {
+      throw new AnkitaError(
+        "invalid_argument",
+        `length must be a non-negative integer, not ${describe(length)}`,
+      );
+    }
+    if (length >= this.#messages.length) return this.#messages.length;
+    answer(native().sessionTruncate(handle, length));
+    // The core forgets a summary of messages that were replaced; so does the session.
+    if (this.#summary !== undefined && length <= this.#summary.through) this.#summary = undefined;
+    for (const urls of this.#standIns.slice(length)) {
+      for (const url of urls ?? []) this.#originals.delete(url);
+    }
+    this.#messages.length = length;
+    this.#standIns.length = length;
+    return length;
+  }
+
+  /**
+   * Trims the history held: what {@link trim} answers for the same messages and options.
+   * Messages returned unchanged are the objects given to `append`; changed ones are new.
+   *
+   * @returns {import("../index.js").TrimResult}
+   * @throws {AnkitaError}
+   */
+  trim() {
+    const out = this.#trimOnce();
+    const compaction = out.report.compaction;
+    if (this.#summarize === undefined || compaction === undefined) return out;
+    const folded = compaction.messages.map((i) => this.#messages[i]);
+    let text;
+    try {
+      text = this.#summarize(folded, this.#summary?.text ?? null);
+    } catch (error) {
+      process.emitWarning(`summarize failed (${error}): the turn is trimmed without a new summary`);
+      return out;
+    }
+    if (typeof text !== "string") {
+      if (typeof text?.then === "function") text.then(undefined, () => {});
+      process.emitWarning(
+        `summarize must return a string (Session#trim is synchronous), not ${describe(text)}: ` +
+          "the turn is trimmed without a new summary",
+      );
+      return out;
+    }
+    this.#summary = { text, through: compaction.through };
+    this.#remake(out.report.cut);
+    const again = this.#trimOnce();
+    if (again.report.warnings.some((w) => w.code === "summary_over_budget")) {
+      this.#summary = undefined;
+      this.#remake(again.report.cut);
+      process.emitWarning("the summary does not fit the budget: the turn is trimmed without it");
+      return this.#trimOnce();
+    }
+    return again;
+  }
+
+  /**
+   * A new native session with the summary placed and the cut carried, holding the same
+   * messages (a cut moves rarely: every few dozen calls in an agent's loop).
+   */
+  #remake(cut) {
+    const options = { ...this.#options, cut: cut ?? null };
+    // Cache-stable as before: a cut alone would keep everything down to the whole budget.
+    if (!Object.hasOwn(this.#options, "trim_to")) options.trim_to = 0.75;
+    if (this.#summary !== undefined) options.summary = this.#summary;
+    const made = native().sessionNew(serialise(options, "options"));
+    if (made.error !== null) answer(made.error);
+    if (!made.handle) throw new AnkitaError("internal", "the native library made no session");
+    sessions.unregister(this);
+    native().sessionFree(this.#handle);
+    this.#handle = made.handle;
+    sessions.register(this, made.handle, this);
+    const messages = this.#messages;
+    this.#messages = [];
+    this.#standIns = [];
+    this.#originals.clear();
+    if (messages.length > 0) this.append(messages);
+  }
+
+  #trimOnce() {
+    const response = answer(native().sessionPlan(this.#live()));
+    const messages = response.plan.map((item) =>
+      typeof item === "number"
+        ? this.#messages[item]
+        : restoreOriginals([item], this.#originals.size > 0 ? this.#originals : null)[0],
+    );
+    const out = { messages, report: withDroppedMessages(response.report) };
+    if (this.#system !== undefined) out.system = this.#system;
+    return out;
+  }
+
+  /**
+   * The messages held (a new array of the objects given), to save: a session restored with
+   * `Session.restore(saved, options)` answers as this one.
+   *
+   * @returns {import("../index.js").Message[]}
+   */
+  snapshot() {
+    return this.#messages.slice();
+  }
+
+  /**
+   * A session holding `messages` (a snapshot, or the JSON an app saved).
+   *
+   * @param {import("../index.js").Message[]} messages
+   * @param {import("../index.js").TrimOptions} [options]
+   * @returns {Session}
+   */
+  static restore(messages, options) {
+    const session = new Session(options);
+    session.append(messages);
+    return session;
+  }
+
+  /** How many messages the session holds. */
+  get length() {
+    return this.#messages.length;
+  }
+
+  /** Releases the native session; later calls throw. Calling it again does nothing. */
+  close() {
+    if (this.#handle === undefined) return;
+    sessions.unregister(this);
+    native().sessionFree(this.#handle);
+    this.#handle = undefined;
+    this.#messages = [];
+    this.#standIns = [];
+    this.#originals.clear();
+  }
+
+  [DISPOSE]() {
+    this.close();
+  }
+
+  #live() {
+    if (this.#handle === undefined) {
+      throw new AnkitaError("invalid_argument", "the session is closed");
+    }
+    return this.#handle;
+  }
+}
