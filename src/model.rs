@@ -185,6 +185,10 @@ pub struct Message<'a> {
     /// when there was none): [`Message::note`].
     pub has_note: bool,
     pub remove_tool_calls: bool,
+    /// A server compaction (a Responses `compaction` item, a message holding an Anthropic
+    /// `compaction` block): it stands for everything before it, which the provider ignores; its
+    /// group is kept while anything after it is ([`crate::stable`]).
+    pub compaction: bool,
 }
 
 /// Where a logical message came from in its physical message (the caller's message it was

@@ -16,7 +16,9 @@
 //! and when even the placeholder does not fit, the oldest kept group goes and the rule runs
 //! again. The report says which (`turn_start`), and lists the shrunk texts and the images as
 //! usual. A history with no user message before the kept run keeps the old rule (`settle`
-//! drops what comes before the first user message).
+//! drops what comes before the first user message). A kept run that starts with a server
+//! compaction (an Anthropic assistant message holding a `compaction` block) starts where the
+//! provider does: the API ignores what stands before the compaction, so nothing comes back.
 
 use crate::fill::Planned;
 use crate::model::{Change, Role, UnitKind};
@@ -50,7 +52,13 @@ impl Trimmer<'_, '_> {
             let Some(first) = (0..n).find(|&g| self.kept[g] && self.tags[g] != Tag::Pinned) else {
                 return;
             };
-            if self.first_role(first) == Some(Role::User) {
+            // A server compaction is where the provider starts reading: the turn before it is
+            // what it stands for.
+            let compaction = self
+                .group_msgs(first)
+                .iter()
+                .any(|&m| self.session.messages[m].compaction);
+            if self.first_role(first) == Some(Role::User) || compaction {
                 return;
             }
             let Some(user) = (0..first)

@@ -30,6 +30,12 @@
 //! JSON with the text of a `text` or `error-text` output, and the texts and media of a `content`
 //! output, counted as their text and priced by their pixels (pages, seconds) instead. Reasoning
 //! parts are never edited and stay with their message.
+//!
+//! A server compaction written back by the SDK's providers (an Anthropic `compaction` block as
+//! a `text` part with `providerOptions.anthropic.type: "compaction"`, an OpenAI `compaction`
+//! item as a `custom` part of kind `openai.compaction`) is the conversation before it
+//! ([`Message::compaction`]): priced as its JSON, never edited, and the answer may start with
+//! its assistant message.
 
 use super::calls::{part_call_names, CallIds};
 use super::split::{split_all, Input, Step};
@@ -251,6 +257,7 @@ fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Re
     // The message's calls: (part index, the part, its fields) of each, checked below.
     let mut calls: Vec<(usize, Raw<'a>, Fields<'a>)> = Vec::new();
     let mut b = 0;
+    let mut compaction = false;
     if let Some(mut items) = doc.object_items(parts) {
         while let Some((part, object)) = items.next_into(&mut scratch.part) {
             let here = |rest: &str| message_path(i, &format!(".content[{b}]{rest}"));
@@ -329,6 +336,13 @@ fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Re
                     ))
                 }
                 _ if is_call_part(fields) => calls.push((b, part, fields.clone())),
+                _ if is_compaction(doc, fields, &ty) => {
+                    // The provider's own summary: kept as written, priced as its JSON.
+                    compaction = true;
+                    scratch
+                        .units
+                        .push(opaque(Some(b as u32), None, canonical_len(part)));
+                }
                 _ => scratch
                     .units
                     .push(part_unit(doc, i, b, part, fields, &ty, pricing)?),
@@ -354,14 +368,28 @@ fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Re
     s.units.append(&mut scratch.units);
     let (tool_calls, meta) = tool_calls_of(i, &calls, base_meta);
     let units = (start, s.units.len() as u32);
-    s.messages.push(logical(
-        Origin::Parts,
-        ContentShape::Parts,
-        units,
-        meta,
-        tool_calls,
-    ));
+    let mut msg = logical(Origin::Parts, ContentShape::Parts, units, meta, tool_calls);
+    msg.compaction = compaction;
+    s.messages.push(msg);
     Ok(())
+}
+
+/// A server compaction as the SDK's providers write it back: an Anthropic `compaction` block
+/// is a `text` part with `providerOptions.anthropic.type` `"compaction"`; an OpenAI Responses
+/// `compaction` item a `custom` part of kind `"openai.compaction"`.
+fn is_compaction(doc: &Doc<'_>, fields: &Fields<'_>, ty: &str) -> bool {
+    match ty {
+        "custom" => {
+            get(fields, "kind").and_then(raw::string).as_deref() == Some("openai.compaction")
+        }
+        "text" => (|| {
+            let options = doc.fields(get(fields, "providerOptions")?)?;
+            let anthropic = doc.fields(get(&options, "anthropic")?)?;
+            Some(get(&anthropic, "type").and_then(raw::string)? == "compaction")
+        })()
+        .unwrap_or(false),
+        _ => false,
+    }
 }
 
 /// The calls of an assistant message (its `tool-call` and `tool-approval-request` parts), and

@@ -18,6 +18,13 @@
 //! (`thinking`, `redacted_thinking`) are opaque: priced as JSON, kept with their message, never
 //! edited (they are signed). A `document` block is an attachment: when the budget forces it, its
 //! body goes last, leaving a text block that names it.
+//!
+//! A `compaction` block (server compaction, `context_management` edit `compact_20260112`) is
+//! the conversation before it: the API ignores every block before it. Its message is a server
+//! compaction ([`Message::compaction`]): what stands before it goes first, it is kept while
+//! anything after it is, and the answer may start with it (an assistant message). The block is
+//! opaque like a thinking block: priced as its JSON (its summary and `encrypted_content` by
+//! their bytes, as the byte rule prices opaque data), never edited.
 
 use super::calls::{part_call_names, CallIds};
 use super::parts::PartWriter;
@@ -294,6 +301,7 @@ fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Re
         has_refusal,
         has_note: false,
         remove_tool_calls: false,
+        compaction: false,
     };
     let start = s.units.len() as u32;
     let blocks = match get(fields, "content").map(|c| (kind(c), c)) {
@@ -337,6 +345,7 @@ fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Re
     scratch.call_at.clear();
     scratch.calls.clear();
     let mut b = 0;
+    let mut compaction = false;
     if let Some(mut items) = doc.object_items(blocks) {
         while let Some((block, object)) = items.next_into(&mut scratch.block) {
             let here = Loc::block(i, b);
@@ -351,9 +360,12 @@ fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Re
                     scratch.calls.extend_from_slice(fields);
                     scratch.call_at.push((b, start..scratch.calls.len()));
                 }
-                ty => scratch.parts.push(block_unit(
-                    doc, block, fields, ty, here, b as u32, None, pricing,
-                )?),
+                ty => {
+                    compaction |= ty == "compaction" && compaction_summary(fields, here)?;
+                    scratch.parts.push(block_unit(
+                        doc, block, fields, ty, here, b as u32, None, pricing,
+                    )?)
+                }
             }
             b += 1;
         }
@@ -374,9 +386,24 @@ fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Re
             tool_calls,
         );
         msg.origin = Origin::Parts;
+        msg.compaction = compaction;
         s.messages.push(msg);
     }
     Ok(())
+}
+
+/// Whether a `compaction` block (server compaction, `compact_20260112`) holds a summary: the
+/// API then ignores every block before it. One whose `content` is null is a compaction that
+/// failed, which the API treats as a no-op.
+fn compaction_summary(fields: &Fields<'_>, here: Loc) -> Result<bool, Error> {
+    match get(fields, "content").map(kind) {
+        Some(Kind::String) => Ok(true),
+        None | Some(Kind::Null) => Ok(false),
+        Some(_) => Err(Error::invalid_request(
+            "a compaction block's content must be a string (its summary) or null",
+            here.at(".content"),
+        )),
+    }
 }
 
 /// Refuses a content block that is not an object.

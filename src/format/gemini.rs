@@ -413,6 +413,7 @@ fn split_content<'a>(
         has_refusal: false,
         has_note: false,
         remove_tool_calls: false,
+        compaction: false,
     };
     let mut units = Vec::new();
     let mut calls: Vec<Call<'a>> = Vec::new();

@@ -411,7 +411,8 @@ pub(crate) fn drop_before_first_user(session: &Session<'_>, kept: &mut [bool]) -
         if !kept[m] || msg.role == Some(crate::model::Role::System) {
             continue;
         }
-        if msg.role == Some(crate::model::Role::User) {
+        // A server compaction stands for the turns before it: the provider takes it first.
+        if msg.role == Some(crate::model::Role::User) || msg.compaction {
             break;
         }
         kept[m] = false;

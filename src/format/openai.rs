@@ -160,6 +160,7 @@ fn split_message<'a>(
         has_refusal,
         has_note: false,
         remove_tool_calls: false,
+        compaction: false,
     });
     Ok(())
 }

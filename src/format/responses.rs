@@ -250,6 +250,7 @@ fn split_item<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Resul
         (ItemKind::Opaque, "")
     };
     let mut msg = item_message(i, Origin::Item(kind_), Some(Role::Assistant));
+    msg.compaction = kind_ == ItemKind::Compaction;
     let start = s.units.len() as u32;
     msg.units = (start, start);
     // Never edited: the whole item is what it costs.

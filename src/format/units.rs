@@ -139,6 +139,7 @@ pub(crate) fn logical<'a>(
         has_refusal: false,
         has_note: false,
         remove_tool_calls: false,
+        compaction: false,
     }
 }
 

@@ -200,6 +200,7 @@ pub(super) fn rebase(session: &mut Session<'static>, old: &str, new: &str) {
             has_refusal: _,
             has_note: _,
             remove_tool_calls: _,
+            compaction: _,
         } = message;
         match tool_calls {
             ToolCalls::None | ToolCalls::Empty | ToolCalls::Malformed { why: _, path: _ } => {}

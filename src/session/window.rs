@@ -3,7 +3,7 @@
 
 use super::split::Split;
 use crate::format::Adapter;
-use crate::model::{Origin, Role, Session};
+use crate::model::{Role, Session};
 use crate::report::{RepairEntry, Report, Warning};
 use crate::request::TrimOptions;
 use crate::trim::Reach;
@@ -60,8 +60,7 @@ impl Window {
             return None;
         }
         // A server compaction stands for everything before it, wherever it is.
-        let compaction = Origin::Item(crate::model::ItemKind::Compaction);
-        if held.session.messages.iter().any(|m| m.origin == compaction) {
+        if held.session.messages.iter().any(|m| m.compaction) {
             return None;
         }
         // Without a system prompt outside the messages, the first message must be a group

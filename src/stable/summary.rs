@@ -72,16 +72,16 @@ impl Trimmer<'_, '_> {
             .unwrap_or(n)
     }
 
-    /// The newest server compaction (a Responses `compaction` item): its group is kept while
-    /// anything after it is, and what stands before it (which it stands for) is not kept.
-    /// Returns the group the kept run may start at, at the earliest (0 without one).
+    /// The newest server compaction (a Responses `compaction` item, an Anthropic `compaction`
+    /// block): its group is kept while anything after it is, and what stands before it (which
+    /// it stands for) is not kept. Returns the group the kept run may start at, at the earliest
+    /// (0 without one).
     pub(crate) fn keep_compaction(&mut self) -> usize {
         let n = self.repaired.groups.len();
         let Some(g) = (0..n).rev().find(|&g| {
-            self.group_msgs(g).iter().any(|&m| {
-                self.session.messages[m].origin
-                    == crate::model::Origin::Item(crate::model::ItemKind::Compaction)
-            })
+            self.group_msgs(g)
+                .iter()
+                .any(|&m| self.session.messages[m].compaction)
         }) else {
             return 0;
         };

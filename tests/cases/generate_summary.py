@@ -3,7 +3,9 @@
 `summary: {"text", "through"}` placed right after the pinned message as a user message of the
 format's own shape (its text `[Summary of the earlier conversation]`, a blank line, the caller's
 text), the messages up to `through` dropped in its stead, with a cut that stands and with one
-that moves (`report.compaction`: what to summarise next), a `through` past the end, and errors.
+that moves (`report.compaction`: what to summarise next), a `through` past the end, and errors;
+and the providers' server compactions (a Responses `compaction` item, an Anthropic `compaction`
+block, and both as the AI SDK writes them back), which stand for everything before them.
 
 Budgets are message counts (`max_messages`; the pinned message and the summary count one each),
 so the expectations follow from the rules of docs/cache-stable.md, traced by hand below for
@@ -237,6 +239,113 @@ for name, options, kept, dropped, limited in [
             },
         }
     )
+
+# An Anthropic compaction block (context_management edit compact_20260112) in the assistant
+# message that answered: the API ignores every block before it, so the messages before its
+# message go, and the answer may start with that assistant message (no user turn is brought
+# back). A block whose content is null is a compaction that failed: the API treats it as a no-op,
+# and so does the trim. The AI SDK writes the block back as a text part with
+# providerOptions.anthropic.type "compaction", and a Responses compaction item as a custom part
+# of kind "openai.compaction".
+SUMMARY = "The user asked about the build; it failed on a missing crate, now added."
+
+
+def compaction_history(fmt: str, block: Obj) -> list[Obj]:
+    """Old turns, the compaction's assistant message, then three more messages."""
+    said = [block, {"type": "text", "text": "new"}]
+    return [
+        {"role": "user", "content": "old question"},
+        {"role": "assistant", "content": "old"},
+        {"role": "user", "content": "question"},
+        {"role": "assistant", "content": said},
+        {"role": "user", "content": "next"},
+        {"role": "assistant", "content": "answer"},
+        {"role": "user", "content": "latest"},
+    ]
+
+
+BLOCKS = {
+    "anthropic": {"type": "compaction", "content": SUMMARY, "encrypted_content": "EqQB" + "y" * 40},
+    "ai-sdk": {
+        "type": "text",
+        "text": SUMMARY,
+        "providerOptions": {"anthropic": {"type": "compaction"}},
+    },
+}
+OPENAI_IN_AI_SDK = {
+    "type": "custom",
+    "kind": "openai.compaction",
+    "providerOptions": {"openai": {"itemId": "cmp_1", "encryptedContent": "gAAAAAB" + "x" * 40}},
+}
+for fmt, block, tag in [
+    ("anthropic", BLOCKS["anthropic"], "anthropic"),
+    ("ai-sdk", BLOCKS["ai-sdk"], "ai_sdk"),
+    ("ai-sdk", OPENAI_IN_AI_SDK, "ai_sdk_openai_item"),
+]:
+    history = compaction_history(fmt, block)
+    for name, options, kept, dropped, limited in [
+        ("what_precedes_it_goes", {}, [3, 4, 5, 6], [0, 1, 2], None),
+        # As in the Responses case: the compaction, the anchor before the request, the request.
+        ("kept_under_a_count_limit", {"max_messages": 3}, [3, 4, 6], [0, 1, 2, 5], "max_messages"),
+    ]:
+        messages = [history[i] for i in kept]
+        if fmt == "anthropic" and 5 not in kept:
+            # Roles alternate: the anchor and the request, both the user's, merge into one.
+            texts = [{"type": "text", "text": history[i]["content"]} for i in (4, 6)]
+            messages = [history[3], {"role": "user", "content": texts}]
+        CASES.append(
+            {
+                "name": f"summary_server_compaction_{name}_{tag}",
+                "description": "A server compaction in an assistant message stands for everything "
+                "before it: the messages before it are not kept, it is kept while anything after "
+                "it is, and the answer starts with it (the provider ignores what precedes it).",
+                "function": "trim",
+                "request": {"messages": history, "format": fmt, **options},
+                "expect": {
+                    "ok": True,
+                    "messages": messages,
+                    "report": {"dropped_messages": dropped, "limited_by": limited},
+                },
+            }
+        )
+
+LEADING = [{"role": "assistant", "content": [BLOCKS["anthropic"], {"type": "text", "text": "new"}]}]
+LEADING.append({"role": "user", "content": "latest"})
+CASES.append(
+    {
+        "name": "summary_server_compaction_leads_the_answer_anthropic",
+        "description": "A history that starts with the assistant message holding a compaction "
+        "block keeps it: the user-turn rule does not drop it.",
+        "function": "trim",
+        "request": {"messages": LEADING, "format": "anthropic"},
+        "expect": {"ok": True, "messages": LEADING, "report": {"dropped_messages": []}},
+    }
+)
+FAILED = compaction_history("anthropic", {"type": "compaction", "content": None})
+CASES.append(
+    {
+        "name": "summary_server_compaction_that_failed_is_no_compaction_anthropic",
+        "description": "A compaction block whose content is null is a compaction that failed (the "
+        "API treats it as a no-op): what precedes it is kept as usual.",
+        "function": "trim",
+        "request": {"messages": FAILED, "format": "anthropic"},
+        "expect": {"ok": True, "messages": FAILED, "report": {"dropped_messages": []}},
+    }
+)
+BAD = compaction_history("anthropic", {"type": "compaction", "content": 7})
+CASES.append(
+    {
+        "name": "summary_server_compaction_content_not_a_string_anthropic",
+        "description": "A compaction block's content is its summary or null: anything else is an "
+        "invalid_request naming the block.",
+        "function": "trim",
+        "request": {"messages": BAD, "format": "anthropic"},
+        "expect": {
+            "ok": False,
+            "error": {"code": "invalid_request", "path": "messages[3].content[0].content"},
+        },
+    }
+)
 
 for old in HERE.glob("summary_*.json"):
     old.unlink()
