@@ -1,6 +1,19 @@
-//! The library's module graph has no cycle, and no source file is long: each file's references
-//! (`crate::a::b`, `super::c`, outside comments and its tests) are edges, and a cycle among
-//! them fails with the modules and the names that tie them.
+//! No module cycle and no long file, in the library and in the bindings: each module's
+//! references to the others are edges, and a cycle among them fails with the modules and the
+//! names that tie them.
+//!
+//! - The library (src/) and the Python extension's Rust (bindings/python/src, crate root
+//!   lib.rs): `crate::a::b` and `super::c` outside comments and tests.
+//! - The Node package's modules (index.js, lib/*.js): `import … from "./x.js"` and
+//!   `export … from "./x.js"` (a `#x` import is each file the package's `imports` maps it to),
+//!   and `import("./x.js")` in code (not in a JSDoc type).
+//! - The Python package's modules (bindings/python/python/ankita/*.py, and its native module
+//!   `_ankita` by its stub): `from . import x`, `from .x import y`, `from ankita.x import y`,
+//!   `import ankita.x`. Every import counts, at the top, under `if TYPE_CHECKING:` or inside a
+//!   function: deferring an import hides a cycle from the interpreter, not from a reader, who
+//!   has to know both modules at once.
+//!
+//! Each of these files (a Rust file before its tests) holds at most 800 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -98,26 +111,85 @@ fn prefix_name(prefix: &str) -> &'static str {
     }
 }
 
-#[test]
-fn the_library_has_no_module_cycle() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// A module graph: each module's edges to the modules it uses, with the names that tie them.
+#[derive(Default)]
+struct Graph {
+    modules: BTreeSet<String>,
+    edges: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+}
+
+impl Graph {
+    fn tie(&mut self, from: &str, to: &str, name: &str) {
+        self.edges
+            .entry(from.to_owned())
+            .or_default()
+            .entry(to.to_owned())
+            .or_default()
+            .insert(name.to_owned());
+    }
+
+    fn uses(&self, from: &str, to: &str) -> bool {
+        self.edges.get(from).is_some_and(|e| e.contains_key(to))
+    }
+
+    /// Every cycle, each edge in it with the names that tie its ends; empty when there is none.
+    fn cycles(&self) -> String {
+        let nodes: Vec<&String> = self.modules.iter().collect();
+        let index_of = |m: &String| nodes.iter().position(|n| *n == m);
+        let adjacency: Vec<Vec<usize>> = nodes
+            .iter()
+            .map(|n| {
+                self.edges
+                    .get(*n)
+                    .map(|e| e.keys().filter_map(index_of).collect())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let mut report = String::new();
+        for cycle in strongly_connected(&adjacency)
+            .iter()
+            .filter(|c| c.len() > 1)
+        {
+            report += "cycle:\n";
+            for &a in cycle {
+                for (to, names) in self.edges.get(nodes[a]).into_iter().flatten() {
+                    if index_of(to).is_some_and(|b| cycle.contains(&b)) {
+                        let names = names.iter().cloned().collect::<Vec<_>>().join(", ");
+                        report += &format!("  {} -> {to}: {names}\n", nodes[a]);
+                    }
+                }
+            }
+        }
+        report
+    }
+}
+
+/// The module graph of the Rust crate whose root is `src/lib.rs` (modules written `a::b`, the
+/// root `crate`), without the files under `src/<skip>`.
+fn rust_graph(src: &Path, skip: Option<&str>) -> Graph {
     let mut paths = Vec::new();
-    files(&src, &mut paths);
-    // The library's modules (the command line is a crate of its own).
+    files(src, &mut paths);
     let paths: Vec<PathBuf> = paths
         .into_iter()
-        .filter(|p| !p.strip_prefix(&src).unwrap().starts_with("bin"))
+        .filter(|p| skip.is_none_or(|skip| !p.strip_prefix(src).unwrap().starts_with(skip)))
         .collect();
     let modules: BTreeSet<Vec<String>> = paths
         .iter()
-        .map(|p| module_of(p.strip_prefix(&src).unwrap()))
+        .map(|p| module_of(p.strip_prefix(src).unwrap()))
         .collect();
-    // module -> module -> the names that tie them
-    let mut edges: BTreeMap<Vec<String>, BTreeMap<Vec<String>, BTreeSet<String>>> = BTreeMap::new();
+    let name = |m: &[String]| {
+        if m.is_empty() {
+            "crate".to_owned()
+        } else {
+            m.join("::")
+        }
+    };
+    let mut graph = Graph {
+        modules: modules.iter().map(|m| name(m)).collect(),
+        ..Graph::default()
+    };
     for path in &paths {
-        let relative = path.strip_prefix(&src).unwrap();
-        let from = module_of(relative);
-        let is_mod = relative.ends_with("mod.rs");
+        let from = module_of(path.strip_prefix(src).unwrap());
         let text = std::fs::read_to_string(path).unwrap();
         for (prefix, segments) in references(&code(&text)) {
             let mut full = if prefix == "crate" {
@@ -125,7 +197,6 @@ fn the_library_has_no_module_cycle() {
             } else {
                 // `super` of a/b.rs is a; of a/b/mod.rs (module a::b) it is a too.
                 let mut parent = from.clone();
-                let _ = is_mod;
                 parent.pop();
                 parent
             };
@@ -141,48 +212,371 @@ fn the_library_has_no_module_cycle() {
             if to == from || to.starts_with(&from) || from.starts_with(&to) {
                 continue;
             }
-            let name = segments.last().cloned().unwrap_or_default();
-            edges
-                .entry(from.clone())
-                .or_default()
-                .entry(to)
-                .or_default()
-                .insert(name);
+            let tie = segments.last().cloned().unwrap_or_default();
+            graph.tie(&name(&from), &name(&to), &tie);
         }
     }
-    // Tarjan's strongly connected components.
-    let nodes: Vec<Vec<String>> = modules.iter().cloned().collect();
-    let index_of = |m: &Vec<String>| nodes.iter().position(|n| n == m).unwrap();
-    let adjacency: Vec<Vec<usize>> = nodes
-        .iter()
-        .map(|n| {
-            edges
-                .get(n)
-                .map(|e| e.keys().map(index_of).collect())
-                .unwrap_or_default()
-        })
-        .collect();
-    let cycles = strongly_connected(&adjacency);
-    let mut report = String::new();
-    for cycle in cycles.iter().filter(|c| c.len() > 1) {
-        report += "cycle:\n";
-        for &a in cycle {
-            for (to, names) in edges.get(&nodes[a]).into_iter().flatten() {
-                if cycle.contains(&index_of(to)) {
-                    report += &format!(
-                        "  {} -> {}: {}\n",
-                        nodes[a].join("::"),
-                        to.join("::"),
-                        names.iter().cloned().collect::<Vec<_>>().join(", ")
-                    );
+    graph
+}
+
+#[test]
+fn the_library_has_no_module_cycle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // The library's modules (the command line is a crate of its own).
+    let graph = rust_graph(&src, Some("bin"));
+    let report = graph.cycles();
+    assert!(report.is_empty(), "module cycles in src/:\n{report}");
+    // The graph was read: the pipeline's modules depend on each other as they should.
+    assert!(graph.uses("trim", "trimmer"));
+}
+
+#[test]
+fn the_python_extension_has_no_module_cycle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/python/src");
+    let graph = rust_graph(&src, None);
+    let report = graph.cycles();
+    assert!(
+        report.is_empty(),
+        "module cycles in bindings/python/src:\n{report}"
+    );
+    assert!(graph.uses("trim", "convert") && graph.uses("trim", "tail"));
+}
+
+/// The Node package's module files: index.js and lib/*.js.
+fn node_files() -> Vec<PathBuf> {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/node");
+    let mut out = vec![package.join("index.js")];
+    for entry in std::fs::read_dir(package.join("lib")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "js") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The static imports and re-exports of a JavaScript module, `(specifier, [names])`: the names
+/// in braces (`b as c` is `b`), `*` for a namespace, `default` for a default import, none for
+/// an import for its side effects; and `import("./x")` in code, named `import()`.
+fn js_imports(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut k = 0;
+    while k < lines.len() {
+        let line = lines[k];
+        k += 1;
+        let starts = line.starts_with("import ")
+            || line.starts_with("import{")
+            || line.starts_with("export {")
+            || line.starts_with("export *");
+        if !starts {
+            // A dynamic import in code (a JSDoc type's `import("…")` is in a comment).
+            let trimmed = line.trim_start();
+            if !(trimmed.starts_with('*') || trimmed.starts_with("/*") || trimmed.starts_with("//"))
+            {
+                let mut rest = line;
+                while let Some(at) = rest.find("import(") {
+                    rest = &rest[at + "import(".len()..];
+                    if let Some(specifier) = quoted(rest) {
+                        out.push((specifier, vec!["import()".to_owned()]));
+                    }
+                }
+            }
+            continue;
+        }
+        // The statement, to its `;` or its specifier's closing quote.
+        let mut statement = line.to_owned();
+        while !statement.trim_end().ends_with(';') && !ends_quoted(&statement) && k < lines.len() {
+            statement.push(' ');
+            statement.push_str(lines[k]);
+            k += 1;
+        }
+        let (clause, specifier) = match statement.find(" from ") {
+            Some(at) => (&statement[..at], quoted(&statement[at + " from ".len()..])),
+            // `import "./x.js";`, or `export { a };` (no module)
+            None => ("", quoted(statement.trim_start_matches("import"))),
+        };
+        let Some(specifier) = specifier else { continue };
+        let clause = clause
+            .trim_start_matches("import")
+            .trim_start_matches("export")
+            .trim();
+        let mut names = Vec::new();
+        let first = clause.split([',', '{']).next().unwrap_or("").trim();
+        if !first.is_empty() && !first.starts_with('*') {
+            names.push("default".to_owned());
+        }
+        if clause.starts_with('*') {
+            names.push("*".to_owned());
+        }
+        if let (Some(open), Some(close)) = (clause.find('{'), clause.rfind('}')) {
+            for item in clause[open + 1..close].split(',') {
+                let item = item.trim().trim_start_matches("type ");
+                if let Some(name) = item.split_whitespace().next() {
+                    names.push(name.to_owned());
                 }
             }
         }
+        out.push((specifier, names));
     }
-    assert!(report.is_empty(), "module cycles:\n{report}");
-    // The graph was read: the pipeline's modules depend on each other as they should.
-    let trim = vec!["trim".to_owned()];
-    assert!(edges[&trim].contains_key(&vec!["trimmer".to_owned()]));
+    out
+}
+
+/// The string literal `text` starts with (after blanks), or `None`.
+fn quoted(text: &str) -> Option<String> {
+    let text = text.trim_start();
+    let quote = text
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '"' | '\'' | '`'))?;
+    let body = &text[1..];
+    Some(body[..body.find(quote)?].to_owned())
+}
+
+/// Whether an import statement's text holds its whole specifier.
+fn ends_quoted(statement: &str) -> bool {
+    statement
+        .find(" from ")
+        .is_some_and(|at| quoted(&statement[at + " from ".len()..]).is_some())
+}
+
+/// The Node package's module graph: modules named by their path in the package.
+fn node_graph() -> Graph {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/node");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(package.join("package.json")).unwrap())
+            .unwrap();
+    let files = node_files();
+    let name = |path: &Path| {
+        path.strip_prefix(&package)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let mut graph = Graph {
+        modules: files.iter().map(|p| name(p)).collect(),
+        ..Graph::default()
+    };
+    for path in &files {
+        let from = name(path);
+        let text = std::fs::read_to_string(path).unwrap();
+        for (specifier, names) in js_imports(&text) {
+            let targets: Vec<PathBuf> = if specifier.starts_with('#') {
+                // A subpath import: every file it maps to, under any condition.
+                let mut targets = Vec::new();
+                collect_strings(&manifest["imports"][&specifier], &mut targets);
+                assert!(
+                    !targets.is_empty(),
+                    "{from}: {specifier} is not in package.json"
+                );
+                targets.iter().map(|t| package.join(t)).collect()
+            } else if specifier.starts_with('.') {
+                vec![path.parent().unwrap().join(&specifier)]
+            } else {
+                continue; // another package, or a node: builtin
+            };
+            let names = if names.is_empty() {
+                "(its side effects)".to_owned()
+            } else {
+                names.join(", ")
+            };
+            for target in targets {
+                graph.tie(&from, &name(&normalise(&target)), &names);
+            }
+        }
+    }
+    graph
+}
+
+/// Every string in a JSON value (the files of a package.json `imports` entry).
+fn collect_strings(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Object(map) => map.values().for_each(|v| collect_strings(v, out)),
+        serde_json::Value::Array(list) => list.iter().for_each(|v| collect_strings(v, out)),
+        _ => {}
+    }
+}
+
+/// `a/./b/../c` as `a/c`.
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[test]
+fn the_node_package_has_no_module_cycle() {
+    let graph = node_graph();
+    let report = graph.cycles();
+    assert!(
+        report.is_empty(),
+        "module cycles in bindings/node:\n{report}"
+    );
+    // The graph was read: imports, re-exports and the `#native` import are edges.
+    assert!(graph.uses("index.js", "lib/tail-trim.js"));
+    assert!(graph.uses("index.js", "lib/batch.js"));
+    assert!(graph.uses("lib/formats.js", "lib/native.js"));
+    assert!(graph.uses("lib/formats.js", "lib/native-browser.js"));
+}
+
+/// The Python package's module files: bindings/python/python/ankita/*.py, and the stub of its
+/// native module (`_ankita.pyi`).
+fn python_files() -> Vec<PathBuf> {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/python/python/ankita");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(package)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py" || e == "pyi"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The code of a Python line (`line`, starting in a triple-quoted string when `open` says
+/// which): its text outside docstrings and other triple-quoted strings, and before a comment.
+fn python_code(line: &str, open: &mut Option<&'static str>) -> String {
+    let mut rest = line;
+    let mut code = String::new();
+    loop {
+        match *open {
+            Some(quote) => match rest.find(quote) {
+                Some(at) => {
+                    rest = &rest[at + 3..];
+                    *open = None;
+                }
+                None => break,
+            },
+            None => {
+                let next = ["\"\"\"", "'''"]
+                    .into_iter()
+                    .filter_map(|q| rest.find(q).map(|at| (at, q)))
+                    .min();
+                let Some((at, quote)) = next else {
+                    code.push_str(rest);
+                    break;
+                };
+                code.push_str(&rest[..at]);
+                rest = &rest[at + 3..];
+                *open = Some(quote);
+            }
+        }
+    }
+    code.split('#').next().unwrap_or("").to_owned()
+}
+
+/// The package's modules a Python module imports, `(module, [names])`: `from . import a, b`
+/// (each a module of the package, else a name of `__init__`), `from .x import y`,
+/// `from ankita.x import y`, `import ankita.x`, at any indentation. `modules` are the package's
+/// module names (`__init__` is the package itself).
+fn python_imports(text: &str, modules: &BTreeSet<String>) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut open = None;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut k = 0;
+    while k < lines.len() {
+        let mut statement = python_code(lines[k], &mut open);
+        k += 1;
+        // A parenthesised list of names goes on to its closing parenthesis; a backslash joins.
+        while (statement.contains('(') && !statement.contains(')')
+            || statement.trim_end().ends_with('\\'))
+            && k < lines.len()
+        {
+            statement = statement.trim_end().trim_end_matches('\\').to_owned();
+            statement.push(' ');
+            statement.push_str(&python_code(lines[k], &mut open));
+            k += 1;
+        }
+        let statement = statement.replace(['(', ')'], " ");
+        let words: Vec<&str> = statement.split_whitespace().collect();
+        let names = |list: &[&str]| -> Vec<String> {
+            list.join(" ")
+                .split(',')
+                .filter_map(|item| item.split_whitespace().next())
+                .map(str::to_owned)
+                .collect()
+        };
+        match words.as_slice() {
+            ["from", module, "import", list @ ..] => {
+                let relative = module.strip_prefix('.').filter(|m| !m.starts_with('.'));
+                let absolute = (*module == "ankita")
+                    .then_some("")
+                    .or_else(|| module.strip_prefix("ankita."));
+                let Some(within) = relative.or(absolute) else {
+                    continue;
+                };
+                if within.is_empty() {
+                    // `from . import a, b`: submodules, or names of the package itself.
+                    for name in names(list) {
+                        let module = if modules.contains(&name) {
+                            name.clone()
+                        } else {
+                            "__init__".to_owned()
+                        };
+                        out.push((module, vec![name]));
+                    }
+                } else {
+                    let module = within.split('.').next().unwrap_or(within);
+                    out.push((module.to_owned(), names(list)));
+                }
+            }
+            ["import", list @ ..] => {
+                for item in names(list) {
+                    if let Some(module) = item.strip_prefix("ankita.") {
+                        let module = module.split('.').next().unwrap_or(module).to_owned();
+                        out.push((module.clone(), vec![module]));
+                    } else if item == "ankita" {
+                        out.push(("__init__".to_owned(), vec![item]));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The Python package's module graph: modules named as their file without its extension.
+fn python_graph() -> Graph {
+    let files = python_files();
+    let stem = |p: &Path| p.file_stem().unwrap().to_string_lossy().into_owned();
+    let mut graph = Graph {
+        modules: files.iter().map(|p| stem(p)).collect(),
+        ..Graph::default()
+    };
+    let modules = graph.modules.clone();
+    for path in &files {
+        let from = stem(path);
+        let text = std::fs::read_to_string(path).unwrap();
+        for (to, names) in python_imports(&text, &modules) {
+            if to != from {
+                graph.tie(&from, &to, &names.join(", "));
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn the_python_package_has_no_module_cycle() {
+    let graph = python_graph();
+    let report = graph.cycles();
+    assert!(
+        report.is_empty(),
+        "module cycles in bindings/python/python/ankita:\n{report}"
+    );
+    // The graph was read.
+    assert!(graph.uses("__init__", "_messages") && graph.uses("_messages", "_ankita"));
+    assert!(graph.uses("langchain", "_adapters"));
 }
 
 fn strongly_connected(adjacency: &[Vec<usize>]) -> Vec<Vec<usize>> {
@@ -257,25 +651,107 @@ fn a_cycle_is_found() {
     assert!(refs.contains(&("crate", vec!["a".into(), "b".into(), "C".into()])));
     assert!(refs.contains(&("crate", vec!["a".into(), "d".into()])));
     assert!(refs.contains(&("super", vec!["e".into(), "f".into()])));
+    // The report names the cycle and what ties it.
+    let mut graph = Graph {
+        modules: ["tail", "trim", "convert"].map(String::from).into(),
+        ..Graph::default()
+    };
+    graph.tie("tail", "trim", "build_messages");
+    graph.tie("trim", "tail", "trim_from_tail");
+    graph.tie("trim", "convert", "to_value");
+    let report = graph.cycles();
+    assert!(report.contains("tail -> trim: build_messages"), "{report}");
+    assert!(report.contains("trim -> tail: trim_from_tail"), "{report}");
+    assert!(!report.contains("convert"), "{report}");
+}
+
+#[test]
+fn javascript_imports_are_read() {
+    let text = r##"// import { not } from "./comment.js";
+import { native } from "#native";
+import {
+  firstTail,
+  planMessages as plan,
+} from "./lib/tail.js";
+import * as all from "./all.js";
+import fs from "node:fs";
+import "./side.js";
+export { trimMany } from "./lib/batch.js";
+export { AnkitaError };
+/** @param {import("./index.js").Message} m */
+const later = await import("./later.js");
+"##;
+    let expected: Vec<(String, Vec<String>)> = vec![
+        ("#native".into(), vec!["native".into()]),
+        (
+            "./lib/tail.js".into(),
+            vec!["firstTail".into(), "planMessages".into()],
+        ),
+        ("./all.js".into(), vec!["*".into()]),
+        ("node:fs".into(), vec!["default".into()]),
+        ("./side.js".into(), vec![]),
+        ("./lib/batch.js".into(), vec!["trimMany".into()]),
+        ("./later.js".into(), vec!["import()".into()]),
+    ];
+    assert_eq!(js_imports(text), expected);
+}
+
+#[test]
+fn python_imports_are_read() {
+    let modules: BTreeSet<String> = ["__init__", "_ankita", "_messages", "_types", "langchain"]
+        .map(String::from)
+        .into();
+    let text = r#""""A module.
+
+    from ankita.langchain import not_this
+"""
+from __future__ import annotations
+import json
+from . import _ankita, version  # version is the package's
+from ._messages import (
+    trim as _trim,  # a comment
+    count_tokens,
+)
+from ankita._types import Report
+
+def later():
+    from .langchain import trimmer
+    import ankita._types
+"#;
+    let expected: Vec<(String, Vec<String>)> = vec![
+        ("_ankita".into(), vec!["_ankita".into()]),
+        ("__init__".into(), vec!["version".into()]),
+        (
+            "_messages".into(),
+            vec!["trim".into(), "count_tokens".into()],
+        ),
+        ("_types".into(), vec!["Report".into()]),
+        ("langchain".into(), vec!["trimmer".into()]),
+        ("_types".into(), vec!["_types".into()]),
+    ];
+    assert_eq!(python_imports(text, &modules), expected);
+}
+
+/// `path` and its line count (a Rust file's before its tests), when that is over 800.
+fn long_file(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let body = if path.extension().is_some_and(|e| e == "rs") {
+        text.split("#[cfg(test)]").next().unwrap_or("")
+    } else {
+        &text
+    };
+    let lines = body.lines().count();
+    (lines > 800).then(|| format!("{} ({lines} lines)", path.display()))
 }
 
 #[test]
 fn no_source_file_is_over_800_lines_before_its_tests() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut paths = Vec::new();
-    files(&src, &mut paths);
-    let long: Vec<String> = paths
-        .iter()
-        .filter_map(|p| {
-            let text = std::fs::read_to_string(p).unwrap();
-            let lines = text
-                .split("#[cfg(test)]")
-                .next()
-                .unwrap_or("")
-                .lines()
-                .count();
-            (lines > 800).then(|| format!("{} ({lines} lines)", p.display()))
-        })
-        .collect();
+    files(&root.join("src"), &mut paths);
+    files(&root.join("bindings/python/src"), &mut paths);
+    paths.extend(node_files());
+    paths.extend(python_files());
+    let long: Vec<String> = paths.iter().filter_map(|p| long_file(p)).collect();
     assert!(long.is_empty(), "files over 800 lines: {long:?}");
 }

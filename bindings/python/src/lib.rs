@@ -8,6 +8,9 @@
 //!   pyarrow column in place);
 //! - `api.rs`     — `trim_json`, `sanitize_json`, `estimate_image_tokens` (core `api`);
 //! - `error.rs`   — the exception classes (core `error`);
+//! - `plan.rs`    — keywords as request options, the core run without the GIL, its plan as
+//!   Python objects (the caller's own for unchanged messages) and its report as a dict;
+//! - `tail.rs`    — the trim of a long history from its newest messages;
 //! - `convert.rs` — Python objects ↔ `serde_json::Value`, without JSON text;
 //! - `standins.rs` — large screenshots read as their header only.
 //!
@@ -21,6 +24,7 @@ mod arrow;
 mod batch;
 mod convert;
 mod error;
+mod plan;
 mod probe;
 mod session;
 mod standins;

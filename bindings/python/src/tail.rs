@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use std::ffi::{CStr, CString};
 
 use crate::convert::{message_to_value, request_text, Path};
-use crate::trim::{build_messages, trim_report_dict, without_gil};
+use crate::plan::{build_messages, trim_report_dict, without_gil};
 
 /// A plain message's role: the user's, the model's, or another (system, developer).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -414,15 +414,6 @@ fn trim_sized<'py>(
         }
         _ => Ok(None),
     }
-}
-
-/// The request options (every keyword but the messages), as `trim` sends them; `None` when
-/// one cannot be converted (the whole history's trim raises it).
-pub(crate) fn options_map(
-    given: &[(&str, Option<&Bound<'_, PyAny>>)],
-    unknown: Option<&Bound<'_, PyDict>>,
-) -> Option<Map<String, Value>> {
-    crate::trim::options(given, unknown).ok()
 }
 
 /// The trim of `messages` (the caller's, in order) from a tail, as the result's messages and
