@@ -4,6 +4,7 @@
 
 use ankita::json::to_json_string;
 use ankita::session::TrimSession;
+use pyo3::exceptions::{PyBaseException, PyException, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
@@ -52,6 +53,32 @@ pub struct Session {
     dropped: DroppedRun,
     /// `summarize(messages, previous)`: called when the cut moves, its text placed from then on.
     summarize: Option<Py<PyAny>>,
+    /// `summarize` is a coroutine function: only `trim_async` can await it.
+    summarize_is_async: bool,
+    /// Truncations that removed messages: one made while `summarize` ran may have removed
+    /// messages its summary stands for.
+    truncations: u64,
+}
+
+/// What a trim whose cut moved asks `summarize` for, and the session as that trim saw it.
+#[pyclass(frozen, module = "ankita._ankita")]
+pub struct Fold {
+    /// The session's summariser.
+    #[pyo3(get)]
+    summarize: Py<PyAny>,
+    /// The messages to fold in (the objects given), as `report["compaction"]` names them.
+    #[pyo3(get)]
+    messages: Py<PyList>,
+    /// The previous summary's text, or None.
+    #[pyo3(get)]
+    previous: Option<String>,
+    /// The last input index the new summary stands for.
+    through: usize,
+    /// The session's length and truncations when the trim ran.
+    seen: (usize, u64),
+    /// The summary and the cut the trim left (what a failed summary leaves them).
+    summary: Option<ankita::cache_keys::Summary>,
+    cut: Option<usize>,
 }
 
 #[pymethods]
@@ -84,10 +111,17 @@ impl Session {
             system,
             stand_ins,
             dropped: DroppedRun::default(),
-            summarize: summarize
-                .filter(|f| !f.is_none())
-                .map(|f| f.clone().unbind()),
+            summarize: None,
+            summarize_is_async: false,
+            truncations: 0,
         };
+        if let Some(f) = summarize.filter(|f| !f.is_none()) {
+            session.summarize_is_async = py
+                .import("inspect")?
+                .call_method1("iscoroutinefunction", (f,))?
+                .is_truthy()?;
+            session.summarize = Some(f.clone().unbind());
+        }
         if let Some(messages) = messages.filter(|m| !m.is_none()) {
             session.append(py, messages)?;
         }
@@ -126,6 +160,9 @@ impl Session {
 
     /// Keeps the first ``length`` messages; returns how many the session holds.
     fn truncate(&mut self, length: usize) -> usize {
+        if length < self.given.len() {
+            self.truncations += 1;
+        }
         self.given.truncate(length);
         self.sent.truncate(length);
         self.core.truncate(length)
@@ -135,69 +172,88 @@ impl Session {
     /// ``summarize``, a trim whose cut moved calls it with the messages to fold in (the objects
     /// given) and the previous summary's text (or None), outside the session, and trims again
     /// with the summary it returns in their stead; an exception, a result that is not a str, or
-    /// a summary that does not fit leaves the trim as it was, with a warning.
+    /// a summary that does not fit leaves the trim as it was, with a warning. An async
+    /// ``summarize`` is awaited by ``trim_async``: here it raises TypeError.
     fn trim(slf: &Bound<'_, Self>, py: Python<'_>) -> PyResult<TrimResult> {
-        let result = slf.try_borrow_mut()?.trim_once(py)?;
-        let Some(summarize) = slf
-            .try_borrow()?
-            .summarize
-            .as_ref()
-            .map(|f| f.clone_ref(py))
-        else {
-            return Ok(result);
-        };
-        let Some(compaction) = result.report.bind(py).get_item("compaction")? else {
-            return Ok(result);
-        };
-        let indices: Vec<usize> = compaction.get_item("messages")?.extract()?;
-        let through: usize = compaction.get_item("through")?.extract()?;
-        let (messages, previous) = {
-            let this = slf.try_borrow()?;
-            let messages = PyList::new(
-                py,
-                indices
-                    .iter()
-                    .filter_map(|&i| this.given.get(i))
-                    .map(|m| m.bind(py)),
-            )?;
-            (messages, this.core.summary().map(|s| s.text.clone()))
-        };
-        // Outside the session: the callback may read it (not trim it: that is refused).
-        let text = summarize
-            .call1(py, (messages, previous))
-            .and_then(|t| t.extract::<String>(py));
-        let text = match text {
-            Ok(text) => text,
-            Err(e) => {
-                crate::api::warn_unknown_model(
-                    py,
-                    &format!("summarize failed ({e}): the turn is trimmed without a new summary"),
-                )?;
-                return Ok(result);
-            }
-        };
-        slf.try_borrow_mut()?
-            .core
-            .set_summary(Some(ankita::cache_keys::Summary { text, through }));
-        let again = slf.try_borrow_mut()?.trim_once(py)?;
-        let over = again
-            .report
-            .bind(py)
-            .get_item("warnings")?
-            .map(|w| {
-                w.str()
-                    .map(|s| s.to_string().contains("summary_over_budget"))
-            })
-            .transpose()?
-            .unwrap_or(false);
-        if over {
-            slf.try_borrow_mut()?.core.set_summary(None);
-            crate::api::warn_unknown_model(
-                py,
-                "the summary does not fit the budget: the turn is trimmed without it",
-            )?;
+        if slf.try_borrow()?.summarize_is_async {
+            return Err(PyTypeError::new_err(
+                "summarize is a coroutine function: await session.trim_async() instead of \
+                 calling session.trim()",
+            ));
         }
-        Ok(again)
+        let (result, fold) = Session::trim_step(slf, py)?;
+        let Some(fold) = fold else {
+            return Ok(result);
+        };
+        // Outside the session: the callback may read it.
+        let fold = fold.get();
+        let outcome = match fold.summarize.call1(py, (&fold.messages, &fold.previous)) {
+            Ok(text) => text.into_bound(py),
+            // Exceptions fall back to plain trimming; KeyboardInterrupt and the like do not.
+            Err(e) if e.is_instance_of::<PyException>(py) => {
+                e.into_value(py).into_bound(py).into_any()
+            }
+            Err(e) => return Err(e),
+        };
+        if outcome.is_instance_of::<PyBaseException>() {
+            return Session::fold_in(slf, py, result, fold, &outcome);
+        }
+        if py
+            .import("inspect")?
+            .call_method1("isawaitable", (&outcome,))?
+            .is_truthy()?
+        {
+            // Closed, not left to warn that it was never awaited.
+            for method in ["close", "cancel"] {
+                if outcome.hasattr(method)? {
+                    outcome.call_method0(method)?;
+                    break;
+                }
+            }
+            return Err(PyTypeError::new_err(format!(
+                "summarize returned {}, an awaitable: await session.trim_async() instead of \
+                 calling session.trim()",
+                outcome.get_type().name()?
+            )));
+        }
+        Session::fold_in(slf, py, result, fold, &outcome)
+    }
+
+    /// Trims the history held, as ``trim`` does, awaiting ``summarize`` when it is async (a
+    /// coroutine function, or a function returning an awaitable); a sync one is called as
+    /// ``trim`` calls it. The summariser runs outside the session, which other tasks may use
+    /// meanwhile; the plans themselves run in the calling thread (milliseconds).
+    fn trim_async<'py>(slf: &Bound<'py, Self>, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("ankita._session")?
+            .getattr("trim_async")?
+            .call1((slf,))
+    }
+
+    /// A trim, and what its moved cut asks ``summarize`` for (None: nothing); the first step
+    /// of ``trim_async`` (ankita/_session.py).
+    fn _trim_step(
+        slf: &Bound<'_, Self>,
+        py: Python<'_>,
+    ) -> PyResult<(TrimResult, Option<Py<Fold>>)> {
+        Session::trim_step(slf, py)
+    }
+
+    /// What ``summarize`` answered for ``fold`` (its text, or the exception it raised), placed
+    /// as ``trim`` places it; the last step of ``trim_async``.
+    fn _fold_in(
+        slf: &Bound<'_, Self>,
+        py: Python<'_>,
+        result: Py<TrimResult>,
+        fold: Py<Fold>,
+        outcome: &Bound<'_, PyAny>,
+    ) -> PyResult<TrimResult> {
+        let result = result.get();
+        let result = TrimResult {
+            messages: result.messages.clone_ref(py),
+            report: result.report.clone_ref(py),
+            system: result.system.clone_ref(py),
+        };
+        Session::fold_in(slf, py, result, fold.get(), outcome)
     }
 
     /// The messages held, as a new list of the objects given (to save, then restore).
@@ -207,14 +263,15 @@ impl Session {
 
     /// A session holding ``messages`` (a snapshot, or what an application saved).
     #[classmethod]
-    #[pyo3(signature = (messages, **options))]
+    #[pyo3(signature = (messages, *, summarize = None, **options))]
     fn restore(
         _cls: &Bound<'_, pyo3::types::PyType>,
         py: Python<'_>,
         messages: &Bound<'_, PyAny>,
+        summarize: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        Session::new(py, Some(messages), None, options)
+        Session::new(py, Some(messages), summarize, options)
     }
 
     fn __len__(&self) -> usize {
@@ -245,6 +302,116 @@ impl Session {
 }
 
 impl Session {
+    /// A trim, and what its moved cut asks `summarize` for (None without `summarize`, or when
+    /// the cut stands).
+    fn trim_step(
+        slf: &Bound<'_, Self>,
+        py: Python<'_>,
+    ) -> PyResult<(TrimResult, Option<Py<Fold>>)> {
+        let result = slf.try_borrow_mut()?.trim_once(py)?;
+        let this = slf.try_borrow()?;
+        let Some(summarize) = &this.summarize else {
+            return Ok((result, None));
+        };
+        let Some(compaction) = result.report.bind(py).get_item("compaction")? else {
+            return Ok((result, None));
+        };
+        let indices: Vec<usize> = compaction.get_item("messages")?.extract()?;
+        let through: usize = compaction.get_item("through")?.extract()?;
+        let messages = PyList::new(
+            py,
+            indices
+                .iter()
+                .filter_map(|&i| this.given.get(i))
+                .map(|m| m.bind(py)),
+        )?;
+        let fold = Fold {
+            summarize: summarize.clone_ref(py),
+            messages: messages.unbind(),
+            previous: this.core.summary().map(|s| s.text.clone()),
+            through,
+            seen: (this.given.len(), this.truncations),
+            summary: this.core.summary().cloned(),
+            cut: this.core.options().cache.cut,
+        };
+        Ok((result, Some(Py::new(py, fold)?)))
+    }
+
+    /// Places what `summarize` answered (`outcome`: its text, or the exception it raised) and
+    /// trims again. An exception, a result that is not a str, a truncation meanwhile that may
+    /// have removed what it summarises, or a summary that does not fit: the trim without a new
+    /// summary, with a warning (never an error: the turn goes on).
+    fn fold_in(
+        slf: &Bound<'_, Self>,
+        py: Python<'_>,
+        result: TrimResult,
+        fold: &Fold,
+        outcome: &Bound<'_, PyAny>,
+    ) -> PyResult<TrimResult> {
+        let truncated = slf.try_borrow()?.truncations != fold.seen.1;
+        let text = if outcome.is_instance_of::<PyBaseException>() {
+            let kind = outcome.get_type().name()?;
+            Err(format!("summarize failed ({kind}: {outcome})"))
+        } else if let Ok(text) = outcome.extract::<String>() {
+            Ok(text)
+        } else {
+            Err(format!(
+                "summarize returned {}, not a str",
+                outcome.get_type().name()?
+            ))
+        };
+        let text = match text {
+            Ok(_) if truncated => Err("the session was truncated while summarize ran".into()),
+            text => text,
+        };
+        let text = match text {
+            Ok(text) => text,
+            Err(why) => return Session::fall_back(slf, py, result, fold, &why),
+        };
+        let through = fold.through;
+        let again = {
+            let mut this = slf.try_borrow_mut()?;
+            this.core
+                .set_summary(Some(ankita::cache_keys::Summary { text, through }));
+            this.trim_once(py)?
+        };
+        let mut over = false;
+        if let Some(warnings) = again.report.bind(py).get_item("warnings")? {
+            for warning in warnings.try_iter()? {
+                over |= warning?.get_item("code")?.eq("summary_over_budget")?;
+            }
+        }
+        if over {
+            let why = "the summary does not fit the budget";
+            return Session::fall_back(slf, py, result, fold, why);
+        }
+        Ok(again)
+    }
+
+    /// The trim without a new summary, with a warning saying `why`: the summary as it was,
+    /// and the first trim's answer unless the history or the cut changed since.
+    fn fall_back(
+        slf: &Bound<'_, Self>,
+        py: Python<'_>,
+        result: TrimResult,
+        fold: &Fold,
+        why: &str,
+    ) -> PyResult<TrimResult> {
+        crate::api::warn_unknown_model(
+            py,
+            &format!("{why}: the turn is trimmed without a new summary"),
+        )?;
+        let mut this = slf.try_borrow_mut()?;
+        if this.truncations != fold.seen.1 {
+            return this.trim_once(py);
+        }
+        this.core.set_summary(fold.summary.clone());
+        if this.given.len() == fold.seen.0 && this.core.options().cache.cut == fold.cut {
+            return Ok(result);
+        }
+        this.trim_once(py)
+    }
+
     /// One trim of the history held (see `trim`).
     fn trim_once(&mut self, py: Python<'_>) -> PyResult<TrimResult> {
         let core = &mut self.core;

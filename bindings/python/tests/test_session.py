@@ -6,9 +6,13 @@ answers."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import random
 import threading
+import warnings
+from collections.abc import Awaitable
 from typing import Any
 
 import ankita
@@ -230,7 +234,7 @@ def test_a_changed_message_keeps_the_callers_parts() -> None:
 
 def test_bad_options_and_messages_raise() -> None:
     with pytest.raises(ankita.InvalidRequest):
-        ankita.Session(max_byts=1)  # type: ignore[call-arg]
+        ankita.Session(max_byts=1)  # type: ignore[call-overload]
     session = ankita.Session(max_bytes=4096)
     with pytest.raises(ankita.InvalidRequest):
         session.append("not messages")
@@ -482,3 +486,200 @@ def test_a_session_places_the_summary_its_callback_writes(fmt: str) -> None:
         for k in range(150):
             session.append(agent_step(fmt, k))
             assert "summary" not in session.trim().report
+
+
+def loop_options(fmt: str) -> dict[str, Any]:
+    """The agent loop's options: gpt-4o tokens in a 64k window, the system given apart where
+    the format keeps it apart."""
+    options: dict[str, Any] = {
+        "model": "gpt-4o",
+        "context_tokens": 64_000,
+        "max_output_tokens": 4000,
+        "format": fmt,
+    }
+    if fmt not in ("openai", "ai-sdk"):
+        options["system"] = "You are a coding agent."
+    return options
+
+
+def loop_session(fmt: str, **options: Any) -> ankita.Session:
+    """A session with the loop's options, its system prompt the first message where the format
+    keeps it there."""
+    session = ankita.Session(**loop_options(fmt), **options)
+    if fmt in ("openai", "ai-sdk"):
+        session.append([{"role": "system", "content": "You are a coding agent."}])
+    return session
+
+
+def stand_in(messages: list[Any], previous: str | None) -> str:
+    """A deterministic stand-in summariser: what a model would write, by counting."""
+    return (previous or "") + f"{len(messages)} messages of tool calls and results. "
+
+
+def answers(session: ankita.Session, fmt: str, calls: int = 150) -> list[Any]:
+    """The loop's answers (messages and report) from ``session.trim()``."""
+    out = []
+    for k in range(calls):
+        session.append(agent_step(fmt, k))
+        result = session.trim()
+        out.append((result.messages, result.report))
+    return out
+
+
+def answers_async(session: ankita.Session, fmt: str, calls: int = 150) -> list[Any]:
+    """The loop's answers from ``await session.trim_async()``, in one event loop."""
+
+    async def loop() -> list[Any]:
+        out = []
+        for k in range(calls):
+            session.append(agent_step(fmt, k))
+            result = await session.trim_async()
+            out.append((result.messages, result.report))
+        return out
+
+    return asyncio.run(loop())
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_trim_async_awaits_an_async_summarize(fmt: str) -> None:
+    # A real coroutine, suspended at each call: the session answers as one given the same
+    # summariser synchronously, the summary placed after the pinned message and kept while the
+    # cut stands; the session is free while the summariser runs (it reads it).
+    seen: list[tuple[int, str | None]] = []
+
+    async def summarize(messages: list[Any], previous: str | None) -> str:
+        await asyncio.sleep(0)
+        seen.append((len(session), previous))
+        assert session.bytes_held > 0  # not borrowed: the call runs outside the session
+        return stand_in(messages, previous)
+
+    session = loop_session(fmt, summarize=summarize)
+    got = answers_async(session, fmt)
+    expected = answers(loop_session(fmt, summarize=stand_in), fmt)
+    assert got == expected
+    placed = [report for _, report in got if "summary" in report]
+    assert len(seen) >= 2 and placed
+    assert seen[0][1] is None and all(previous for _, previous in seen[1:])
+    head = 1 if fmt == "openai" else 0
+    assert all(report["summary"]["output_index"] == head for report in placed)
+    assert all("compaction" not in report for _, report in got)
+    # A sync summariser, and a function returning an awaitable, serve trim_async too.
+    session = loop_session(fmt, summarize=stand_in)
+    assert answers_async(session, fmt) == expected
+
+    def deferred(messages: list[Any], previous: str | None) -> Awaitable[str]:
+        return summarize(messages, previous)
+
+    session = loop_session(fmt, summarize=deferred)
+    assert answers_async(session, fmt) == expected
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_an_async_summarize_that_fails_or_overflows_falls_back_to_plain_trimming(
+    fmt: str,
+) -> None:
+    # An exception, a result that is not a str, or a summary over the budget: every turn is
+    # answered, as a session without summarize answers it, with a warning.
+    plain = answers(loop_session(fmt), fmt)
+    assert any(report["dropped_messages"] for _, report in plain)
+
+    async def failing(messages: list[Any], previous: str | None) -> str:
+        await asyncio.sleep(0)
+        raise ConnectionError("the model is down")
+
+    async def not_text(messages: list[Any], previous: str | None) -> Any:
+        return {"text": "a dict"}
+
+    async def too_long(messages: list[Any], previous: str | None) -> str:
+        return "the whole build log, again. " * 20_000
+
+    cases: list[tuple[Any, str]] = [
+        (failing, "summarize failed .*the model is down"),
+        (not_text, "summarize returned dict, not a str"),
+        (too_long, "the summary does not fit the budget"),
+    ]
+    for summarize, warning in cases:
+        session = loop_session(fmt, summarize=summarize)
+        with pytest.warns(UserWarning, match=warning):
+            got = answers_async(session, fmt)
+        assert got == plain, warning
+        for _, report in got:
+            assert "summary" not in report
+            assert (report["cost_tokens"] or 0) <= (report["budget_tokens"] or 0)
+
+
+def test_trim_given_an_async_summarize_names_trim_async() -> None:
+    # The sync trim cannot await: a coroutine function is refused on the first trim (before it
+    # is called), a function returning an awaitable when the cut first moves; the coroutine is
+    # closed, never left to warn that it was not awaited.
+    options = loop_options("openai")
+    called: list[int] = []
+
+    async def summarize(messages: list[Any], previous: str | None) -> str:
+        called.append(len(messages))
+        return "never"
+
+    session = ankita.Session([{"role": "user", "content": "hi"}], summarize=summarize, **options)
+    with pytest.raises(TypeError, match=r"await session\.trim_async\(\)"):
+        session.trim()
+    assert not called
+
+    def deferred(messages: list[Any], previous: str | None) -> Awaitable[str]:
+        return summarize(messages, previous)
+
+    session = ankita.Session(summarize=deferred, **options)
+    steps = iter(range(300))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(TypeError, match=r"returned coroutine, an awaitable: await session"):
+            for k in steps:
+                session.append(agent_step("openai", k))
+                session.trim()
+        gc.collect()
+    assert not caught, [str(w.message) for w in caught]
+    assert not called
+
+    # The session goes on: trim_async places a summary when the cut next moves.
+    async def go_on() -> bool:
+        for k in steps:
+            session.append(agent_step("openai", k))
+            if "summary" in (await session.trim_async()).report:
+                return True
+        return False
+
+    assert asyncio.run(go_on())
+    assert called
+
+
+def test_a_truncation_while_summarize_runs_leaves_the_summary_out() -> None:
+    # The summariser's messages may be gone when it returns (an edit, a regeneration): its text
+    # is not placed, and the answer is the trim of the history as it now stands.
+    options = loop_options("anthropic")
+    session: ankita.Session
+
+    async def summarize(messages: list[Any], previous: str | None) -> str:
+        session.truncate(1)
+        session.append([agent_step("anthropic", 1)[0]])
+        return stand_in(messages, previous)
+
+    session = ankita.Session(summarize=summarize, **options)
+
+    async def loop() -> ankita.TrimResult[Any]:
+        for k in range(150):
+            session.append(agent_step("anthropic", k))
+            result = await session.trim_async()
+            if len(session) == 2:
+                return result
+        raise AssertionError("the cut never moved")
+
+    with pytest.warns(UserWarning, match="truncated while summarize ran"):
+        result = asyncio.run(loop())
+    assert "summary" not in result.report
+    assert result.report["input_messages"] == 2
+
+
+def test_a_restored_session_takes_summarize() -> None:
+    options = loop_options("openai")
+    saved = [m for k in range(150) for m in agent_step("openai", k)]
+    session = ankita.Session.restore(saved, summarize=stand_in, **options)
+    assert "summary" in session.trim().report

@@ -1,7 +1,7 @@
 """Type stubs of the native module ``ankita._ankita`` (import it as ``ankita``)."""
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Generic, Protocol, TypeVar, Union, final
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Generic, Protocol, TypeVar, Union, final, overload
 
 from typing_extensions import Unpack
 
@@ -94,12 +94,15 @@ class Session:
     ``report["compaction"]`` names them) and the previous summary's text (or None), and trims
     again with the returned text placed right after the pinned message in their stead (see
     ``docs/cache-stable.md``); an exception, a result that is not a str, or a summary that does
-    not fit leaves the trim as it was, with a warning.
+    not fit leaves the trim as it was, with a warning. An async ``summarize`` (a coroutine
+    function, or one returning an awaitable) is awaited by ``await session.trim_async()``;
+    ``trim()`` raises TypeError for it.
 
     A session is used by one thread at a time: a call while another thread's call on the same
     session runs raises RuntimeError. The GIL is released while the plan is computed.
     """
 
+    @overload
     def __new__(
         cls,
         messages: Sequence[Any] | None = None,
@@ -107,17 +110,46 @@ class Session:
         summarize: Callable[[list[Any], str | None], str] | None = None,
         **options: Unpack[RequestOptions],
     ) -> Session: ...
+    @overload
+    def __new__(
+        cls,
+        messages: Sequence[Any] | None = None,
+        *,
+        summarize: Callable[[list[Any], str | None], Awaitable[str]],
+        **options: Unpack[RequestOptions],
+    ) -> Session: ...
     def append(self, messages: Sequence[Any]) -> int:
         """Appends messages (a list or tuple); returns how many the session holds."""
     def truncate(self, length: int) -> int:
         """Keeps the first ``length`` messages; returns how many the session holds."""
     def trim(self) -> TrimResult[Any]:
-        """Trims the history held: what ``trim`` answers for the same messages and options."""
+        """Trims the history held: what ``trim`` answers for the same messages and options.
+        An async ``summarize`` raises TypeError: use ``trim_async``."""
+    async def trim_async(self) -> TrimResult[Any]:
+        """Trims the history held, as ``trim`` does, awaiting ``summarize`` when it is async
+        (outside the session, which other tasks may use meanwhile); a sync one is called as
+        ``trim`` calls it."""
     def snapshot(self) -> list[Any]:
         """The messages held, as a new list of the objects given (to save, then restore)."""
+    @overload
     @classmethod
-    def restore(cls, messages: Sequence[Any], **options: Unpack[RequestOptions]) -> Session:
+    def restore(
+        cls,
+        messages: Sequence[Any],
+        *,
+        summarize: Callable[[list[Any], str | None], str] | None = None,
+        **options: Unpack[RequestOptions],
+    ) -> Session:
         """A session holding ``messages`` (a snapshot, or what an application saved)."""
+    @overload
+    @classmethod
+    def restore(
+        cls,
+        messages: Sequence[Any],
+        *,
+        summarize: Callable[[list[Any], str | None], Awaitable[str]],
+        **options: Unpack[RequestOptions],
+    ) -> Session: ...
     def __len__(self) -> int: ...
     @property
     def bytes_held(self) -> int:
