@@ -6,7 +6,10 @@
 //! whose tokenizer is not public (Claude, Gemini) text is counted with `o200k_base` and
 //! multiplied by a per-family safety factor: an estimate, and the report says so.
 
+mod backtrack;
 mod count;
+#[cfg(test)]
+mod long_tests;
 mod split;
 #[cfg(test)]
 mod split_tests;

@@ -4,8 +4,10 @@
 //! pair whose merged bytes have the lowest rank, leftmost first, until none is a token; the
 //! count is what is left ([`Vocab::count`], tiktoken's algorithm).
 
+use super::backtrack::Merges;
 use std::collections::BinaryHeap;
 use std::io::Read;
+use std::sync::OnceLock;
 
 const EMPTY: u32 = u32::MAX;
 
@@ -66,6 +68,8 @@ pub(crate) struct Vocab {
     shift: u32,
     /// The longest token's length in bytes.
     max_len: usize,
+    /// What the backtracking encoder of long pieces needs, built on the first one.
+    merges: OnceLock<Merges>,
 }
 
 /// The hash of a piece: the rustc hasher's mixing over 8-byte words, then the length.
@@ -173,6 +177,7 @@ impl Vocab {
             filter: vec![0; 1 << 14],
             shift: 64 - size.trailing_zeros(),
             max_len: max_len.unwrap_or(1),
+            merges: OnceLock::new(),
         };
         for rank in 0..n as u32 {
             let token = vocab.token(rank);
@@ -198,9 +203,16 @@ impl Vocab {
         Ok(vocab)
     }
 
-    #[cfg(test)]
+    /// The number of tokens.
     pub(crate) fn len(&self) -> usize {
         self.starts.len() - 1
+    }
+
+    /// The length in bytes of the token of `rank`.
+    #[inline]
+    pub(crate) fn token_len(&self, rank: u32) -> usize {
+        let r = rank as usize;
+        (self.starts[r + 1] - self.starts[r]) as usize
     }
 
     /// The bytes of the token of `rank`.
@@ -265,8 +277,14 @@ impl Vocab {
         match piece.len() {
             0 | 1 => piece.len(),
             n if n <= SHORT => self.count_short(piece),
-            _ => self.count_long(piece),
+            n if n <= LONG => self.count_long(piece),
+            _ => self.merges().count(self, piece),
         }
+    }
+
+    /// The backtracking encoder's tables, built on first use.
+    pub(crate) fn merges(&self) -> &Merges {
+        self.merges.get_or_init(|| Merges::new(self))
     }
 
     /// tiktoken's merge loop as written: quadratic in the piece's length, fastest on short ones.
@@ -364,6 +382,11 @@ impl Vocab {
 
 /// Pieces up to this length are merged by the quadratic loop.
 const SHORT: usize = 48;
+
+/// Pieces up to this length are merged with a heap (`O(n log n)`, 36 bytes a byte); longer ones
+/// by the backtracking encoder (linear, a bit a byte and 4 bytes a token), whose tables cost
+/// the first such piece a few milliseconds.
+const LONG: usize = 1024;
 
 #[cfg(test)]
 mod tests {
