@@ -98,6 +98,23 @@ impl Adapter for AiSdk {
         &TRAITS
     }
 
+    fn cache_breakpoints(&self) -> bool {
+        true
+    }
+
+    /// GPT-5.6 and later only (`format::openai_cache`).
+    fn breakpoint_refused(&self, model: Option<&str>) -> Option<String> {
+        super::openai_cache::refused(model)
+    }
+
+    fn place_breakpoint(
+        &self,
+        system: Option<&str>,
+        messages: &[Cow<'_, str>],
+    ) -> Option<super::Placed> {
+        super::openai_cache::place(super::openai_cache::Wire::AiSdk, system, messages)
+    }
+
     fn split<'a>(&self, input: &Input<'a, '_>) -> Result<Session<'a>, Error> {
         split_all(input, "message", input.session(), split_message)
     }

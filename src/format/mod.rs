@@ -16,6 +16,7 @@ pub mod gemini;
 pub(crate) mod inputs;
 pub(crate) mod merge;
 pub mod openai;
+pub(crate) mod openai_cache;
 pub(crate) mod parts;
 pub mod responses;
 pub(crate) mod split;
@@ -302,8 +303,14 @@ pub trait Adapter: Sync {
         false
     }
 
+    /// For `cache_breakpoint`: why the request's `model` takes none of the format's
+    /// breakpoints (a warning; nothing is placed), or `None` (see `format::openai_cache`).
+    fn breakpoint_refused(&self, _model: Option<&str>) -> Option<String> {
+        None
+    }
+
     /// Places a prompt-cache breakpoint in the answer's messages (JSON texts) and the outside
-    /// system prompt's (see `format::anthropic_cache`).
+    /// system prompt's (see `format::anthropic_cache`, `format::openai_cache`).
     fn place_breakpoint(
         &self,
         _system: Option<&str>,

@@ -109,6 +109,23 @@ impl Adapter for Responses {
         &TRAITS
     }
 
+    fn cache_breakpoints(&self) -> bool {
+        true
+    }
+
+    /// GPT-5.6 and later only (`format::openai_cache`).
+    fn breakpoint_refused(&self, model: Option<&str>) -> Option<String> {
+        super::openai_cache::refused(model)
+    }
+
+    fn place_breakpoint(
+        &self,
+        system: Option<&str>,
+        messages: &[Cow<'_, str>],
+    ) -> Option<super::Placed> {
+        super::openai_cache::place(super::openai_cache::Wire::Responses, system, messages)
+    }
+
     /// An output item's parts are its `output`.
     fn parts_key(&self, msg: &Message<'_>) -> &'static str {
         match msg.origin {

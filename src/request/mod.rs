@@ -345,12 +345,24 @@ impl TrimOptions {
         if options.cache.cache_breakpoint && !options.format.adapter().cache_breakpoints() {
             return Err(Error::invalid_request(
                 format!(
-                    "cache_breakpoint places an Anthropic cache_control breakpoint: it needs \
-                     format \"anthropic\", not {:?}",
+                    "cache_breakpoint places a prompt-cache breakpoint (Anthropic's cache_control, \
+                     OpenAI's prompt_cache_breakpoint): format {:?} has none",
                     options.format.name()
                 ),
                 "cache_breakpoint",
             ));
+        }
+        // OpenAI's breakpoints are for some models only: a warning, and nothing placed.
+        if options.cache.cache_breakpoint {
+            let model = request.get("model").and_then(Value::as_str);
+            if let Some(message) = options.format.adapter().breakpoint_refused(model) {
+                options.cache.cache_breakpoint = false;
+                options.warnings.push(RequestWarning {
+                    code: "cache_breakpoint_not_placed",
+                    path: "cache_breakpoint",
+                    message,
+                });
+            }
         }
         let named = ["image_profile", "model"]
             .iter()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the shared cases of cache-stable trimming (tests/cases/cache_*.json) in every format:
 `trim_to`, `cut` (and its documented rules for a cut past the end, inside an exchange, or at a
-message repair removed), errors, and Anthropic's `cache_breakpoint`.
+message repair removed), errors, and `cache_breakpoint` (Anthropic's cache_control; OpenAI's
+prompt_cache_breakpoint in the chat, Responses and AI SDK formats).
 
 Budgets here are message counts (`max_messages`), so the expectations come from the small model
 of the README's "Cache-stable trimming" rules below (groups, the required messages, the anchors
@@ -281,13 +282,19 @@ def breakpoint_case() -> None:
             "expect": {"ok": True, "messages": messages, "report": {"cache_breakpoint": None}},
         }
     )
-    openai, _ = write("openai", steps)
+    gemini, instruction = write("gemini", steps)
     CASES.append(
         {
-            "name": "cache_breakpoint_is_anthropic_only",
-            "description": "cache_breakpoint in another format is an invalid_request.",
+            "name": "cache_breakpoint_not_in_gemini",
+            "description": "cache_breakpoint in the Gemini format (which has no breakpoints) is an "
+            "invalid_request.",
             "function": "trim",
-            "request": {"messages": openai, "cache_breakpoint": True},
+            "request": {
+                "messages": gemini,
+                "system": instruction,
+                "format": "gemini",
+                "cache_breakpoint": True,
+            },
             "expect": {
                 "ok": False,
                 "error": {"code": "invalid_request", "path": "cache_breakpoint"},
@@ -296,7 +303,183 @@ def breakpoint_case() -> None:
     )
 
 
+# OpenAI's explicit breakpoint (GPT-5.6 and later): {"mode": "explicit"} on the last input block
+# before the newest message of the user's turn (a user message or a tool result), never on the
+# assistant's output; a string content becomes one text block carrying it. The AI SDK writes it
+# from providerOptions.openai.promptCacheBreakpoint (a tool result only through a content
+# output's parts).
+EXPLICIT = {"mode": "explicit"}
+AI_SDK_OPTIONS = {"openai": {"promptCacheBreakpoint": EXPLICIT}}
+NOT_PLACED = (
+    "cache_breakpoint: model {model} is not read as GPT-5.6 or later, the models OpenAI takes "
+    "explicit prompt-cache breakpoints for: nothing is placed"
+)
+NO_MODEL = (
+    "cache_breakpoint: no model is given, and OpenAI takes explicit prompt-cache breakpoints "
+    "from GPT-5.6 on: nothing is placed (give model)"
+)
+
+
+def openai_breakpoint(
+    fmt: str, tag: str, messages: list[Obj], system: object, **kw: object
+) -> None:
+    """A breakpoint case in `fmt`: `kw` holds the expected index, the block's new `content` (or
+    `output`) and `given`."""
+    at = int(kw["index"])  # type: ignore[call-overload]
+    expected = json.loads(json.dumps(messages))
+    if "key" in kw:
+        expected[at][str(kw["key"])] = kw["value"]
+    request: Obj = {
+        "messages": messages,
+        "format": fmt,
+        "model": "gpt-5.6",
+        "cache_breakpoint": True,
+    }
+    if system is not None:
+        request["system"] = system
+    CASES.append(
+        {
+            "name": f"cache_breakpoint_openai_{tag}",
+            "description": str(kw["description"]),
+            "function": "trim",
+            "request": request,
+            "expect": {
+                "ok": True,
+                "messages": expected,
+                "report": {
+                    "cache_breakpoint": {
+                        "output_index": at,
+                        "part": int(kw.get("part", 0)),  # type: ignore[call-overload]
+                        "given": bool(kw.get("given", False)),
+                    }
+                },
+            },
+        }
+    )
+
+
+def openai_breakpoint_cases() -> None:
+    steps = [
+        ("user", "Look at the build."),
+        ("call", "c0", "build"),
+        ("result", "c0", "ok"),
+        ("assistant", "It builds."),
+        ("user", "Now the tests."),
+    ]
+    chat, _ = write("openai", steps)
+    openai_breakpoint(
+        "openai",
+        "on_the_tool_result_before_the_newest_user_message_openai",
+        chat,
+        None,
+        index=3,
+        key="content",
+        value=[{"type": "text", "text": "ok", "prompt_cache_breakpoint": EXPLICIT}],
+        description="OpenAI cache_breakpoint (GPT-5.6 and later), chat format: the assistant's "
+        "answer cannot carry one, so it goes on the tool message before it (its string content "
+        "becomes one text part); the report says where, as in the Anthropic format.",
+    )
+    items, instructions = write("responses", steps)
+    openai_breakpoint(
+        "responses",
+        "on_the_tool_result_before_the_newest_user_message_responses",
+        items,
+        instructions,
+        index=2,
+        key="output",
+        value=[{"type": "input_text", "text": "ok", "prompt_cache_breakpoint": EXPLICIT}],
+        description="OpenAI cache_breakpoint, Responses format: on the function_call_output "
+        "before the assistant's answer (its string output becomes one input_text).",
+    )
+    sdk, _ = write("ai-sdk", steps)
+    openai_breakpoint(
+        "ai-sdk",
+        "text_tool_output_cannot_carry_it_ai_sdk",
+        sdk,
+        None,
+        index=1,
+        key="content",
+        value=[{"type": "text", "text": "Look at the build.", "providerOptions": AI_SDK_OPTIONS}],
+        description="OpenAI cache_breakpoint, AI SDK format: providerOptions.openai."
+        "promptCacheBreakpoint; a tool result with a text output cannot carry it (the SDK's "
+        "Responses provider reads it from a content output's parts only), so it goes on the "
+        "user message before.",
+    )
+    content_output = json.loads(json.dumps(sdk))
+    content_output[3]["content"][0]["output"] = {
+        "type": "content",
+        "value": [{"type": "text", "text": "ok"}],
+    }
+    carried = json.loads(json.dumps(content_output[3]["content"]))
+    carried[0]["output"]["value"][0]["providerOptions"] = AI_SDK_OPTIONS
+    openai_breakpoint(
+        "ai-sdk",
+        "on_a_content_tool_output_ai_sdk",
+        content_output,
+        None,
+        index=3,
+        key="content",
+        value=carried,
+        description="OpenAI cache_breakpoint, AI SDK format: a tool result's content output "
+        "carries it on its last part.",
+    )
+    given = json.loads(json.dumps(chat))
+    given[3]["content"] = [{"type": "text", "text": "ok", "prompt_cache_breakpoint": EXPLICIT}]
+    openai_breakpoint(
+        "openai",
+        "already_there_is_reported_as_given_openai",
+        given,
+        None,
+        index=3,
+        given=True,
+        description="A block that carries the breakpoint already is left as it is: the report "
+        "says where, given.",
+    )
+    four = json.loads(json.dumps(chat))
+    four[0]["content"] = [
+        {"type": "text", "text": t, "prompt_cache_breakpoint": EXPLICIT} for t in "abcd"
+    ]
+    CASES.append(
+        {
+            "name": "cache_breakpoint_openai_never_a_fifth_openai",
+            "description": "OpenAI writes at most four breakpoints a request: with four of the "
+            "caller's, none is added and the report says null.",
+            "function": "trim",
+            "request": {"messages": four, "model": "gpt-5.6", "cache_breakpoint": True},
+            "expect": {"ok": True, "messages": four, "report": {"cache_breakpoint": None}},
+        }
+    )
+    for fmt, tag, model, message in [
+        ("openai", "older_model", "gpt-4o", NOT_PLACED.format(model='"gpt-4o"')),
+        ("responses", "no_model", None, NO_MODEL),
+    ]:
+        messages, system = write(fmt, steps)
+        request: Obj = {"messages": messages, "format": fmt, "cache_breakpoint": True}
+        if model is not None:
+            request["model"] = model
+        if system is not None:
+            request["system"] = system
+        warning = {
+            "code": "cache_breakpoint_not_placed",
+            "index": None,
+            "part": None,
+            "path": "cache_breakpoint",
+            "message": message,
+        }
+        CASES.append(
+            {
+                "name": f"cache_breakpoint_openai_{tag}_is_a_warning_{fmt}",
+                "description": "OpenAI takes explicit breakpoints from GPT-5.6 on: for an older "
+                "model, or none given, the report warns and nothing is placed.",
+                "function": "trim",
+                "request": request,
+                "expect": {"ok": True, "messages": messages, "report": {"warnings": [warning]}},
+            }
+        )
+
+
 breakpoint_case()
+openai_breakpoint_cases()
 
 for old in HERE.glob("cache_*.json"):
     old.unlink()
