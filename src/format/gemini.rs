@@ -415,7 +415,13 @@ fn split_content<'a>(
         remove_tool_calls: false,
         compaction: false,
     };
+    // The parts go straight to the split's units until a function response (a message of its
+    // own, with units of its own) comes between; those after it wait in `units`. A list
+    // gathered apart and then appended was held twice: 14× the input for one content of
+    // 770,000 `{"text":"a"}` parts.
+    let entry = s.units.len();
     let mut units = Vec::new();
+    let mut direct = true;
     let mut calls: Vec<Call<'a>> = Vec::new();
     let mut calls_bytes = 0u64;
     let mut malformed: Option<(Malformed, String)> = None;
@@ -460,6 +466,10 @@ fn split_content<'a>(
                         here.at(""),
                     ));
                 }
+                if direct {
+                    units = s.units.split_off(entry);
+                    direct = false;
+                }
                 let (id, name) = split_response(
                     doc,
                     part,
@@ -479,7 +489,12 @@ fn split_content<'a>(
                     None => unnamed.push((m, name, here.at(""))),
                 }
             } else {
-                units.push(part_unit(doc, part, fields, here, p as u32, pricing)?);
+                let unit = part_unit(doc, part, fields, here, p as u32, pricing)?;
+                if direct {
+                    s.units.push(unit);
+                } else {
+                    units.push(unit);
+                }
             }
             p += 1;
         }
@@ -499,7 +514,7 @@ fn split_content<'a>(
             s.messages[m].tool_call_id = Some(key);
         }
     }
-    let start = s.units.len() as u32;
+    let start = if direct { entry } else { s.units.len() } as u32;
     match role {
         Role::Assistant => {
             s.units.extend(units);
