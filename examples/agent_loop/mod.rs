@@ -236,3 +236,88 @@ pub fn common_prefix(previous: &[Value], answer: &[Value]) -> usize {
         .take_while(|(a, b)| a == b)
         .count()
 }
+
+/// The stand-in summariser: a line naming the messages it folds in, after the previous
+/// summary's text (what a model would write, deterministic).
+pub fn summarise(previous: Option<&str>, messages: &[u64]) -> String {
+    let mut text = previous.unwrap_or("").to_owned();
+    if let (Some(first), Some(last)) = (messages.first(), messages.last()) {
+        text.push_str(&format!(
+            "Messages {first} to {last}: the agent read files and ran the build. "
+        ));
+    }
+    text
+}
+
+/// One call of a session over the loop.
+pub struct Call {
+    /// How many steps the session held.
+    pub len: usize,
+    /// The answer: `{"ok", "messages", "report", "system"?}`.
+    pub answer: Value,
+    /// A new summary was placed on this call.
+    pub summarised: bool,
+}
+
+/// Feeds the loop to a session (`ankita::session::TrimSession`) made with `options` (the
+/// format's system prompt given apart where it has one), trimming before every model call.
+/// With `summaries`, a trim whose cut moved folds the messages `report.compaction` names into
+/// the stand-in summary and trims again with it, as the bindings' `summarize` does (a summary
+/// that does not fit is taken back).
+pub fn session_calls(format: &str, steps: &[Step], options: &Value, summaries: bool) -> Vec<Call> {
+    use ankita::cache_keys::Summary;
+    let mut options = options.clone();
+    options["format"] = json!(format);
+    let (first, system) = write(format, &steps[..0]);
+    if let Some(system) = system {
+        options["system"] = system;
+    }
+    let mut session = ankita::session::TrimSession::new(&options.to_string()).expect("options");
+    for message in &first {
+        session.append(&format!("[{message}]")).expect("a message");
+    }
+    let trim = |session: &mut ankita::session::TrimSession| -> Value {
+        serde_json::from_str(&session.trim_answer().expect("a trim").into_string()).expect("JSON")
+    };
+    let (mut out, mut at) = (Vec::new(), 0);
+    for len in calls(steps) {
+        // `write` starts with the system prompt where it is the first message: held already.
+        let (messages, _) = write(format, &steps[at..len]);
+        at = len;
+        let added = &messages[usize::from(system_first(format))..];
+        let text: Vec<String> = added.iter().map(Value::to_string).collect();
+        session
+            .append(&format!("[{}]", text.join(",")))
+            .expect("messages");
+        let mut answer = trim(&mut session);
+        let mut summarised = false;
+        let compaction = answer["report"].get("compaction").cloned();
+        if let Some(compaction) = compaction.filter(|_| summaries) {
+            let named: Vec<u64> = compaction["messages"]
+                .as_array()
+                .expect("indices")
+                .iter()
+                .filter_map(Value::as_u64)
+                .collect();
+            let previous = session.summary().cloned();
+            let text = summarise(previous.as_ref().map(|s| s.text.as_str()), &named);
+            let through = compaction["through"].as_u64().expect("through") as usize;
+            session.set_summary(Some(Summary { text, through }));
+            let again = trim(&mut session);
+            let over = again["report"]["warnings"]
+                .as_array()
+                .is_some_and(|w| w.iter().any(|w| w["code"] == "summary_over_budget"));
+            if over {
+                session.set_summary(previous);
+            } else {
+                (answer, summarised) = (again, true);
+            }
+        }
+        out.push(Call {
+            len,
+            answer,
+            summarised,
+        });
+    }
+    out
+}
