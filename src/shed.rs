@@ -384,7 +384,7 @@ fn clear_inputs(t: &mut Trimmer<'_, '_>, m: usize) -> u64 {
     };
     let adapter = t.options.format.adapter();
     let message = t.session.inputs[p as usize];
-    let calls = crate::format::inputs::call_inputs(adapter.name(), t.doc, message);
+    let calls = crate::format::inputs::call_inputs(adapter, t.doc, message);
     if calls.is_empty() {
         return 0;
     }

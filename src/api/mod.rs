@@ -29,7 +29,9 @@ use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 
 mod chunks;
+mod images;
 mod probing;
+pub use images::RequestImage;
 use probing::add_warning;
 pub use probing::{
     estimate_image_tokens, price_fields, pricing_options, probe_file, probe_file_response,
@@ -180,7 +182,7 @@ pub(crate) fn finish_answer<'a>(
     plan: &mut Plan<'a>,
 ) {
     crate::format::inputs::rewrite_answer(
-        options.format.name(),
+        options.format.adapter(),
         doc,
         &plan.inputs,
         &plan.cleared_inputs,

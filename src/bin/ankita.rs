@@ -421,13 +421,10 @@ fn trim_command(parsed: Parsed) -> Result<u8, Failure> {
     };
     let code = deliver(&response, path.as_deref());
     if summary && code == EXIT_OK {
-        // The summary reads the request and the report as values: a request they cannot hold
-        // (a number past f64) gets the answer without its images listed.
+        // The summary reads the report as a value, and the request's images as the core
+        // reads them.
         let response: Value = serde_json::from_str(&response).unwrap_or(Value::Null);
-        let images = match serde_json::from_str::<Value>(spliced.text()) {
-            Ok(Value::Object(request)) => summary::image_inventory(&request),
-            _ => Vec::new(),
-        };
+        let images = summary::image_inventory(spliced.text());
         eprint!("{}", summary::render(&response["report"], &images));
     }
     Ok(code)

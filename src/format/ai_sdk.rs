@@ -60,7 +60,7 @@ pub struct AiSdk;
 
 static TRAITS: Traits = Traits {
     name: "ai-sdk",
-    takes_system: false,
+    outside_system: None,
     merges_turns: true,
     user_turn_first: true,
     trims_newest_alone: true,
@@ -73,6 +73,13 @@ static TRAITS: Traits = Traits {
         incomplete_calls_removed: "incomplete_tool_calls_removed",
         incomplete_reply_removed: "incomplete_tool_result_removed",
         reply_of_incomplete: "result of the incomplete tool calls of",
+    },
+    tool_inputs: super::ToolInputs {
+        list: Some("content"),
+        call_type: Some("tool-call"),
+        holder: &[],
+        key: "input",
+        empty: "{}",
     },
     part_types: &[
         "tool-call",

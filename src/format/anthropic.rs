@@ -54,7 +54,7 @@ pub struct Anthropic;
 
 static TRAITS: Traits = Traits {
     name: "anthropic",
-    takes_system: true,
+    outside_system: Some("the system"),
     merges_turns: true,
     user_turn_first: true,
     trims_newest_alone: true,
@@ -67,6 +67,13 @@ static TRAITS: Traits = Traits {
         incomplete_calls_removed: "incomplete_tool_use_removed",
         incomplete_reply_removed: "incomplete_tool_result_removed",
         reply_of_incomplete: "result of the incomplete tool_use blocks of",
+    },
+    tool_inputs: super::ToolInputs {
+        list: Some("content"),
+        call_type: Some("tool_use"),
+        holder: &[],
+        key: "input",
+        empty: "{}",
     },
     part_types: &[
         "tool_use",

@@ -45,7 +45,7 @@ impl Traits {
     pub fn describe(&self) -> Value {
         json!({
             "name": self.name,
-            "takes_system": self.takes_system,
+            "takes_system": self.outside_system.is_some(),
             "merges_turns": self.merges_turns,
             "user_turn_first": self.user_turn_first,
             "rebuilds_messages": self.rebuilds_messages,

@@ -56,7 +56,7 @@ pub struct Gemini;
 
 static TRAITS: Traits = Traits {
     name: "gemini",
-    takes_system: true,
+    outside_system: Some("the system instruction"),
     merges_turns: true,
     user_turn_first: true,
     trims_newest_alone: true,
@@ -69,6 +69,13 @@ static TRAITS: Traits = Traits {
         incomplete_calls_removed: "incomplete_function_calls_removed",
         incomplete_reply_removed: "incomplete_function_response_removed",
         reply_of_incomplete: "response to the incomplete function calls of",
+    },
+    tool_inputs: super::ToolInputs {
+        list: Some("parts"),
+        call_type: None,
+        holder: &["functionCall", "function_call"],
+        key: "args",
+        empty: "{}",
     },
     part_types: &[],
     part_keys: &[

@@ -1,8 +1,8 @@
-//! `clear_tool_inputs` (DESIGN §6.6): where each format writes a tool call's arguments, and the
-//! caller's message with them replaced by a small placeholder that still validates — OpenAI
-//! chat `tool_calls[].function.arguments` and Responses `function_call.arguments` become the
-//! JSON string `"{}"`; Anthropic `tool_use.input`, Gemini `functionCall.args` and AI SDK
-//! `tool-call.input` become `{}`.
+//! `clear_tool_inputs` (DESIGN §6.6): the caller's message with its tool calls' arguments
+//! replaced by a small placeholder that still validates. Each format says where it writes them
+//! ([`ToolInputs`], among its traits): OpenAI chat `tool_calls[].function.arguments` and
+//! Responses `function_call.arguments` become the JSON string `"{}"`; Anthropic
+//! `tool_use.input`, Gemini `functionCall.args` and AI SDK `tool-call.input` become `{}`.
 
 use super::write::object_with;
 use crate::raw::{self, get, Doc, Raw};
@@ -24,20 +24,61 @@ impl CallInput<'_> {
     }
 }
 
-/// The calls of the caller's message `message` in format `format` whose arguments are not the
-/// placeholder already.
-pub(crate) fn call_inputs<'a>(format: &str, doc: &Doc<'a>, message: Raw<'a>) -> Vec<CallInput<'a>> {
-    let fields = doc.fields(message).unwrap_or_default();
-    let type_is = |f: &[(std::borrow::Cow<'_, str>, Raw<'_>)], t: &str| {
-        get(f, "type").and_then(raw::string).as_deref() == Some(t)
-    };
-    let items = |key: &str| {
-        get(&fields, key)
+/// Where a format writes its tool calls' arguments, as data ([`super::Traits::tool_inputs`]).
+#[derive(Debug)]
+pub struct ToolInputs {
+    /// The message's array that holds the calls (`tool_calls`, `content`, `parts`); `None`
+    /// where the message is the call (a Responses `function_call` item).
+    pub list: Option<&'static str>,
+    /// The `type` of a call among the list's items (`tool_use`); `None`: every item is one.
+    pub call_type: Option<&'static str>,
+    /// The key, in each of its spellings, of the object inside a call that holds its
+    /// arguments (OpenAI chat's `function`, Gemini's `functionCall`); none: the call holds
+    /// them.
+    pub holder: &'static [&'static str],
+    /// The arguments' key.
+    pub key: &'static str,
+    /// The JSON text that replaces the arguments: the smallest that still validates.
+    pub empty: &'static str,
+}
+
+/// The calls of the caller's message `message` in `adapter`'s format whose arguments are not
+/// the placeholder already.
+pub(crate) fn call_inputs<'a>(
+    adapter: &dyn super::Adapter,
+    doc: &Doc<'a>,
+    message: Raw<'a>,
+) -> Vec<CallInput<'a>> {
+    let ToolInputs {
+        list,
+        call_type,
+        holder,
+        key,
+        empty,
+    } = adapter.traits().tool_inputs;
+    let items = match list {
+        Some(list) => doc
+            .fields(message)
+            .and_then(|fields| get(&fields, list))
             .and_then(|v| doc.items(v))
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        None => vec![message],
     };
     let mut calls = Vec::new();
-    let mut push = |object: Raw<'a>, key: &'static str, empty: &'static str| {
+    for item in items {
+        let fields = doc.fields(item).unwrap_or_default();
+        if let Some(ty) = call_type {
+            if get(&fields, "type").and_then(raw::string).as_deref() != Some(ty) {
+                continue;
+            }
+        }
+        let object = match holder {
+            [] => Some(item),
+            keys => keys.iter().find_map(|k| get(&fields, k)),
+        };
+        let Some(object) = object else {
+            continue;
+        };
         let holds = doc
             .fields(object)
             .and_then(|f| get(&f, key))
@@ -45,41 +86,6 @@ pub(crate) fn call_inputs<'a>(format: &str, doc: &Doc<'a>, message: Raw<'a>) -> 
         if holds {
             calls.push(CallInput { object, key, empty });
         }
-    };
-    match format {
-        "openai" => {
-            for call in items("tool_calls") {
-                let function = doc.fields(call).and_then(|f| get(&f, "function"));
-                if let Some(function) = function.filter(|f| doc.fields(f).is_some()) {
-                    push(function, "arguments", "\"{}\"");
-                }
-            }
-        }
-        "responses" if type_is(&fields, "function_call") => {
-            push(message, "arguments", "\"{}\"");
-        }
-        "anthropic" | "ai-sdk" => {
-            let ty = if format == "anthropic" {
-                "tool_use"
-            } else {
-                "tool-call"
-            };
-            for block in items("content") {
-                if doc.fields(block).is_some_and(|f| type_is(&f, ty)) {
-                    push(block, "input", "{}");
-                }
-            }
-        }
-        "gemini" => {
-            for part in items("parts") {
-                let f = doc.fields(part).unwrap_or_default();
-                let call = get(&f, "functionCall").or_else(|| get(&f, "function_call"));
-                if let Some(call) = call.filter(|c| doc.fields(c).is_some()) {
-                    push(call, "args", "{}");
-                }
-            }
-        }
-        _ => {}
     }
     calls
 }
@@ -145,7 +151,7 @@ pub(crate) fn freed(
 /// came from one of them (as written, edited by `render`, or rebuilt from several) gets the
 /// cleared calls in their place (a rebuilt message keeps a kept call's object as written).
 pub(crate) fn rewrite_answer(
-    format: &str,
+    adapter: &dyn super::Adapter,
     doc: &Doc<'_>,
     inputs: &[Raw<'_>],
     cleared: &[usize],
@@ -156,7 +162,7 @@ pub(crate) fn rewrite_answer(
     let mut by_input: std::collections::HashMap<usize, Vec<(&str, String)>> =
         std::collections::HashMap::new();
     for &p in cleared {
-        let calls = call_inputs(format, doc, inputs[p]);
+        let calls = call_inputs(adapter, doc, inputs[p]);
         let pairs = calls.iter().map(|c| (c.object, c.cleared(doc)));
         by_input.entry(p).or_default().extend(pairs);
     }

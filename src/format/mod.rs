@@ -35,6 +35,7 @@ use crate::repair::Repaired;
 use crate::tokens::Measure;
 pub(crate) use costs::{blocks_meta_cost, fields_cost};
 pub use facts::{describe_formats, Plain};
+pub use inputs::ToolInputs;
 pub use split::Input;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -140,8 +141,10 @@ pub struct Words {
 #[derive(Debug)]
 pub struct Traits {
     pub name: &'static str,
-    /// The system prompt comes outside the messages (request key `system`).
-    pub takes_system: bool,
+    /// What the format calls its system prompt given outside the messages, as the request key
+    /// `system` (Anthropic's system, the Responses instructions); `None` where the system
+    /// prompt is a message.
+    pub outside_system: Option<&'static str>,
     /// Report lists of formats that merge adjacent turns (`merged`, `dropped_blocks`,
     /// `turn_start`) belong to this format's report.
     pub merges_turns: bool,
@@ -158,6 +161,8 @@ pub struct Traits {
     /// items of its own.
     pub reply_items: Option<&'static str>,
     pub words: Words,
+    /// Where a tool call's arguments are, for `clear_tool_inputs`.
+    pub tool_inputs: ToolInputs,
     /// Part types (a content part's `type`) no other format uses: a message of another format
     /// holding one was meant for this one ([`meant_for`]).
     pub part_types: &'static [&'static str],
@@ -204,7 +209,7 @@ pub trait Adapter: Sync {
     }
 
     fn takes_system(&self) -> bool {
-        self.traits().takes_system
+        self.traits().outside_system.is_some()
     }
 
     fn merges_turns(&self) -> bool {

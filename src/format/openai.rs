@@ -19,7 +19,7 @@ pub struct OpenAi;
 
 static TRAITS: Traits = Traits {
     name: "openai",
-    takes_system: false,
+    outside_system: None,
     merges_turns: false,
     user_turn_first: false,
     trims_newest_alone: true,
@@ -32,6 +32,13 @@ static TRAITS: Traits = Traits {
         incomplete_calls_removed: "incomplete_tool_calls_removed",
         incomplete_reply_removed: "incomplete_tool_reply_removed",
         reply_of_incomplete: "reply to the incomplete tool calls of",
+    },
+    tool_inputs: super::ToolInputs {
+        list: Some("tool_calls"),
+        call_type: None,
+        holder: &["function"],
+        key: "arguments",
+        empty: "\"{}\"",
     },
     part_types: &["image_url", "input_audio"],
     part_keys: &[],

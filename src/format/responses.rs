@@ -53,7 +53,7 @@ pub struct Responses;
 
 static TRAITS: Traits = Traits {
     name: "responses",
-    takes_system: true,
+    outside_system: Some("the instructions"),
     merges_turns: false,
     user_turn_first: false,
     trims_newest_alone: true,
@@ -66,6 +66,13 @@ static TRAITS: Traits = Traits {
         incomplete_calls_removed: "incomplete_call_removed",
         incomplete_reply_removed: "incomplete_call_output_removed",
         reply_of_incomplete: "output of the incomplete call",
+    },
+    tool_inputs: super::ToolInputs {
+        list: None,
+        call_type: Some("function_call"),
+        holder: &[],
+        key: "arguments",
+        empty: "\"{}\"",
     },
     part_types: &["input_text", "input_image", "input_file", "output_text"],
     part_keys: &[],

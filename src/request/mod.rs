@@ -162,6 +162,33 @@ pub fn format_of(request: &Map<String, Value>) -> Result<Format, Error> {
 fn format_error(request: &Map<String, Value>) -> Error {
     Error::invalid_request(
         format!(
+/// Why a top-level `system` is refused: the formats that take one, each with what it calls
+/// it, and those whose system prompt is a message.
+fn system_error() -> String {
+    let traits = || crate::format::FORMATS.iter().map(|f| f.traits());
+    let takes: Vec<String> = traits()
+        .filter_map(|t| Some(format!("\"{}\" ({})", t.name, t.outside_system?)))
+        .collect();
+    let others: Vec<String> = traits()
+        .filter(|t| t.outside_system.is_none())
+        .map(|t| format!("\"{}\"", t.name))
+        .collect();
+    format!(
+        "a top-level system belongs to format {}; in format {} the system prompt is a message",
+        or_list(&takes),
+        or_list(&others)
+    )
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn or_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}
+
             "format must be one of {}, not {}",
             Format::names(),
             request.get("format").unwrap_or(&Value::Null)
@@ -295,13 +322,7 @@ impl TrimOptions {
                 "format" => options.format = format_of(request)?,
                 "system" => {
                     if !format_of(request)?.takes_system() {
-                        return Err(Error::invalid_request(
-                            "a top-level system belongs to format \"anthropic\" (its system), \
-                             \"responses\" (the instructions) or \"gemini\" (the system \
-                             instruction); in the OpenAI format the system prompt is the first \
-                             message",
-                            key,
-                        ));
+                        return Err(Error::invalid_request(system_error(), key));
                     }
                 }
                 "image_sizes" => options.image_sizes = image_sizes(value)?,
@@ -673,6 +694,21 @@ mod tests {
         assert_eq!(e.path.as_deref(), Some("max_byte"));
         assert!(e.message.contains("max_bytes"));
         let e = opts(json!({"max_bytes": -1})).unwrap_err();
+    #[test]
+    fn a_top_level_system_is_refused_naming_the_formats_that_take_one() {
+        for format in ["openai", "ai-sdk"] {
+            let e = opts(json!({"format": format, "system": "be brief"})).unwrap_err();
+            assert_eq!(e.path.as_deref(), Some("system"));
+            assert_eq!(
+                e.message,
+                "a top-level system belongs to format \"anthropic\" (the system), \
+                 \"responses\" (the instructions) or \"gemini\" (the system instruction); in \
+                 format \"openai\" or \"ai-sdk\" the system prompt is a message"
+            );
+        }
+        assert!(opts(json!({"format": "gemini", "system": "be brief"})).is_ok());
+    }
+
         assert_eq!(e.path.as_deref(), Some("max_bytes"));
         let e = opts(json!({"memory": ["a", 3]})).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("memory[1]"));

@@ -1,179 +1,23 @@
 //! `trim --summary`: what was kept, dropped and shrunk, and every image with its price, for
-//! people. Built from the response's report and the request's images.
+//! people. Built from the response's report and the core's reading of the request's images.
 
-use ankita::format::openai::image_url_of_value;
-use ankita::pricing::{price_image_url_with_size, ImagePrice};
+use ankita::format::Format;
 use ankita::shed::describe_image;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Lists of indices up to this long are printed in full; longer ones collapse runs into ranges
 /// (`1–262`).
 const FULL_LIST_MAX: usize = 20;
 
 /// One image of the request: where it is, its price and its encoded length.
-pub struct Image {
-    pub index: usize,
-    pub part: usize,
-    /// Where it is in its message: `.content[1]`, `.output[0]`, `.output` (a screenshot).
-    pub at: String,
-    pub price: ImagePrice,
-    pub encoded_bytes: usize,
-}
+pub use ankita::api::RequestImage as Image;
 
-/// Every image of a request that the core accepted, priced as the core prices it.
-pub fn image_inventory(request: &Map<String, Value>) -> Vec<Image> {
-    // The core's own reading of the options: the format's default pricing included.
-    let options = ankita::TrimOptions::from_map(request).unwrap_or_default();
-    let (profile, bytes_per_token) = (options.image_profile, options.bytes_per_token);
-    let sizes = request.get("image_sizes").and_then(Value::as_object);
-    let price = |url: &str, detail: Option<&str>| {
-        let size = sizes.and_then(|s| s.get(url)).and_then(size_of);
-        price_image_url_with_size(url, size, profile, detail, bytes_per_token)
-    };
-    let mut images = Vec::new();
-    let messages = request.get("messages").and_then(Value::as_array);
-    if options.format.name() == "gemini" {
-        let pricing = ankita::format::Pricing {
-            profile,
-            bytes_per_token,
-            image_sizes: &options.image_sizes,
-            file_sizes: &options.file_sizes,
-        };
-        for (index, content) in messages.into_iter().flatten().enumerate() {
-            let parts = content.get("parts").and_then(Value::as_array);
-            for (part, value) in parts.into_iter().flatten().enumerate() {
-                let response = pick(value, "functionResponse", "function_response");
-                let inner = response
-                    .and_then(|r| r.get("parts"))
-                    .and_then(Value::as_array);
-                for media in std::iter::once(value).chain(inner.into_iter().flatten()) {
-                    if let Some((price, encoded_bytes)) = gemini_image(media, &pricing) {
-                        images.push(Image {
-                            index,
-                            part,
-                            at: format!(".parts[{part}]"),
-                            price,
-                            encoded_bytes,
-                        });
-                    }
-                }
-            }
-        }
-        return images;
-    }
-    for (index, message) in messages.into_iter().flatten().enumerate() {
-        // Responses items: a computer_call_output's screenshot (listed as part 0).
-        if let Some(url) = message["output"]["image_url"].as_str() {
-            let detail = message["output"]["detail"].as_str();
-            images.push(Image {
-                index,
-                part: 0,
-                at: ".output".to_owned(),
-                price: price(url, detail),
-                encoded_bytes: url.len(),
-            });
-        }
-        // Responses output items carry their parts in `output`.
-        let (key, parts) = match message.get("content").and_then(Value::as_array) {
-            Some(parts) => ("content", Some(parts)),
-            None => ("output", message.get("output").and_then(Value::as_array)),
-        };
-        for (part, block) in parts.into_iter().flatten().enumerate() {
-            let mut push = |url: &str, detail, encoded_bytes| {
-                images.push(Image {
-                    index,
-                    part,
-                    at: format!(".{key}[{part}]"),
-                    price: price(url, detail),
-                    encoded_bytes,
-                })
-            };
-            match block.get("type").and_then(Value::as_str) {
-                Some("image_url") => {
-                    if let Some((url, detail)) = block.as_object().and_then(image_url_of_value) {
-                        push(url, detail, url.len());
-                    }
-                }
-                // Responses image parts: a data URL or remote URL (a file id is not listed).
-                Some("input_image") => {
-                    if let Some(url) = block["image_url"].as_str() {
-                        push(url, block["detail"].as_str(), url.len());
-                    }
-                }
-                // Anthropic image blocks, also inside a tool result (listed under its block).
-                Some("image") => {
-                    if let Some((url, bytes)) = anthropic_image_url(block) {
-                        push(&url, None, bytes);
-                    }
-                }
-                Some("tool_result") => {
-                    for inner in block["content"].as_array().into_iter().flatten() {
-                        if let Some((url, bytes)) = anthropic_image_url(inner) {
-                            push(&url, None, bytes);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    images
-}
-
-/// A field given in either of Gemini's spellings.
-fn pick<'v>(value: &'v Value, camel: &str, snake: &str) -> Option<&'v Value> {
-    value.get(camel).or_else(|| value.get(snake))
-}
-
-/// A Gemini image part (`inlineData` with an image type, `fileData` with an image type or none)
-/// priced as the core prices it, and its encoded length.
-fn gemini_image(
-    part: &Value,
-    pricing: &ankita::format::Pricing<'_>,
-) -> Option<(ImagePrice, usize)> {
-    let is_image = |mime: Option<&str>| {
-        mime.is_none_or(|m| m.get(..6).is_some_and(|t| t.eq_ignore_ascii_case("image/")))
-    };
-    let kind = if let Some(blob) = pick(part, "inlineData", "inline_data") {
-        let mime = pick(blob, "mimeType", "mime_type")?.as_str()?;
-        let data = blob.get("data")?.as_str()?;
-        if !is_image(Some(mime)) {
-            return None;
-        }
-        let url_len = "data:".len() + mime.len() + ";base64,".len() + data.len();
-        (pricing.base64_with(data, url_len, None), data.len())
-    } else {
-        let file = pick(part, "fileData", "file_data")?;
-        if !is_image(pick(file, "mimeType", "mime_type").and_then(Value::as_str)) {
-            return None;
-        }
-        let uri = pick(file, "fileUri", "file_uri")?.as_str()?;
-        (pricing.remote(uri, None), uri.len())
-    };
-    ankita::format::image_price(&kind.0).map(|price| (price, kind.1))
-}
-
-/// `[w, h]` or `{"width": w, "height": h}`.
-fn size_of(size: &Value) -> Option<(u32, u32)> {
-    let side = |v: Option<&Value>| v?.as_u64().and_then(|n| u32::try_from(n).ok());
-    match size {
-        Value::Array(wh) if wh.len() == 2 => Some((side(wh.first())?, side(wh.get(1))?)),
-        Value::Object(o) => Some((side(o.get("width"))?, side(o.get("height"))?)),
-        _ => None,
-    }
-}
-
-/// An Anthropic image block as a URL to price, and its encoded length.
-fn anthropic_image_url(block: &Value) -> Option<(String, usize)> {
-    if block["type"] != "image" {
-        return None;
-    }
-    let source = &block["source"];
-    match (source["data"].as_str(), source["url"].as_str()) {
-        (Some(data), _) => Some((format!("data:image/*;base64,{data}"), data.len())),
-        (None, Some(url)) => Some((url.to_owned(), url.len())),
-        _ => None,
-    }
+/// Every image of a request that the core accepted, priced as the core prices it (none when it
+/// refuses the request).
+pub fn image_inventory(request: &str) -> Vec<Image> {
+    ankita::api::Request::parse(request)
+        .and_then(|r| r.images())
+        .unwrap_or_default()
 }
 
 /// Indices as text: in full when short, with runs of three or more as ranges when long.
@@ -208,12 +52,11 @@ pub fn index_list(indices: &[Value]) -> String {
 /// The summary lines for a success response's report.
 pub fn render(report: &Value, images: &[Image]) -> String {
     let list = |key: &str| -> &[Value] { report[key].as_array().map_or(&[], Vec::as_slice) };
-    // Gemini contents hold `parts`, the other formats `content`.
-    let key = if report["format"] == "gemini" {
-        "parts"
-    } else {
-        "content"
-    };
+    // The key of a message's parts in the report's format (`parts` in Gemini).
+    let key = report["format"]
+        .as_str()
+        .and_then(Format::from_name)
+        .map_or("content", |f| f.traits().content_key);
     let part_suffix = |part: &Value| match part.as_u64() {
         Some(p) => format!(".{key}[{p}]"),
         None => String::new(),
