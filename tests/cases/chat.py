@@ -240,7 +240,7 @@ def a_result(uid: str, content: Any) -> Obj:
 
 # --- the report's warnings about a model, and a tokenizer file that is not there ---------------
 def unknown_model(model: str, profile: str, text: str = "text counted in bytes") -> Obj:
-    """The report warning of a model no family claims (README "Model names")."""
+    """The report warning of a model no family claims (docs/tokens-and-models.md, "Model names")."""
     return {
         "code": "unknown_model",
         "index": None,

@@ -1,5 +1,5 @@
 """The Gemini `contents` format in both spellings (REST camelCase and the Python SDK's
-snake_case), Gemini 2.5's image rule and the small independent cost model of the README's
+snake_case), Gemini 2.5's image rule and the small independent cost model of docs/formats.md's
 "Gemini format", for generate_gemini.py.
 """
 
@@ -111,7 +111,7 @@ class Spelling:
             body["parts"] = parts
         return {self.response: body}
 
-    # The cost model (README, "Gemini format"). -------------------------------------------------
+    # The cost model (docs/formats.md, "Gemini format"). -------------------------------------------
     def text_blob(self, text: str) -> Obj:
         return {
             self.inline: {self.mime: "text/plain", "data": base64.b64encode(text.encode()).decode()}

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the shared cases of the Vercel AI SDK's `ModelMessage[]` format
-(tests/cases/ai_sdk_*.json, `"format": "ai-sdk"`). Expectations are written by hand from the
-README's "AI SDK format", with byte costs from the small independent cost model below, never by
-the library itself.
+(tests/cases/ai_sdk_*.json, `"format": "ai-sdk"`). Expectations are written by hand from
+docs/formats.md's "AI SDK format", with byte costs from the small independent cost model below,
+never by the library itself.
 
 Run: python3 tests/cases/generate_ai_sdk.py   (rewrites tests/cases/ai_sdk_*.json)
 """
@@ -30,8 +30,8 @@ SIZES = {PNG_B64: (1700, 2200), JPEG_B64: (500, 375)}
 
 
 def ankita_tokens(w: float, h: float) -> int:
-    """The default recipe (README, "Image probe"), written out again: fit into 2048, scale the
-    short side to 768 (up or down), 85 + 170 per 512-px tile."""
+    """The default recipe (docs/images.md, "Image probe"), written out again: fit into 2048,
+    scale the short side to 768 (up or down), 85 + 170 per 512-px tile."""
     w, h = float(w), float(h)
     fit = 2048 / max(w, h)
     if fit < 1:
@@ -58,7 +58,7 @@ def image_bytes(data: str) -> int:
     return 4 * ankita_tokens(*SIZES[data])
 
 
-# The cost model (README, "AI SDK format"). -------------------------------------------------------
+# The cost model (docs/formats.md, "AI SDK format"). -----------------------------------------------
 def part_cost(part: Obj) -> int:
     t = part["type"]
     if t == "text":

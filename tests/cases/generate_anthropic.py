@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the shared cases of the Anthropic Messages format (format "anthropic"): tool_use and
 tool_result blocks, repair, merging, the answer starting on the user's turn, and regrow in
-tokens. Anthropic messages are priced as their OpenAI-shaped equivalents (README, "Anthropic
-format") with chat.py's cost model, never by the library itself.
+tokens. Anthropic messages are priced as their OpenAI-shaped equivalents (docs/formats.md,
+"Anthropic format") with chat.py's cost model, never by the library itself.
 
 Run: python3 tests/cases/generate_anthropic.py   (rewrites the JSON files of its cases)
 """
@@ -103,8 +103,9 @@ msgs = [
     },
     {"role": "user", "content": [a_result("tu_1", big)]},
 ]
-# Anthropic messages are priced as their OpenAI-shaped equivalents (README, "Anthropic format"):
-# tool_use blocks as tool_calls with the input as a JSON string, each tool_result as a tool message.
+# Anthropic messages are priced as their OpenAI-shaped equivalents (docs/formats.md,
+# "Anthropic format"): tool_use blocks as tool_calls with the input as a JSON string, each
+# tool_result as a tool message.
 logical_assistant = {
     "role": "assistant",
     "content": [msgs[1]["content"][0]],

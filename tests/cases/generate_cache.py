@@ -5,7 +5,7 @@ message repair removed), errors, and `cache_breakpoint` (Anthropic's cache_contr
 prompt_cache_breakpoint in the chat, Responses and AI SDK formats).
 
 Budgets here are message counts (`max_messages`), so the expectations come from the small model
-of the README's "Cache-stable trimming" rules below (groups, the required messages, the anchors
+of docs/cache-stable.md's rules below (groups, the required messages, the anchors
 before the cut, the newest run that fits `trim_to` × the cap), written again here and never taken
 from the library.
 

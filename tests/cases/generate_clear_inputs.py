@@ -9,7 +9,7 @@ The history is three exchanges of ~3,000-byte arguments and ~3,000-byte results,
 by a short user message and followed by a short answer: everything else costs a few hundred
 bytes in all, so the budgets below fall between the totals with a margin of more than 1,000
 bytes, whatever the formats' small fields cost. What a clear frees comes from the small model of
-the README's "Clearing old tool results" below (the arguments as each format prices them, less
+docs/trimming.md's "Clearing old tool results" below (the arguments as each format prices them, less
 the placeholder's), never from the library.
 
 Run: python3 tests/cases/generate_clear_inputs.py   (rewrites tests/cases/clear_inputs_*.json)
@@ -46,9 +46,9 @@ def args(i: int) -> Obj:
 
 
 def freed(fmt: str, arguments: Obj) -> int:
-    """What clearing one call's arguments frees, in bytes (README: a string `arguments` costs its
-    JSON string; Anthropic prices `input` as OpenAI's `arguments`, a JSON string of the object;
-    Gemini `args` and AI SDK `input` cost their compact JSON)."""
+    """What clearing one call's arguments frees, in bytes (docs/trimming.md: a string
+    `arguments` costs its JSON string; Anthropic prices `input` as OpenAI's `arguments`, a JSON
+    string of the object; Gemini `args` and AI SDK `input` cost their compact JSON)."""
     if fmt in ("openai", "responses"):
         return len(json.dumps(json.dumps(arguments))) - len('"{}"')
     if fmt == "anthropic":

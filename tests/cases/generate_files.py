@@ -3,10 +3,10 @@
 part: Anthropic `document`, OpenAI chat `file` and `input_audio`, Responses `input_file` and
 `input_audio`, Gemini `inlineData` / `fileData`, AI SDK `file`. A shed file's placeholder and
 report entry name it where the part does (a file name, a document title, a file id, a URL's
-last segment). Prices follow the README's "Documents and
-audio" under the `gemini` profile (258 tokens a page, 32 a second: Gemini 2.5's published
-figures), with the page count and duration taken from tests/fixtures/files/manifest.json (what
-pdfinfo and ffprobe say), never from the library itself.
+last segment). Prices follow docs/documents-and-audio.md under the `gemini` profile (258 tokens
+a page, 32 a second: Gemini 2.5's published figures), with the page count and duration taken
+from tests/fixtures/files/manifest.json (what pdfinfo and ffprobe say), never from the library
+itself.
 
 Run: python3 tests/cases/generate_files.py   (rewrites tests/cases/files_*.json)
 """

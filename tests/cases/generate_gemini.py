@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes the shared cases of the Gemini `contents` format (tests/cases/gemini_*.json), each in
 both spellings the SDKs produce: REST camelCase (`inlineData`, `functionCall`, …) and the Python
-SDK's snake_case (`inline_data`, `function_call`, …). Expectations are written by hand from the
-README's "Gemini format", with byte costs from the small independent cost model of gemini.py,
-never by the library itself.
+SDK's snake_case (`inline_data`, `function_call`, …). Expectations are written by hand from
+docs/formats.md ("Gemini format"), with byte costs from the small independent cost model of
+gemini.py, never by the library itself.
 
 Run: python3 tests/cases/generate_gemini.py   (rewrites tests/cases/gemini_*.json)
 """

@@ -2,8 +2,8 @@
 """Writes the shared cases of the OpenAI chat format's limits and options: the message count,
 roles and pass-through fields, refill, implausible images, pricing profiles and remote images,
 model names and windows, invalid requests, and clear_tool_results. Expectations are written by
-hand from DESIGN.md and the README, with byte costs from chat.py's cost model, never by the
-library itself.
+hand from DESIGN.md and docs/ (trimming.md, options.md, images.md), with byte costs from
+chat.py's cost model, never by the library itself.
 
 Run: python3 tests/cases/generate_limits.py   (rewrites the JSON files of its cases)
 """

@@ -4,7 +4,7 @@ every format: an image or a file inside a tool result is named by the caller's o
 (OpenAI `content[k]`, Anthropic `content[b].content[k]`, Responses `output[k]`, Gemini
 `parts[p].functionResponse.parts[k]`, AI SDK `content[b].output.value[k]`), in the report's
 warnings and in the error of `on_image_overflow: "error"`. Paths and messages are written by
-hand from the README, never by the library itself.
+hand from docs/ (formats.md, images.md), never by the library itself.
 
 Run: python3 tests/cases/generate_paths.py   (rewrites tests/cases/paths_*.json)
 """

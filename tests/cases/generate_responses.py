@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the shared cases of the OpenAI Responses input items format (format "responses"),
 tests/cases/responses_*.json. Like generate.py, expectations are written here by hand from
-DESIGN.md and the README's "Responses format", with byte costs from the small independent cost
+DESIGN.md and docs/formats.md's "Responses format", with byte costs from the small independent cost
 model below, never from the library itself.
 
 Run: python3 tests/cases/generate_responses.py   (rewrites tests/cases/responses_*.json)
@@ -53,7 +53,7 @@ IMAGE_BYTES = {SCREEN: 4 * ankita_tokens(1700, 2200), SMALL: 4 * ankita_tokens(6
 assert IMAGE_BYTES[SCREEN] == 3060 and len(SCREEN) > 20_000
 
 
-# --- the cost model (README "Responses format") ----------------------------------------------
+# --- the cost model (docs/formats.md, "Responses format") -----------------------------------------
 
 
 def image_cost(holder: Obj) -> int:
