@@ -1,6 +1,7 @@
 """A coding agent's loop whose session summarises what the cut removes: a deterministic stand-in
 summariser (no model call) folds the messages each compaction names into one paragraph, placed
-right after the system message while the cut stands (docs/cache-stable.md).
+right after the system message while the cut stands (docs/cache-stable.md). The loop is
+examples/summarizing_session.py's, which examples/summarize_with_openai.py runs with a model.
 
     python examples/summarize_agent_loop.py
 
@@ -10,10 +11,12 @@ repeat the previous call's from the start, how many summaries were written, and 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import ankita
+from summarizing_session import drive
 
 
 def step(k: int) -> list[dict[str, Any]]:
@@ -54,27 +57,9 @@ def main() -> None:
         max_output_tokens=4_000,
         summarize=summarize,
     )
-    previous: list[Any] = []
-    repeated = total = summaries = 0
-    summary = ""
-    for k in range(300):
-        session.append(step(k))
-        result = session.trim()
-        if "summary" in result.report:
-            text = result.messages[1]["content"]
-            summaries += text != summary
-            summary = text
-        if result.report["dropped_messages"]:
-            same = 0
-            for a, b in zip(previous, result.messages):
-                if a != b:
-                    break
-                same += 1
-            repeated += same
-            total += len(result.messages)
-        previous = result.messages
-    print(f"prefix share {repeated / total:.3f}, {summaries} summaries written")
-    print(summary[:300])
+    figures = asyncio.run(drive(session, (step(k) for k in range(300))))
+    print(f"prefix share {figures.prefix_share:.3f}, {figures.summaries} summaries written")
+    print(figures.summary[:300])
 
 
 if __name__ == "__main__":

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import json
 import random
+import re
+import subprocess
+import sys
 import threading
 import warnings
 from collections.abc import Awaitable
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import ankita
@@ -683,3 +689,46 @@ def test_a_restored_session_takes_summarize() -> None:
     saved = [m for k in range(150) for m in agent_step("openai", k)]
     session = ankita.Session.restore(saved, summarize=stand_in, **options)
     assert "summary" in session.trim().report
+
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+def test_the_summarizing_examples_run() -> None:
+    # examples/summarize_agent_loop.py, whose figures docs/cache-stable.md quotes, and the
+    # OpenAI example's async summariser through the same driver with a stand-in client (the
+    # real one needs a key and the network).
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "summarize_agent_loop.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = re.match(r"prefix share ([\d.]+), (\d+) summaries written", done.stdout)
+    assert found, done.stdout
+    assert float(found[1]) >= 0.85 and int(found[2]) > 10, done.stdout
+    pytest.importorskip("openai")
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        driver = importlib.import_module("summarizing_session")
+        with_openai = importlib.import_module("summarize_with_openai")
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    asked: list[str] = []
+
+    class Completions:
+        async def create(self, **request: Any) -> Any:
+            asked.append(request["messages"][-1]["content"])
+            message = SimpleNamespace(content=f"summary {len(asked)}")
+            return SimpleNamespace(choices=[SimpleNamespace(message=message)])
+
+    client = SimpleNamespace(chat=SimpleNamespace(completions=Completions()))
+    session = ankita.Session(
+        [{"role": "system", "content": "You are a coding agent."}],
+        summarize=with_openai.summarizer(client),
+        **loop_options("openai"),
+    )
+    figures = asyncio.run(driver.drive(session, (agent_step("openai", k) for k in range(150))))
+    assert asked and figures.summaries == len(asked)
+    assert figures.summary.endswith(f"summary {len(asked)}")
+    assert "The summary so far:\nsummary 1" in asked[1]
