@@ -233,3 +233,61 @@ proptest! {
         prop_assert_eq!(&again["messages"], &response["messages"]);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// A compaction block (server compaction) is the conversation before it: whenever the trim
+    /// keeps anything, it keeps the block, unedited, in the first message it returns (what
+    /// stood before it, which the API ignores, is gone), and the answer fits its budget.
+    #[test]
+    fn a_compaction_block_survives_every_budget_that_fits_it(
+        before in prop::collection::vec(turn(), 0..8),
+        after in prop::collection::vec(turn(), 0..8),
+        summary in 1..3000usize,
+        request_words in 1..400usize,
+        budget in prop::option::of(512u64..20_000),
+        max_messages in 1usize..20,
+        system in any::<bool>(),
+    ) {
+        let block = json!({"type": "compaction", "content": text(summary, "summary"),
+            "encrypted_content": "EqQB".repeat(summary / 8 + 1)});
+        let mut messages = build(&before);
+        messages.push(json!({"role": "assistant", "content": [block.clone(), {"type": "text", "text": "Resuming."}]}));
+        messages.extend(build(&after));
+        messages.push(json!({"role": "user", "content": text(request_words, "request")}));
+        let mut request = json!({"format": "anthropic", "messages": messages, "max_messages": max_messages});
+        if system {
+            request["system"] = json!("Be brief.");
+        }
+        // What the least answer that keeps it costs: the compaction's message and the request.
+        let mut least = request.clone();
+        let n = messages.len();
+        least["messages"] = json!([messages[n - 2 - build(&after).len()], messages[n - 1]]);
+        least["max_messages"] = json!(2);
+        let least = trim_value(least).map_err(|e| TestCaseError::fail(format!("least: {e}")))?;
+        let fits = budget.is_none_or(|b| least["report"]["cost_bytes"].as_u64().unwrap() <= b)
+            && max_messages >= 2;
+        if let Some(b) = budget {
+            request["max_bytes"] = json!(b);
+        }
+        let response = match trim_value(request) {
+            Ok(r) => r,
+            Err(e) => {
+                prop_assert_eq!(e.code.as_str(), "context_budget_exceeded", "unexpected error {}", e);
+                return Ok(());
+            }
+        };
+        if let Some(b) = budget {
+            prop_assert!(response["report"]["cost_bytes"].as_u64().unwrap() <= b);
+        }
+        let out = response["messages"].as_array().unwrap();
+        let count = out.iter().flat_map(blocks).filter(|b| b["type"] == "compaction").count();
+        if !fits && count == 0 {
+            return Ok(());
+        }
+        prop_assert!(!out.is_empty() && blocks(&out[0]).contains(&block),
+            "the compaction block is not first: {:?}", out.first());
+        prop_assert_eq!(count, 1, "blocks from before the compaction came back");
+    }
+}

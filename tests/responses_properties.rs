@@ -302,3 +302,59 @@ proptest! {
         prop_assert_eq!(&again["report"]["repaired"], &json!([]));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// A compaction item (server compaction) is the conversation before it: whenever the budget
+    /// fits it beside the request, the trim keeps it, unedited and first (what stood before it,
+    /// which the API ignores, is gone); when it keeps it at all, it is first.
+    #[test]
+    fn a_compaction_item_survives_every_budget_that_fits_it(
+        before in prop::collection::vec(turn(), 0..8),
+        after in prop::collection::vec(turn(), 0..8),
+        encrypted in 1..4000usize,
+        request_words in 1..400usize,
+        budget in prop::option::of(512u64..20_000),
+        max_messages in 1usize..20,
+        instructions in any::<bool>(),
+    ) {
+        let compaction = json!({"type": "compaction", "id": "cmp_1",
+            "encrypted_content": "gAAAAAB".repeat(encrypted / 7 + 1)});
+        let user = json!({"role": "user", "content": text(request_words, "request")});
+        let mut items = build(&before);
+        items.push(compaction.clone());
+        items.extend(build(&after));
+        items.push(user.clone());
+        let mut request = json!({"format": "responses", "messages": items, "max_messages": max_messages});
+        if instructions {
+            request["system"] = json!("Be brief.");
+        }
+        // What the least answer that keeps it costs: the compaction and the request.
+        let mut least = request.clone();
+        least["messages"] = json!([compaction, user]);
+        least["max_messages"] = json!(2);
+        let least = trim_value(least).map_err(|e| TestCaseError::fail(format!("least: {e}")))?;
+        let fits = budget.is_none_or(|b| least["report"]["cost_bytes"].as_u64().unwrap() <= b)
+            && max_messages >= 2;
+        if let Some(b) = budget {
+            request["max_bytes"] = json!(b);
+        }
+        let response = match trim_value(request) {
+            Ok(r) => r,
+            Err(e) => {
+                prop_assert_eq!(e.code.as_str(), "context_budget_exceeded", "unexpected error {}", e);
+                return Ok(());
+            }
+        };
+        if let Some(b) = budget {
+            prop_assert!(response["report"]["cost_bytes"].as_u64().unwrap() <= b);
+        }
+        let out = response["messages"].as_array().unwrap();
+        let kept = out.iter().any(|i| i == &compaction);
+        if !fits && !kept {
+            return Ok(());
+        }
+        prop_assert_eq!(out.first(), Some(&compaction), "the compaction item is not first");
+    }
+}
