@@ -1,5 +1,11 @@
 //! Counting tokens against tiktoken (the `tiktoken-rs` crate: tiktoken's own byte-pair merge
 //! and its regex), in one process:
+//! - on three corpora made from the real text on this machine, each line once (no repeats):
+//!   prose (the documentation under /usr/share/doc and the licenses of
+//!   /usr/share/common-licenses), code (the Rust, C and Python sources of the crates under
+//!   ~/.cargo/registry/src), and multilingual text and logs (the translations of the gettext
+//!   catalogs under /usr/share/locale, and /var/log's dpkg, apt and alternatives logs); and the
+//!   three together, the mixed corpus. Counts are checked equal to tiktoken-rs's before timing;
 //! - on a ~3 MB mixed text, the lines of every vendored text (prose in five languages, code,
 //!   JSON, logs, emoji) shuffled together (each line comes back ~18 times, as in long agent
 //!   sessions), and on the vendored texts once each (167 KB, no repeats but the language's);
@@ -9,11 +15,14 @@
 //!   gzip-compressed and expanded on first use, or built from the vocabulary on first use.
 //!
 //! Each round counts once with each, alternately; the medians of the thread's CPU time are
-//! compared. Run: `cargo bench --bench tokens` (add `-- --quick` for fewer rounds).
+//! compared. Run: `cargo bench --bench tokens` (add `-- --quick` for fewer rounds, `--corpora`
+//! for the corpora alone).
 
 use ankita::{Measure, Tokenizer};
+use std::collections::HashSet;
 use std::hint::black_box;
 use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -147,6 +156,218 @@ fn counting(rounds: usize) {
     }
 }
 
+/// The files under `root` (recursively, not following links) whose path passes `keep`.
+fn files_under(root: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if kind.is_dir() {
+            files_under(&path, keep, out);
+        } else if kind.is_file() && keep(&path) {
+            out.push(path);
+        }
+    }
+}
+
+/// A file's text: gunzipped when its name ends in `.gz`; `None` when it is not UTF-8.
+fn text_of_file(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    let bytes = if path.extension().is_some_and(|e| e == "gz") {
+        let mut raw = Vec::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_end(&mut raw)
+            .ok()?;
+        raw
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).ok()
+}
+
+/// The translated strings of a gettext catalog (`.mo`, little-endian), one line each.
+fn catalog_strings(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    let word = |at: usize| -> Option<usize> {
+        Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?) as usize)
+    };
+    if word(0)? != 0x9504_12de {
+        return None;
+    }
+    let (count, table) = (word(8)?, word(16)?);
+    let mut out = String::new();
+    for i in 1..count {
+        // Entry 0 is the catalog's header.
+        let (len, at) = (word(table + 8 * i)?, word(table + 8 * i + 4)?);
+        let text = std::str::from_utf8(bytes.get(at..at + len)?).ok()?;
+        for form in text.split('\0') {
+            out.push_str(form);
+            out.push('\n');
+        }
+    }
+    Some(out)
+}
+
+/// A fixed shuffle (xorshift), so that a corpus samples every package, not the first ones.
+fn shuffle<T>(items: &mut [T]) {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for i in (1..items.len()).rev() {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        items.swap(i, (seed % (i as u64 + 1)) as usize);
+    }
+}
+
+/// The lines of `files` (read by `read`, in a fixed shuffled order), each distinct line once
+/// across the corpora (`seen`), to about `size` bytes; at most a thirtieth of it from one file,
+/// so that a long changelog does not make the corpus.
+fn corpus(
+    mut files: Vec<PathBuf>,
+    read: &dyn Fn(&Path) -> Option<String>,
+    size: usize,
+    seen: &mut HashSet<String>,
+) -> (String, usize) {
+    files.sort();
+    shuffle(&mut files);
+    let (mut out, mut used) = (String::with_capacity(size + 4096), 0);
+    for path in &files {
+        let Some(text) = read(path) else {
+            continue;
+        };
+        used += 1;
+        let file_end = out.len() + size / 30;
+        for line in text.split_inclusive('\n') {
+            if out.len() >= file_end {
+                break;
+            }
+            let key = line.trim();
+            if !key.is_empty() && !seen.contains(key) {
+                seen.insert(key.to_owned());
+                out.push_str(line);
+                if !line.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+        }
+        if out.len() >= size {
+            break;
+        }
+    }
+    (out, used)
+}
+
+/// The three corpora of real text on this machine, about `size` bytes each: (name, where
+/// from, text).
+fn machine_corpora(size: usize) -> Vec<(&'static str, String, String)> {
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let ext = |p: &Path, exts: &[&str]| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| exts.contains(&e))
+    };
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+
+    let mut prose = Vec::new();
+    let prose_file = |p: &Path| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        ext(p, &["txt", "md", "rst"])
+            || name.starts_with("README")
+            || name.starts_with("NEWS")
+            || name.starts_with("changelog")
+            || name == "copyright"
+    };
+    files_under(Path::new("/usr/share/doc"), &prose_file, &mut prose);
+    files_under(
+        Path::new("/usr/share/common-licenses"),
+        &|_| true,
+        &mut prose,
+    );
+    let (text, n) = corpus(prose, &text_of_file, size, &mut seen);
+    out.push((
+        "prose",
+        format!("{n} files of /usr/share/doc and /usr/share/common-licenses"),
+        text,
+    ));
+
+    let mut code = Vec::new();
+    let registry = Path::new(&home).join(".cargo/registry/src");
+    files_under(&registry, &|p| ext(p, &["rs", "c", "h", "py"]), &mut code);
+    let (text, n) = corpus(code, &text_of_file, size, &mut seen);
+    out.push((
+        "code",
+        format!("{n} source files of ~/.cargo/registry/src"),
+        text,
+    ));
+
+    let mut logs = Vec::new();
+    files_under(
+        Path::new("/var/log"),
+        &|p| ext(p, &["log"]) || p.ends_with("dpkg.log"),
+        &mut logs,
+    );
+    let (mut text, n_logs) = corpus(logs, &text_of_file, size / 4, &mut seen);
+    let mut catalogs = Vec::new();
+    files_under(
+        Path::new("/usr/share/locale"),
+        &|p| ext(p, &["mo"]),
+        &mut catalogs,
+    );
+    let (more, n) = corpus(catalogs, &catalog_strings, size - text.len(), &mut seen);
+    text.push_str(&more);
+    out.push((
+        "multilingual and logs",
+        format!("{n_logs} logs of /var/log, {n} gettext catalogs of /usr/share/locale"),
+        text,
+    ));
+    out
+}
+
+/// Counting the machine's corpora and their concatenation: the counts checked equal to
+/// tiktoken-rs's, then each counted alternately with each; MB/s and the ratio.
+fn counting_corpora(rounds: usize) {
+    let mut corpora = machine_corpora(3_000_000);
+    for (name, from, text) in &corpora {
+        println!("corpus {name}: {:.2} MB, {from}", text.len() as f64 / 1e6);
+    }
+    let mixed: String = corpora.iter().map(|c| c.2.as_str()).collect();
+    corpora.push(("mixed (the three)", String::new(), mixed));
+    for (tokenizer, tiktoken) in [
+        (Tokenizer::O200kBase, tiktoken_rs::o200k_base_singleton()),
+        (Tokenizer::Cl100kBase, tiktoken_rs::cl100k_base_singleton()),
+    ] {
+        let name = tokenizer.name();
+        let measure = Measure::exact(tokenizer);
+        for (what, _, text) in &corpora {
+            let ours = measure.text(text);
+            let theirs = tiktoken.encode_ordinary(text).len() as u64;
+            assert_eq!(ours, theirs, "{name}, {what}: the counts differ");
+            let (a, b) = race(
+                rounds,
+                || {
+                    black_box(measure.text(black_box(text)));
+                },
+                || {
+                    black_box(tiktoken.encode_ordinary(black_box(text)).len());
+                },
+            );
+            println!(
+                "{name}, {what} ({:.2} MB, {ours} tokens, equal): ankita {:.1} MB/s, \
+                 tiktoken-rs {:.1} MB/s: {:.2}x",
+                text.len() as f64 / 1e6,
+                mb_s(text.len(), a),
+                mb_s(text.len(), b),
+                b.as_secs_f64() / a.as_secs_f64(),
+            );
+        }
+    }
+}
+
 /// `bpe-openai`'s serialized tables for o200k_base, as its build script wrote them.
 fn bpe_openai_tables() -> Option<Vec<u8>> {
     let target = std::env::var("CARGO_TARGET_DIR")
@@ -275,6 +496,10 @@ fn main() {
     let quick = args.iter().any(|a| a == "--quick");
     let rounds = if quick { 5 } else { 15 };
     println!("{rounds} rounds; thread CPU time medians");
+    counting_corpora(rounds);
+    if args.iter().any(|a| a == "--corpora") {
+        return;
+    }
     counting(rounds);
     first_uses(if quick { 3 } else { 7 });
 }
