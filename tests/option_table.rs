@@ -1,37 +1,21 @@
-//! One option table (`ankita::request::OPTIONS`, answered by `ankita_options`): every front
-//! end offers exactly its options, taking the kinds of values the table says. Read from the
-//! sources: the Python keywords of `trim` (the native signature, the typed wrapper's overloads,
-//! the stub) and the package's option TypedDicts (`RequestOptions`, `TrimOptions`,
-//! `AdapterOptions` in _types.py, with their types), the Node option type (`TrimOptions` in
-//! index.d.ts, with its types), and the framework adapters' keywords (langchain.py,
-//! pydantic_ai.py). The command line's flags are checked in its own tests
-//! (`flags::tests::trim_flags_are_the_option_table`). An option added to the table fails here
-//! until each front end has it (or is listed below as not offering it, with the reason).
+//! One option table (`ankita::request::OPTIONS`, answered by `ankita_options`), and the front
+//! ends' declarations made from it or checked against it.
+//!
+//! Generated: the regions between `<options NAME>` and `</options>` marker comments of the
+//! Python option TypedDicts (_types.py), the stub's keywords of `_ankita.trim` (_ankita.pyi),
+//! the Node `TrimOptions` (index.d.ts) and the reference table of docs/options.md are written
+//! from the table: `regions_are_generated_from_the_table` fails with a diff when one is stale,
+//! and `UPDATE_OPTIONS=1 cargo test --release --test option_table` rewrites them.
+//!
+//! Checked, where a declaration is written by hand: the keywords and defaults of the native
+//! `trim` (its `text_signature`), the typed wrapper's overloads, the framework adapters'
+//! keywords (langchain.py, pydantic_ai.py: the table says which options they leave out, and
+//! why), and the types the table names in each language, read back as kinds of JSON values.
+//! The command line makes its flags from the table (`flags::tests` in the binary).
 
-use ankita::request::OPTIONS;
+use ankita::request::{TrimOption, OPTIONS};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-
-/// Options the framework adapters do not offer, and why.
-const ADAPTERS_LEAVE_OUT: &[(&str, &str)] = &[
-    (
-        "format",
-        "the adapter chooses the format it sends its messages in",
-    ),
-    (
-        "system",
-        "the system prompt is one of the framework's messages",
-    ),
-    (
-        "cache_breakpoint",
-        "an Anthropic-format option; the adapters send another format",
-    ),
-    (
-        "summary",
-        "the answer is mapped back to the framework's own messages, and a placed summary is \
-         none of them",
-    ),
-];
 
 const TYPES_PY: &str = "bindings/python/python/ankita/_types.py";
 
@@ -42,6 +26,299 @@ fn read(path: &str) -> String {
 
 fn table() -> BTreeSet<String> {
     OPTIONS.iter().map(|o| o.name.to_owned()).collect()
+}
+
+// The generated regions.
+
+const WIDTH: usize = 100;
+
+/// Each generated region: the file, the region's name (its start marker is `<options NAME>`),
+/// and its lines as the table writes them.
+fn regions() -> Vec<(&'static str, &'static str, String)> {
+    let typed = |keep: fn(&TrimOption) -> bool| -> String {
+        OPTIONS
+            .iter()
+            .filter(|o| keep(o))
+            .map(python_field)
+            .collect()
+    };
+    vec![
+        (
+            TYPES_PY,
+            "adapter-options",
+            typed(|o| o.adapters_leave_out.is_none()),
+        ),
+        (
+            TYPES_PY,
+            "trim-options",
+            typed(|o| o.adapters_leave_out.is_some() && !o.types_the_messages),
+        ),
+        (TYPES_PY, "request-options", typed(|o| o.types_the_messages)),
+        (STUB_PYI, "trim-keywords", stub_keywords()),
+        (INDEX_D_TS, "trim-options", node_members()),
+        (OPTIONS_MD, "reference", docs_table()),
+    ]
+}
+
+const STUB_PYI: &str = "bindings/python/python/ankita/_ankita.pyi";
+const INDEX_D_TS: &str = "bindings/node/index.d.ts";
+const OPTIONS_MD: &str = "docs/options.md";
+
+/// A Python annotation that typing can evaluate on Python 3.9: `Optional[Union[A, B]]`.
+fn python_annotation(option: &TrimOption) -> String {
+    let ty = option.python_type();
+    if ty == "Any" {
+        return ty;
+    }
+    let parts = split_top(&ty, '|');
+    if parts.len() == 1 {
+        format!("Optional[{ty}]")
+    } else {
+        format!("Optional[Union[{}]]", parts.join(", "))
+    }
+}
+
+/// A table doc in Python's docstring markup: ``code``, with JSON's null and booleans as
+/// Python's.
+fn python_doc(doc: &str) -> String {
+    let mut out = String::new();
+    for (i, piece) in doc.split('`').enumerate() {
+        if i % 2 == 0 {
+            out.push_str(piece);
+        } else {
+            let piece = match piece {
+                "null" => "None",
+                "true" => "True",
+                "false" => "False",
+                other => other,
+            };
+            out.push_str(&format!("``{piece}``"));
+        }
+    }
+    out
+}
+
+/// `text`'s words in lines of at most `width` characters after `first` (the first line's
+/// prefix) or `rest` (the others'), each line's prefix included.
+fn wrap(text: &str, width: usize, first: &str, rest: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = first.to_owned();
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        if !empty && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::replace(&mut line, rest.to_owned()));
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    lines.push(line);
+    lines
+}
+
+/// A TypedDict key with its docstring.
+fn python_field(option: &TrimOption) -> String {
+    let mut out = format!("    {}: {}\n", option.name, python_annotation(option));
+    let doc = format!("\"\"\"{}\"\"\"", python_doc(option.doc));
+    for line in wrap(&doc, WIDTH, "    ", "    ") {
+        out += &line;
+        out += "\n";
+    }
+    out
+}
+
+/// The keyword parameters of the stub's `trim`.
+fn stub_keywords() -> String {
+    OPTIONS
+        .iter()
+        .map(|o| {
+            let ty = o.python_type();
+            let ty = if ty == "Any" {
+                ty
+            } else {
+                format!("{ty} | None")
+            };
+            format!("    {}: {ty} = {},\n", o.name, o.python_default())
+        })
+        .collect()
+}
+
+/// The members of Node's `TrimOptions`, each with its JSDoc.
+fn node_members() -> String {
+    let mut out = String::new();
+    for option in OPTIONS {
+        let one_line = format!("  /** {} */", option.doc);
+        if one_line.chars().count() <= WIDTH {
+            out += &one_line;
+            out += "\n";
+        } else {
+            out += "  /**\n";
+            for line in wrap(option.doc, WIDTH, "   * ", "   * ") {
+                out += &line;
+                out += "\n";
+            }
+            out += "   */\n";
+        }
+        out += &format!("  {}?: {};\n", option.name, option.typescript_type());
+    }
+    out
+}
+
+/// The reference table of docs/options.md.
+fn docs_table() -> String {
+    let cell = |text: &str| text.replace('|', "\\|");
+    let mut out = String::from(
+        "| Key | JSON type | Default | Flag | Python | TypeScript | What it does |\n\
+         | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for option in OPTIONS {
+        let default = match option.default {
+            ankita::request::OptionDefault::Absent => "—".to_owned(),
+            ankita::request::OptionDefault::Depends => "see the doc".to_owned(),
+            ankita::request::OptionDefault::Json(json) => format!("`{json}`"),
+        };
+        let mut flag = format!("`--{}`", option.flag_long());
+        if let Some(alias) = option.flag.alias {
+            flag += &format!(", `--{alias}`");
+        }
+        let mut doc = option.doc.to_owned();
+        if let Some(why) = option.adapters_leave_out {
+            doc += &format!(" Not an option of the framework adapters: {why}.");
+        }
+        out += &format!(
+            "| `{}` | `{}` | {default} | {flag} | `{}` | `{}` | {} |\n",
+            option.name,
+            cell(option.kind),
+            cell(&option.python_type()),
+            cell(&option.typescript_type()),
+            cell(&doc),
+        );
+    }
+    out
+}
+
+/// `text` with the lines between the markers of region `name` replaced by `body`.
+fn with_region(text: &str, file: &str, name: &str, body: &str) -> String {
+    let start = format!("<options {name}>");
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains(&start))
+        .unwrap_or_else(|| panic!("{file}: no {start} marker"));
+    let end = at
+        + lines[at..]
+            .iter()
+            .position(|l| l.contains("</options>"))
+            .unwrap_or_else(|| panic!("{file}: no </options> after {start}"));
+    let mut out: String = lines[..=at].concat();
+    out += body;
+    out += &lines[end..].concat();
+    out
+}
+
+/// The lines removed (`-`) and added (`+`) from `old` to `new`, with a line of context.
+fn line_diff(old: &str, new: &str) -> String {
+    let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    // The longest common subsequence, from the ends.
+    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let mut rows: Vec<(char, &str)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            rows.push((' ', a[i]));
+            i += 1;
+            j += 1;
+        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            rows.push(('-', a[i]));
+            i += 1;
+        } else {
+            rows.push(('+', b[j]));
+            j += 1;
+        }
+    }
+    let near = |k: usize| {
+        rows[k.saturating_sub(1)..(k + 2).min(rows.len())]
+            .iter()
+            .any(|(c, _)| *c != ' ')
+    };
+    let mut out = String::new();
+    let mut gap = false;
+    for (k, (c, line)) in rows.iter().enumerate() {
+        if near(k) {
+            out += &format!("{c}{line}\n");
+            gap = false;
+        } else if !gap {
+            out += "…\n";
+            gap = true;
+        }
+    }
+    out
+}
+
+/// The generated regions are what the table writes: a stale one fails with its diff, and
+/// `UPDATE_OPTIONS=1` rewrites it.
+#[test]
+fn regions_are_generated_from_the_table() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let update = std::env::var_os("UPDATE_OPTIONS").is_some_and(|v| v == "1");
+    let mut files: BTreeMap<&str, (String, String)> = BTreeMap::new();
+    for (file, name, body) in regions() {
+        let (_, new) = files.entry(file).or_insert_with(|| {
+            let text = read(file);
+            (text.clone(), text)
+        });
+        *new = with_region(new, file, name, &body);
+    }
+    let mut stale = Vec::new();
+    for (file, (old, new)) in &files {
+        if old == new {
+            continue;
+        }
+        if update {
+            std::fs::write(root.join(file), new).unwrap_or_else(|e| panic!("{file}: {e}"));
+            eprintln!("option_table: rewrote the options of {file}");
+        } else {
+            stale.push(format!("--- {file}\n{}", line_diff(old, new)));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the options generated from src/request/options.rs are stale: run \
+         `UPDATE_OPTIONS=1 cargo test --release --test option_table` and commit the files\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn the_generator_writes() {
+    let option = OPTIONS.iter().find(|o| o.name == "tokenizer").unwrap();
+    assert_eq!(
+        python_annotation(option),
+        "Optional[Union[Tokenizer, TokenizerFile]]"
+    );
+    assert_eq!(python_doc("`null`: `max_bytes`"), "``None``: ``max_bytes``");
+    assert_eq!(
+        wrap("aa bb cc", 8, "  ", "  "),
+        ["  aa bb", "  cc"].map(String::from)
+    );
+    let text = "a\n# <options x> made\nold\n# </options>\nb\n";
+    assert_eq!(
+        with_region(text, "f", "x", "new\n"),
+        "a\n# <options x> made\nnew\n# </options>\nb\n"
+    );
+    assert_eq!(line_diff("a\nb\n", "a\nc\n"), " a\n-b\n+c\n");
 }
 
 /// The keyword parameters of each `def name(` in a Python file whose parameters are one a line
@@ -65,6 +342,9 @@ fn python_keywords(text: &str, name: &str) -> Vec<BTreeSet<String>> {
             let trimmed = line.trim_start();
             if trimmed.starts_with(')') {
                 break;
+            }
+            if trimmed.starts_with('#') {
+                continue;
             }
             if let Some(typed) = trimmed
                 .strip_prefix("**options: Unpack[")
@@ -102,9 +382,16 @@ fn typed_dict(name: &str) -> BTreeMap<String, String> {
             keys.extend(typed_dict(base));
         }
     }
+    let mut in_docstring = false;
     for line in rest.lines().skip(1) {
         if !line.is_empty() && !line.starts_with("    ") {
             break;
+        }
+        // A key's or the class's docstring: no keys inside.
+        let quotes = line.matches("\"\"\"").count();
+        if in_docstring || quotes > 0 {
+            in_docstring ^= quotes % 2 == 1;
+            continue;
         }
         let Some((key, annotation)) = line.trim().split_once(": ") else {
             continue;
@@ -268,6 +555,11 @@ fn node_option_types() -> BTreeMap<String, String> {
 
 /// The keywords of the `text_signature` of the native `trim` (bindings/python/src/trim.rs).
 fn native_signature() -> BTreeSet<String> {
+    native_defaults().into_keys().collect()
+}
+
+/// The keywords of the `text_signature` of the native `trim` with their defaults.
+fn native_defaults() -> BTreeMap<String, String> {
     let text = read("bindings/python/src/trim.rs");
     let at = text
         .find("pub fn trim<")
@@ -279,12 +571,12 @@ fn native_signature() -> BTreeSet<String> {
     let signature = &rest[..rest.find(")\"").expect("the signature's end")];
     signature
         .split(',')
-        .map(|p| {
-            let name = p.split('=').next().unwrap();
-            name.trim_matches(|c: char| c.is_whitespace() || c == '\\')
+        .filter_map(|p| {
+            let p = p.trim_matches(|c: char| c.is_whitespace() || c == '\\');
+            let (name, default) = p.split_once('=').unwrap_or((p, ""));
+            (!name.is_empty() && name != "*" && name != "messages")
+                .then(|| (name.to_owned(), default.to_owned()))
         })
-        .filter(|p| !p.is_empty() && *p != "*" && *p != "messages")
-        .map(str::to_owned)
         .collect()
 }
 
@@ -309,6 +601,15 @@ fn python_keywords_are_the_table() {
         "_ankita.trim's text_signature: {}",
         differences(&native, &want)
     );
+    let defaults = native_defaults();
+    for option in OPTIONS {
+        assert_eq!(
+            defaults[option.name].replace('\'', "\""),
+            option.python_default(),
+            "the default of {} in _ankita.trim's text_signature, and the table's",
+            option.name
+        );
+    }
     for (file, what) in [
         (
             "bindings/python/python/ankita/_messages.py",
@@ -342,16 +643,14 @@ fn node_option_types_are_the_table() {
     );
 }
 
+/// The framework adapters offer the table's options but those the table says they leave out.
 #[test]
 fn adapter_keywords_are_the_table_but_the_documented_exceptions() {
-    let left_out: BTreeSet<String> = ADAPTERS_LEAVE_OUT
+    let want: BTreeSet<String> = OPTIONS
         .iter()
-        .map(|(n, _)| (*n).to_owned())
+        .filter(|o| o.adapters_leave_out.is_none())
+        .map(|o| o.name.to_owned())
         .collect();
-    let all = table();
-    let unknown: Vec<&String> = left_out.difference(&all).collect();
-    assert!(unknown.is_empty(), "left out but not options: {unknown:?}");
-    let want: BTreeSet<String> = all.difference(&left_out).cloned().collect();
     for (file, functions) in [
         (
             "bindings/python/python/ankita/langchain.py",
@@ -454,5 +753,9 @@ fn the_readers_read() {
         ["object", "string"].into()
     );
     let types = node_option_types();
-    assert!(types["clear_tool_results"].contains("keep?: number"));
+    assert_eq!(types["clear_tool_results"], "boolean | ClearToolResults");
+    assert_eq!(
+        ts_kinds(&types["clear_tool_results"]),
+        ["boolean", "object"].into()
+    );
 }

@@ -80,118 +80,139 @@ export type OnImageOverflow = "placeholder" | "drop" | "error";
  * `max_messages` applies.
  */
 export interface TrimOptions {
-  /** The history budget in bytes; with `context_tokens` too, the smaller wins. */
+  // <options trim-options> generated from src/request/options.rs by tests/option_table.rs
+  /** The history budget in bytes, given directly; with `context_tokens` too, the smaller wins. */
   max_bytes?: number;
-  /** The model's context window in tokens; the history budget is derived from it (§7). */
+  /**
+   * The model's context window in tokens: the history budget is derived from it, less
+   * `max_output_tokens`, `tools`, `memory` and the request's framing.
+   */
   context_tokens?: number;
-  /** Tokens reserved for the answer. */
+  /** Tokens kept for the model's answer. */
   max_output_tokens?: number;
-  /** Tool schemas sent with the request; their JSON bytes are reserved. */
+  /** The tool schemas sent with the request: their cost comes off the budget. */
   tools?: unknown[];
-  /** Text placed elsewhere in the prompt; its bytes are reserved. */
+  /** Text placed elsewhere in the prompt: its cost comes off the budget. */
   memory?: string | string[];
-  /** Bytes reserved for the request's framing (default 1,024). */
+  /** Request framing the caller does not list, in bytes (default 1024). */
   overhead_bytes?: number;
-  /** Bytes per token (default 4), when costs are bytes. */
+  /** Budget bytes per token, when costs are bytes (default 4). */
   bytes_per_token?: number;
   /**
-   * Count in tokens: `o200k_base` (GPT-4o, 4.1, 5.x, o-series), `cl100k_base` (GPT-4, 3.5),
-   * or `bytes`; or `{ file: PATH }`, a Hugging Face `tokenizer.json` (or the folder holding
-   * it, beside an open-weight model's weights): exact text counts, framing estimated.
-   * Default: the tokenizer of `model` when known, else `o200k_base` (an estimate) with
-   * `context_tokens`, bytes with `max_bytes` alone.
+   * The most messages returned, tool exchanges kept whole; the pinned message and the anchors are
+   * kept even beyond it (default: no limit with a budget or a model's window, 40 without one;
+   * `null`: no limit).
    */
-  tokenizer?: Tokenizer | TokenizerFile;
-  /** Multiplies token counts (default 1; 1.35 for Claude, 1.25 for Gemini models). */
-  token_factor?: number;
-  /** Tokens reserved for the request's framing when costs are tokens (default 256). */
-  overhead_tokens?: number;
-  /**
-   * Opt-in: before dropping whole exchanges, replace the results of tool exchanges older than
-   * the newest `keep` (default 3) with `placeholder`, oldest first, until the history fits;
-   * exchanges calling a tool of `exclude_tools` keep theirs. `true` takes the defaults.
-   */
-  clear_tool_results?:
-    | boolean
-    | {
-        keep?: number;
-        exclude_tools?: readonly string[];
-        placeholder?: string;
-        /** Once clearing starts, clear at least this much (in the call's unit). */
-        clear_at_least?: number;
-        /**
-         * Clear the arguments of the cleared exchanges' calls too (`"{}"` or `{}`, as the
-         * format writes them). Default false.
-         */
-        clear_tool_inputs?: boolean;
-      };
-  /**
-   * The room left goes to the newest first (default true): texts shedding cut get it back, and
-   * the group where selection stopped comes back shrunk into it. `false`: whole groups only.
-   */
-  fill?: boolean;
-  /**
-   * Cache-stable trimming: when something must go, remove down to this share (0 < share <= 1)
-   * of the budget and of `max_messages`, so the calls after it only append. A {@link Session}
-   * given neither `trim_to` nor `cut` trims with 0.75 and carries each answer's cut to the next
-   * trim; `null` opts a session out (`trim`: `null` is not given).
-   */
-  trim_to?: number | null;
-  /**
-   * The previous answer's `report.cut`: while the messages from that index on fit, the answer
-   * keeps exactly them (the cut never moves back). `null`: not given.
-   */
-  cut?: number | null;
-  /**
-   * The caller's summary of its messages up to `through` (inclusive): placed right after the
-   * pinned message in their stead, as a user message starting `[Summary of the earlier
-   * conversation]`; `report.compaction` says what to summarise next when the cut moves.
-   */
-  summary?: { text: string; through: number } | null;
-  /**
-   * Anthropic format: a `cache_control` breakpoint on the last block of the last message before
-   * the newest user message (never a fifth breakpoint in the request).
-   */
-  cache_breakpoint?: boolean;
-  /** At most this many messages, tool exchanges kept whole (default 40; `null`: no limit). */
   max_messages?: number | null;
-  /** Image pricing profile (default `ankita`); give this or `model`, not both. */
+  /**
+   * The image pricing rule: `ankita` (the default), `openai`, `openai-patch`, `anthropic`,
+   * `anthropic-highres`, `anthropic-legacy`, `gemini`, `gemini-1.5`, `gemini-3`, `qwen2-vl` or
+   * `pixtral`; give this or `model`, not both.
+   */
   image_profile?: ImageProfile;
   /**
-   * The target model, e.g. `gpt-4o-mini`: its provider's exact image pricing and its tokenizer.
-   * Any name answers (provider prefixes and routes such as `openrouter/openai/gpt-4o`, Bedrock
-   * ids, dated suffixes); one no family claims is priced by the default recipe, counted with
-   * `o200k_base` × 1.35, and `report.warnings` holds an `unknown_model` entry saying so.
+   * The target model (`gpt-4o`, `claude-sonnet-4`, `gemini-2.5-flash`, …): its images are priced as
+   * its provider bills them, its text counted in its tokens when its tokenizer is known (an
+   * estimate for Claude and Gemini), and its context window is the budget when none is given. Any
+   * name answers (provider prefixes and routes, Bedrock ids, dated suffixes): one no family claims
+   * is priced by the default recipe, counted with `o200k_base` × 1.35, and the report warns
+   * `unknown_model`.
    */
   model?: string;
-  /** Make a model no family claims an `invalid_request` error (default false). */
-  strict_model?: boolean;
-  /** Pixel sizes of remote (http/https) images by URL: `[width, height]` or `{width, height}`. */
+  /** Pixel sizes of remote (http/https) images by URL: `{url: [width, height]}`. */
   image_sizes?: Record<string, [number, number] | { width: number; height: number }>;
-  /** Pages (documents) or seconds (audio) of remote files and file ids, by URL or id. */
+  /** Pages (documents) or seconds (audio) of remote files and file ids: `{url or id: n}`. */
   file_sizes?: Record<string, number>;
-  /** Default `placeholder`. */
+  /**
+   * What becomes of an image that must go: `placeholder` (a short text in its stead, the default),
+   * `drop` or `error` (the call fails).
+   */
   on_image_overflow?: OnImageOverflow;
   /**
-   * The messages' format: `openai` (Chat Completions, the default), `anthropic` (Anthropic
-   * Messages: `tool_use`/`tool_result` blocks), `responses` (OpenAI Responses input items,
-   * {@link ResponseItem}: a reasoning item, the calls it led to and their outputs are kept or
-   * dropped together), `gemini` (Gemini `contents`, camelCase or snake_case:
-   * `functionCall`/`functionResponse` parts) or `ai-sdk` (the Vercel AI SDK's `ModelMessage[]`:
-   * `tool-call` parts and the `tool-result` parts of the next tool messages; image and file
-   * data may be a `Uint8Array`, a `Buffer` or an `ArrayBuffer`, handed to the core as base64).
-   * In the Anthropic and Gemini formats, turns of one role that a drop leaves side by side are
-   * merged.
+   * The messages' wire format: `openai` (Chat Completions, the default), `anthropic` (Messages
+   * API), `responses` (Responses API input items), `gemini` (Gemini contents, in either spelling)
+   * or `ai-sdk` (the Vercel AI SDK's model messages).
    */
   format?: MessageFormat;
   /**
-   * The system prompt kept outside the messages: the Anthropic format's top-level `system` (a
-   * string or text blocks), the Responses format's `instructions` (a string), or the Gemini
-   * format's system instruction (a string, a `Content` or parts). Pinned, never trimmed, its
-   * cost counted; answered back as `TrimResult.system`. Only with `format: "anthropic"`,
-   * `"responses"` or `"gemini"`.
+   * The system prompt given outside the messages: the `anthropic` format's top-level system (a
+   * string or text blocks), the `responses` format's instructions (a string) or the `gemini`
+   * format's system instruction (a string, a content or parts); pinned, never trimmed, its cost
+   * counted.
    */
   system?: SystemInput;
+  /**
+   * What text is counted in: `o200k_base` (GPT-4o, 4.1, 5.x, o-series), `cl100k_base` (GPT-4, 3.5)
+   * or `bytes`; or `{"file": PATH}`, a Hugging Face tokenizer.json (or the folder holding it): its
+   * exact text counts, framing estimated. Default: the tokenizer of `model` when known, else
+   * `o200k_base` (an estimate) with `context_tokens`, bytes with `max_bytes`.
+   */
+  tokenizer?: Tokenizer | TokenizerFile;
+  /**
+   * Multiplies token counts (default 1; 1.35 for Claude and 1.25 for Gemini models, counted with
+   * `o200k_base`).
+   */
+  token_factor?: number;
+  /** Request framing the caller does not list, in tokens, when costs are tokens (default 256). */
+  overhead_tokens?: number;
+  /**
+   * Before dropping whole tool exchanges, replace the results of those older than the newest `keep`
+   * (default 3) with a placeholder, oldest first: `true`, or `{keep, exclude_tools, placeholder,
+   * clear_at_least, clear_tool_inputs}` (exchanges calling a tool of exclude_tools keep theirs;
+   * once clearing starts it clears at least clear_at_least; clear_tool_inputs: the cleared
+   * exchanges' call arguments become `{}` too).
+   */
+  clear_tool_results?: boolean | ClearToolResults;
+  /** A `model` no family claims is an error rather than a warning. */
+  strict_model?: boolean;
+  /**
+   * The room left goes to the newest first: texts shedding cut get it back, then the group where
+   * selection stopped comes back shrunk into it (default `true`; `false`: whole groups only).
+   */
+  fill?: boolean;
+  /**
+   * Cache-stable trimming: when something must go, remove down to this share (0 < share ≤ 1) of the
+   * budget and of `max_messages`, so the calls after it only append; the report's cut says where
+   * the kept run starts. A session trims with 0.75 by default and carries each answer's cut to the
+   * next trim (`null` opts it out).
+   */
+  trim_to?: number | null;
+  /**
+   * The previous answer's report.cut: while the messages from that index on fit, keep exactly them
+   * (the cut never moves back).
+   */
+  cut?: number | null;
+  /**
+   * The caller's summary of its messages up to an index, `{"text": ..., "through": n}`: placed
+   * right after the pinned message in their stead; the report's compaction says what to summarise
+   * next when the cut moves.
+   */
+  summary?: { text: string; through: number } | null;
+  /**
+   * Put the provider's prompt-cache breakpoint on the last block that can carry one before the
+   * newest user message: Anthropic's cache_control, or OpenAI's prompt_cache_breakpoint in the
+   * chat, Responses and AI SDK formats for GPT-5.6 and later (other models: a warning, none
+   * placed); never a fifth breakpoint.
+   */
+  cache_breakpoint?: boolean;
+  // </options>
+}
+
+/** The settings of `clear_tool_results` (`true` takes them all by default). */
+export interface ClearToolResults {
+  /** The newest tool exchanges whose results stay (default 3). */
+  keep?: number;
+  /** Exchanges calling one of these tools keep their results. */
+  exclude_tools?: readonly string[];
+  /** The text a cleared result becomes. */
+  placeholder?: string;
+  /** Once clearing starts, clear at least this much (in the call's unit). */
+  clear_at_least?: number;
+  /**
+   * Clear the arguments of the cleared exchanges' calls too (`"{}"` or `{}`, as the format
+   * writes them). Default false.
+   */
+  clear_tool_inputs?: boolean;
 }
 
 /** What text is counted in: bytes, or a public tokenizer's tokens. */

@@ -15,7 +15,10 @@ use std::collections::HashMap;
 mod measure;
 mod options;
 pub use measure::{measure_of, profile_of, unknown_model};
-pub use options::{describe_options, is_option, option_names, TrimOption, OPTIONS};
+pub use options::{
+    describe_options, is_option, option_named, option_names, FlagRead, OptionDefault, OptionFlag,
+    TrimOption, OPTIONS,
+};
 
 /// The history budget below which `trim` refuses to run.
 pub const MIN_HISTORY_BYTES: u64 = 512;

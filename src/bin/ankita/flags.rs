@@ -1,12 +1,20 @@
 //! Every option of every command, one [`Flag`] each with its own docs, parsed with `lexopt`
 //! from `OsString` arguments (`--flag value` and `--flag=value` alike). The help text of a
 //! command is generated from its table, so an option cannot exist without its docs.
+//!
+//! A request key's flag is made from the request's option table (`ankita::request::OPTIONS`):
+//! its name (`max_output_tokens` → `--max-output-tokens`), how its value is read (by the
+//! option's JSON type, or from a file), its value's name and its docs, so an option added to
+//! the table has its flag and its help line. The flags here are the command's own settings
+//! (`--summary`, `--jsonl`, …) and the second form of a key (`--tokenizer-file`).
 
 use crate::Failure;
+use ankita::request::{option_named, FlagRead, OptionDefault, TrimOption, OPTIONS};
 use lexopt::{Arg, Parser, ValueExt};
 use serde_json::Value;
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 /// One command line option.
 pub struct Flag {
@@ -27,10 +35,13 @@ pub struct Flag {
 /// What an option sets.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Sets {
-    /// A request key holding a non-negative integer.
+    /// A request key holding a non-negative integer (or null, given as `none`, when the
+    /// option takes null).
     Integer(&'static str),
-    /// A request key holding a number.
+    /// A request key holding a number (or null, given as `none`, when the option takes null).
     Number(&'static str),
+    /// A request key holding `true` or `false`.
+    Boolean(&'static str),
     /// A request key holding the option's text read as JSON (`true`, `{"keep": 2}`).
     Json(&'static str),
     /// A request key set to `true` by a switch.
@@ -53,6 +64,7 @@ impl Sets {
         match self {
             Sets::Integer(key)
             | Sets::Number(key)
+            | Sets::Boolean(key)
             | Sets::Json(key)
             | Sets::Switch(key)
             | Sets::FileRef(key)
@@ -84,60 +96,6 @@ const HELP: Flag = Flag {
     sets: Sets::Setting(Setting::Help),
 };
 
-const FORMAT: Flag = Flag {
-    long: "format",
-    alias: None,
-    short: None,
-    value: Some("FORMAT"),
-    doc: "the shape of the messages: openai (Chat Completions, the default), anthropic \
-          (Messages API), responses (Responses API input items) or gemini (Gemini contents, in \
-          either spelling)",
-    sets: Sets::Text("format"),
-};
-
-const PROFILE: Flag = Flag {
-    long: "profile",
-    alias: Some("image-profile"),
-    short: None,
-    value: Some("PROFILE"),
-    doc: "the image pricing rule: ankita (default), openai, openai-patch, anthropic, \
-          anthropic-highres, anthropic-legacy, gemini, gemini-1.5, gemini-3, qwen2-vl, \
-          pixtral",
-    sets: Sets::Text("image_profile"),
-};
-
-const MODEL: Flag = Flag {
-    long: "model",
-    alias: None,
-    short: None,
-    value: Some("MODEL"),
-    doc: "the target model (gpt-4o, claude-sonnet-4, gemini-2.5-flash, …): its images are \
-          priced as it bills them, and its text counted in its tokens when its tokenizer is \
-          known (an estimate for Claude and Gemini); give --profile or --model, not both",
-    sets: Sets::Text("model"),
-};
-
-const STRICT_MODEL: Flag = Flag {
-    long: "strict-model",
-    alias: None,
-    short: None,
-    value: None,
-    doc: "make a --model no family claims an error (by default it is priced by the default \
-          recipe, counted with o200k_base × 1.35, and the report warns unknown_model)",
-    sets: Sets::Switch("strict_model"),
-};
-
-const TOKENIZER: Flag = Flag {
-    long: "tokenizer",
-    alias: None,
-    short: None,
-    value: Some("NAME"),
-    doc: "count text in tokens of o200k_base (GPT-4o, 4.1, 5.x, o-series) or cl100k_base \
-          (GPT-4, 3.5), or in bytes; default: the tokenizer of --model when known, else \
-          o200k_base (an estimate) with --context-tokens, bytes with --max-bytes",
-    sets: Sets::Text("tokenizer"),
-};
-
 const TOKENIZER_FILE: Flag = Flag {
     long: "tokenizer-file",
     alias: None,
@@ -149,262 +107,156 @@ const TOKENIZER_FILE: Flag = Flag {
     sets: Sets::FileRef("tokenizer"),
 };
 
-const TOKEN_FACTOR: Flag = Flag {
-    long: "token-factor",
-    alias: None,
-    short: None,
-    value: Some("X"),
-    doc: "multiply token counts by X (default 1; 1.35 for Claude and 1.25 for Gemini models, \
-          counted with o200k_base)",
-    sets: Sets::Number("token_factor"),
-};
+/// The flag of the request's option `name` (one of the table's).
+fn option_flag(name: &str) -> Flag {
+    let option = option_named(name).unwrap_or_else(|| panic!("{name} is not a request option"));
+    table_flag(option)
+}
 
-const BYTES_PER_TOKEN: Flag = Flag {
-    long: "bytes-per-token",
-    alias: None,
-    short: None,
-    value: Some("N"),
-    doc: "budget bytes per token (default 4)",
-    sets: Sets::Integer("bytes_per_token"),
-};
+/// The flag of a request option, made from the table: its name with dashes (or the table's),
+/// its value read by its JSON type or from a file, its docs with option names written as flags.
+fn table_flag(option: &'static TrimOption) -> Flag {
+    let key = option.name;
+    let has = |kind: &str| option.kinds().any(|k| k == kind);
+    let (sets, value) = match option.flag.read {
+        FlagRead::TextFile => (Sets::FileText(key), Some("FILE")),
+        FlagRead::JsonFile => (Sets::FileJson(key), Some("FILE")),
+        FlagRead::Argument if has("string") => {
+            let last = key.rsplit('_').next().unwrap_or(key).to_uppercase();
+            (Sets::Text(key), Some(leak(last)))
+        }
+        FlagRead::Argument if has("integer") => (Sets::Integer(key), Some("N")),
+        FlagRead::Argument if has("number") => (Sets::Number(key), Some("X")),
+        FlagRead::Argument if option.kind == "boolean" => {
+            if option.default == OptionDefault::Json("true") {
+                (Sets::Boolean(key), Some("BOOL"))
+            } else {
+                (Sets::Switch(key), None)
+            }
+        }
+        FlagRead::Argument => (Sets::Json(key), Some("JSON")),
+    };
+    Flag {
+        long: leak(option.flag_long()),
+        alias: option.flag.alias,
+        short: None,
+        value: value.map(|v| option.flag.value.unwrap_or(v)),
+        doc: leak(flag_doc(option)),
+        sets,
+    }
+}
 
-const TOOLS: Flag = Flag {
-    long: "tools",
-    alias: None,
-    short: None,
-    value: Some("FILE"),
-    doc: "a JSON array of the tool schemas sent with the request; their bytes (or tokens) come \
-          off the budget",
-    sets: Sets::FileJson("tools"),
-};
+/// A table doc as the help writes it: an option's name in backticks becomes its flag, `null`
+/// becomes `none` (what the flags take for it), other backticks go; lower case and no full stop
+/// at the ends, like the other lines of the help; where a file's value comes from.
+fn flag_doc(option: &TrimOption) -> String {
+    let mut doc = String::new();
+    for (i, piece) in option.doc.split('`').enumerate() {
+        if i % 2 == 0 {
+            doc.push_str(piece);
+        } else if let Some(named) = option_named(piece) {
+            doc.push_str("--");
+            doc.push_str(&named.flag_long());
+        } else if piece == "null" {
+            doc.push_str("none");
+        } else {
+            doc.push_str(piece);
+        }
+    }
+    let mut doc = match doc.chars().next() {
+        Some(first) => first.to_lowercase().chain(doc.chars().skip(1)).collect(),
+        None => doc,
+    };
+    if doc.ends_with('.') {
+        doc.pop();
+    }
+    match option.flag.read {
+        FlagRead::TextFile => doc.push_str(" (the text of FILE, as is)"),
+        FlagRead::JsonFile => doc.push_str(" (FILE holds it as JSON)"),
+        FlagRead::Argument => {}
+    }
+    doc
+}
 
-/// The options of `ankita trim`.
-pub const TRIM: &[Flag] = &[
-    Flag {
-        long: "context-tokens",
-        alias: None,
-        short: None,
-        value: Some("N"),
-        doc: "the model's context window; the history budget is derived from it \
-              (DESIGN §7)",
-        sets: Sets::Integer("context_tokens"),
-    },
-    Flag {
-        long: "max-output-tokens",
-        alias: None,
-        short: None,
-        value: Some("N"),
-        doc: "tokens kept for the model's answer",
-        sets: Sets::Integer("max_output_tokens"),
-    },
-    Flag {
-        long: "max-bytes",
-        alias: None,
-        short: None,
-        value: Some("N"),
-        doc: "a history budget in bytes, given directly; with --context-tokens the smaller \
-              wins",
-        sets: Sets::Integer("max_bytes"),
-    },
-    Flag {
-        long: "overhead-bytes",
-        alias: None,
-        short: None,
-        value: Some("N"),
-        doc: "request framing not listed elsewhere (default 1024)",
-        sets: Sets::Integer("overhead_bytes"),
-    },
-    Flag {
-        long: "overhead-tokens",
-        alias: None,
-        short: None,
-        value: Some("N"),
-        doc: "request framing not listed elsewhere when counting in tokens (default 256)",
-        sets: Sets::Integer("overhead_tokens"),
-    },
-    BYTES_PER_TOKEN,
-    TOKENIZER,
-    TOKENIZER_FILE,
-    TOKEN_FACTOR,
-    Flag {
-        long: "clear-tool-results",
-        alias: None,
-        short: None,
-        value: Some("JSON"),
-        doc: "before dropping whole tool exchanges, replace the results of those older than the \
-              newest 3 with a placeholder: true, or {\"keep\": N, \"exclude_tools\": [...], \
-              \"placeholder\": \"...\", \"clear_at_least\": N, \"clear_tool_inputs\": true} \
-              (clear_tool_inputs: the cleared exchanges' call arguments become {} too)",
-        sets: Sets::Json("clear_tool_results"),
-    },
-    Flag {
-        long: "fill",
-        alias: None,
-        short: None,
-        value: Some("BOOL"),
-        doc: "the room left goes to the newest first: texts shedding cut get it back, then the \
-              group where selection stopped comes back shrunk into it (default true; false: \
-              whole groups only)",
-        sets: Sets::Json("fill"),
-    },
-    Flag {
-        long: "trim-to",
-        alias: None,
-        short: None,
-        value: Some("SHARE"),
-        doc: "cache-stable trimming: when something must go, remove down to SHARE (0 < SHARE \
-              <= 1) of the budget and of --max-messages, so the next calls only append; the \
-              report says where the kept run starts (cut)",
-        sets: Sets::Number("trim_to"),
-    },
-    Flag {
-        long: "cut",
-        alias: None,
-        short: None,
-        value: Some("N"),
-        doc: "the previous answer's report.cut: while the messages from index N on fit, keep \
-              exactly them (the cut never moves back)",
-        sets: Sets::Integer("cut"),
-    },
-    Flag {
-        long: "summary-json",
-        alias: None,
-        short: None,
-        value: Some("JSON"),
-        doc:
-            "the caller's summary of the messages up to an index, {\"text\": ..., \"through\": N}: \
-              placed right after the pinned message in their stead (request key summary)",
-        sets: Sets::Json("summary"),
-    },
-    Flag {
-        long: "cache-breakpoint",
-        alias: None,
-        short: None,
-        value: None,
-        doc: "Anthropic format: put a cache_control breakpoint on the last block of the last \
-              message before the newest user message (never a fifth breakpoint)",
-        sets: Sets::Switch("cache_breakpoint"),
-    },
-    Flag {
-        long: "max-messages",
-        alias: None,
-        short: None,
-        value: Some("N"),
-        doc: "return at most N messages (default: no limit when a budget or a model's window is \
-              given, 40 otherwise; `none`: no limit; the pinned message and the anchors are \
-              kept even beyond it)",
-        sets: Sets::Integer("max_messages"),
-    },
-    TOOLS,
-    Flag {
-        long: "memory",
-        alias: None,
-        short: None,
-        value: Some("FILE"),
-        doc: "text placed elsewhere in the prompt; its bytes come off the budget",
-        sets: Sets::FileText("memory"),
-    },
-    Flag {
-        long: "system",
-        alias: None,
-        short: None,
-        value: Some("FILE"),
-        doc: "the system prompt kept outside the messages: Anthropic's top-level system \
-              (--format anthropic), the Responses instructions (--format responses) or \
-              Gemini's system instruction (--format gemini), the file's text as is",
-        sets: Sets::FileText("system"),
-    },
-    Flag {
-        long: "image-sizes",
-        alias: None,
-        short: None,
-        value: Some("FILE"),
-        doc: "a JSON object giving the pixel size of remote images by URL: \
-              {\"https://…/cat.png\": [1920, 1080]}",
-        sets: Sets::FileJson("image_sizes"),
-    },
-    Flag {
-        long: "file-sizes",
-        alias: None,
-        short: None,
-        value: Some("FILE"),
-        doc: "a JSON object giving the pages (documents) or seconds (audio) of remote files and \
-              file ids: {\"https://…/q3.pdf\": 10}",
-        sets: Sets::FileJson("file_sizes"),
-    },
-    PROFILE,
-    MODEL,
-    STRICT_MODEL,
-    Flag {
-        long: "on-image-overflow",
-        alias: None,
-        short: None,
-        value: Some("MODE"),
-        doc: "an image that must go becomes a placeholder text (default), is dropped, or \
-              fails the call: placeholder, drop, error",
-        sets: Sets::Text("on_image_overflow"),
-    },
-    FORMAT,
-    Flag {
-        long: "summary",
-        alias: None,
-        short: None,
-        value: None,
-        doc: "also print what was kept, dropped and shrunk, and every image with its price, \
-              on stderr",
-        sets: Sets::Setting(Setting::Summary),
-    },
-    Flag {
-        long: "jsonl",
-        alias: None,
-        short: None,
-        value: None,
-        doc: "batch mode: the input (FILE, --jsonl=FILE or stdin) holds one request per line; \
-              answer one line each, in input order",
-        sets: Sets::Setting(Setting::Jsonl),
-    },
-    Flag {
-        long: "threads",
-        alias: None,
-        short: None,
-        value: Some("N"),
-        doc: "batch mode: trim on N threads (default: every core)",
-        sets: Sets::Setting(Setting::Threads),
-    },
-    HELP,
-];
+/// Text that lives as long as the program: the flags are made once.
+fn leak(text: String) -> &'static str {
+    Box::leak(text.into_boxed_str())
+}
+
+// The tables are made on first use; each is a reference, which a `&[Flag]` parameter takes.
+
+/// The options of `ankita trim`: a flag for every option of the request's table, then the
+/// command's own.
+pub static TRIM: &LazyLock<Vec<Flag>> = &TRIM_FLAGS;
+static TRIM_FLAGS: LazyLock<Vec<Flag>> = LazyLock::new(|| {
+    let mut flags = Vec::new();
+    for option in OPTIONS {
+        flags.push(table_flag(option));
+        if option.name == "tokenizer" {
+            flags.push(TOKENIZER_FILE);
+        }
+    }
+    flags.extend([
+        Flag {
+            long: "summary",
+            alias: None,
+            short: None,
+            value: None,
+            doc: "also print what was kept, dropped and shrunk, and every image with its \
+                  price, on stderr",
+            sets: Sets::Setting(Setting::Summary),
+        },
+        Flag {
+            long: "jsonl",
+            alias: None,
+            short: None,
+            value: None,
+            doc: "batch mode: the input (FILE, --jsonl=FILE or stdin) holds one request per \
+                  line; answer one line each, in input order",
+            sets: Sets::Setting(Setting::Jsonl),
+        },
+        Flag {
+            long: "threads",
+            alias: None,
+            short: None,
+            value: Some("N"),
+            doc: "batch mode: trim on N threads (default: every core)",
+            sets: Sets::Setting(Setting::Threads),
+        },
+        HELP,
+    ]);
+    flags
+});
 
 /// The options of `ankita count`.
-pub const COUNT: &[Flag] = &[
-    MODEL,
-    STRICT_MODEL,
-    TOOLS,
-    TOKENIZER,
-    TOKENIZER_FILE,
-    TOKEN_FACTOR,
-    PROFILE,
-    FORMAT,
-    Flag {
-        long: "system",
-        alias: None,
-        short: None,
-        value: Some("FILE"),
-        doc: "the system prompt kept outside the messages (--format anthropic, responses or \
-              gemini), the file's text as is",
-        sets: Sets::FileText("system"),
-    },
-    HELP,
-];
+pub static COUNT: &LazyLock<Vec<Flag>> = &COUNT_FLAGS;
+static COUNT_FLAGS: LazyLock<Vec<Flag>> = LazyLock::new(|| {
+    let mut flags: Vec<Flag> = ["model", "strict_model", "tools", "tokenizer"]
+        .into_iter()
+        .map(option_flag)
+        .collect();
+    flags.push(TOKENIZER_FILE);
+    flags.extend(
+        ["token_factor", "image_profile", "format", "system"]
+            .into_iter()
+            .map(option_flag),
+    );
+    flags.push(HELP);
+    flags
+});
 
 /// The options of `ankita sanitize`.
-pub const SANITIZE: &[Flag] = &[FORMAT, HELP];
+pub static SANITIZE: &LazyLock<Vec<Flag>> = &SANITIZE_FLAGS;
+static SANITIZE_FLAGS: LazyLock<Vec<Flag>> = LazyLock::new(|| vec![option_flag("format"), HELP]);
 
 /// The options of `ankita probe`.
-pub const PROBE: &[Flag] = &[
-    PROFILE,
-    MODEL,
-    STRICT_MODEL,
-    Flag {
+pub static PROBE: &LazyLock<Vec<Flag>> = &PROBE_FLAGS;
+static PROBE_FLAGS: LazyLock<Vec<Flag>> = LazyLock::new(|| {
+    let mut flags: Vec<Flag> = ["image_profile", "model", "strict_model"]
+        .into_iter()
+        .map(option_flag)
+        .collect();
+    flags.push(Flag {
         long: "detail",
         alias: None,
         short: None,
@@ -412,18 +264,19 @@ pub const PROBE: &[Flag] = &[
         doc: "the detail level passed to the profile (openai: low, high, auto; gemini-3: \
               low, medium, high, ultra_high)",
         sets: Sets::Setting(Setting::Detail),
-    },
-    BYTES_PER_TOKEN,
-    Flag {
+    });
+    flags.push(option_flag("bytes_per_token"));
+    flags.push(Flag {
         long: "json",
         alias: None,
         short: None,
         value: None,
         doc: "print one JSON object per input instead of a line of text",
         sets: Sets::Setting(Setting::Json),
-    },
-    HELP,
-];
+    });
+    flags.push(HELP);
+    flags
+});
 
 /// Where a request key's value comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -503,12 +356,14 @@ pub fn parse(parser: &mut Parser, flags: &[Flag]) -> Result<Parsed, Failure> {
                 .map_err(|_| Failure::Usage(format!("the value of {name} is not valid UTF-8")))
         };
         match flag.sets {
+            Sets::Integer(key) | Sets::Number(key)
+                if option_named(key).is_some_and(|o| o.nullable())
+                    && value.as_deref() == Some(std::ffi::OsStr::new("none")) =>
+            {
+                parsed.keys.push((key, KeyValue::Value(Value::Null)));
+            }
             Sets::Integer(key) => {
                 let text = text(value)?;
-                if key == "max_messages" && text == "none" {
-                    parsed.keys.push((key, KeyValue::Value(Value::Null)));
-                    continue;
-                }
                 let n: u64 = text.parse().map_err(|_| {
                     Failure::Usage(format!("{name} takes a non-negative integer, not {text:?}"))
                 })?;
@@ -524,6 +379,19 @@ pub fn parse(parser: &mut Parser, flags: &[Flag]) -> Result<Parsed, Failure> {
                         Failure::Usage(format!("{name} takes a number, not {text:?}"))
                     })?;
                 parsed.keys.push((key, KeyValue::Value(Value::Number(n))));
+            }
+            Sets::Boolean(key) => {
+                let text = text(value)?;
+                let b = match text.as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => {
+                        return Err(Failure::Usage(format!(
+                            "{name} takes true or false, not {text:?}"
+                        )))
+                    }
+                };
+                parsed.keys.push((key, KeyValue::Value(b.into())));
             }
             Sets::Json(key) => {
                 let text = text(value)?;
@@ -652,11 +520,89 @@ mod tests {
     fn every_flag_has_a_documented_line() {
         for table in [TRIM, COUNT, SANITIZE, PROBE] {
             let help = render(table);
-            for flag in table {
+            for flag in table.iter() {
                 assert!(help.contains(&format!("--{}", flag.long)));
                 assert!(!flag.doc.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn table_flags_read_values_by_type() {
+        let p = parse_args(
+            &[
+                "--max-messages",
+                "none",
+                "--trim-to=none",
+                "--fill",
+                "false",
+                "--cut",
+                "3",
+            ],
+            TRIM,
+        )
+        .ok()
+        .unwrap();
+        assert_eq!(
+            p.keys,
+            vec![
+                ("max_messages", KeyValue::Value(Value::Null)),
+                ("trim_to", KeyValue::Value(Value::Null)),
+                ("fill", KeyValue::Value(false.into())),
+                ("cut", KeyValue::Value(3.into())),
+            ]
+        );
+        for (args, needle) in [
+            (&["--fill", "0"][..], "--fill takes true or false"),
+            (
+                &["--max-bytes", "none"][..],
+                "--max-bytes takes a non-negative integer",
+            ),
+            (&["--cache-breakpoint=yes"][..], "--cache-breakpoint"),
+        ] {
+            match parse_args(args, TRIM) {
+                Err(Failure::Usage(message)) => {
+                    assert!(message.contains(needle), "{args:?}: {message}")
+                }
+                _ => panic!("{args:?} should be a usage error"),
+            }
+        }
+    }
+
+    /// An option of the table alone makes its flag: the name with dashes, the value read by
+    /// its type, the docs with option names as flags.
+    #[test]
+    fn a_table_option_makes_its_flag() {
+        use ankita::request::{OptionFlag, TrimOption};
+        static NEW: TrimOption = TrimOption {
+            name: "max_tool_calls",
+            kind: "integer | null",
+            doc: "The most tool calls kept, with `max_messages` (`null`: no limit).",
+            default: OptionDefault::Absent,
+            python: None,
+            typescript: None,
+            adapters_leave_out: None,
+            types_the_messages: false,
+            flag: OptionFlag {
+                long: None,
+                alias: None,
+                value: None,
+                read: FlagRead::Argument,
+            },
+        };
+        let flag = table_flag(&NEW);
+        assert_eq!(flag.long, "max-tool-calls");
+        assert_eq!(flag.value, Some("N"));
+        assert_eq!(flag.sets, Sets::Integer("max_tool_calls"));
+        assert_eq!(
+            flag.doc,
+            "the most tool calls kept, with --max-messages (none: no limit)"
+        );
+        let help = render(&[flag]);
+        assert!(help.contains("--max-tool-calls N"), "{help}");
+        assert!(help.contains("[max_tool_calls]"), "{help}");
+        let doc = table_flag(option_named("memory").unwrap()).doc;
+        assert!(doc.ends_with("(the text of FILE, as is)"), "{doc}");
     }
 
     /// `ankita trim` sets every option of the request's one table (`ankita::request::OPTIONS`),

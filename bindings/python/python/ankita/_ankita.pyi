@@ -228,6 +228,7 @@ class ImageOverflow(AnkitaError):
 def trim(
     messages: Sequence[_M],
     *,
+    # <options trim-keywords> generated from src/request/options.rs by tests/option_table.rs
     max_bytes: int | None = None,
     context_tokens: int | None = None,
     max_output_tokens: int | None = 0,
@@ -235,24 +236,25 @@ def trim(
     memory: str | Sequence[str] | None = None,
     overhead_bytes: int | None = 1024,
     bytes_per_token: int | None = 4,
+    max_messages: int | None = ...,
+    image_profile: str | None = "ankita",
+    model: str | None = None,
+    image_sizes: Mapping[str, Sequence[int]] | None = None,
+    file_sizes: Mapping[str, float] | None = None,
+    on_image_overflow: OnImageOverflow | None = "placeholder",
+    format: MessageFormat | None = "openai",
+    system: Any = None,
     tokenizer: Tokenizer | TokenizerFile | None = None,
     token_factor: float | None = None,
     overhead_tokens: int | None = None,
     clear_tool_results: bool | ClearToolResults | None = None,
-    max_messages: int | None = ...,
-    image_profile: str | None = "ankita",
-    on_image_overflow: OnImageOverflow | None = "placeholder",
-    model: str | None = None,
-    image_sizes: Mapping[str, Sequence[int]] | None = None,
-    file_sizes: Mapping[str, float] | None = None,
-    format: MessageFormat | None = "openai",
-    system: str | Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
     strict_model: bool | None = False,
     fill: bool | None = True,
     trim_to: float | None = None,
     cut: int | None = None,
     summary: Summary | None = None,
     cache_breakpoint: bool | None = False,
+    # </options>
 ) -> TrimResult[_M]:
     """Fits a chat history into a context budget.
 

@@ -195,33 +195,82 @@ class ClearToolResults(TypedDict, total=False):
 
 
 class AdapterOptions(TypedDict, total=False):
-    """The keyword options of ``ankita.trim`` but ``format``, ``system`` and
-    ``cache_breakpoint``: those the framework adapters (``ankita.langchain``,
-    ``ankita.pydantic_ai``) pass on. Each is a request key of the JSON contract (the table
-    ``ankita_options`` answers); None, like a key left out, means "not given" (the default),
-    but ``max_messages=None`` is no count limit (left out: none with a budget, 40 without one)."""
+    """The keyword options of ``ankita.trim`` that the framework adapters (``ankita.langchain``,
+    ``ankita.pydantic_ai``) pass on: all but those the option table says they leave out
+    (``format``, ``system``, ``summary``, ``cache_breakpoint``). Each is a request key of the
+    JSON contract (the table ``ankita_options`` answers); None, like a key left out, means "not
+    given" (the default), but ``max_messages=None`` is no count limit (left out: none with a
+    budget, 40 without one)."""
 
+    # <options adapter-options> generated from src/request/options.rs by tests/option_table.rs
     max_bytes: Optional[int]
+    """The history budget in bytes, given directly; with ``context_tokens`` too, the smaller
+    wins."""
     context_tokens: Optional[int]
+    """The model's context window in tokens: the history budget is derived from it, less
+    ``max_output_tokens``, ``tools``, ``memory`` and the request's framing."""
     max_output_tokens: Optional[int]
-    tools: Optional[Sequence[Any]]
+    """Tokens kept for the model's answer."""
+    tools: Optional[Sequence[Mapping[str, Any]]]
+    """The tool schemas sent with the request: their cost comes off the budget."""
     memory: Optional[Union[str, Sequence[str]]]
+    """Text placed elsewhere in the prompt: its cost comes off the budget."""
     overhead_bytes: Optional[int]
+    """Request framing the caller does not list, in bytes (default 1024)."""
     bytes_per_token: Optional[int]
+    """Budget bytes per token, when costs are bytes (default 4)."""
     max_messages: Optional[int]
+    """The most messages returned, tool exchanges kept whole; the pinned message and the anchors are
+    kept even beyond it (default: no limit with a budget or a model's window, 40 without one;
+    ``None``: no limit)."""
     image_profile: Optional[str]
+    """The image pricing rule: ``ankita`` (the default), ``openai``, ``openai-patch``,
+    ``anthropic``, ``anthropic-highres``, ``anthropic-legacy``, ``gemini``, ``gemini-1.5``,
+    ``gemini-3``, ``qwen2-vl`` or ``pixtral``; give this or ``model``, not both."""
     model: Optional[str]
+    """The target model (``gpt-4o``, ``claude-sonnet-4``, ``gemini-2.5-flash``, …): its images are
+    priced as its provider bills them, its text counted in its tokens when its tokenizer is known
+    (an estimate for Claude and Gemini), and its context window is the budget when none is given.
+    Any name answers (provider prefixes and routes, Bedrock ids, dated suffixes): one no family
+    claims is priced by the default recipe, counted with ``o200k_base`` × 1.35, and the report warns
+    ``unknown_model``."""
     image_sizes: Optional[Mapping[str, Sequence[int]]]
+    """Pixel sizes of remote (http/https) images by URL: ``{url: [width, height]}``."""
     file_sizes: Optional[Mapping[str, float]]
+    """Pages (documents) or seconds (audio) of remote files and file ids: ``{url or id: n}``."""
     on_image_overflow: Optional[OnImageOverflow]
+    """What becomes of an image that must go: ``placeholder`` (a short text in its stead, the
+    default), ``drop`` or ``error`` (the call fails)."""
     tokenizer: Optional[Union[Tokenizer, TokenizerFile]]
+    """What text is counted in: ``o200k_base`` (GPT-4o, 4.1, 5.x, o-series), ``cl100k_base`` (GPT-4,
+    3.5) or ``bytes``; or ``{"file": PATH}``, a Hugging Face tokenizer.json (or the folder holding
+    it): its exact text counts, framing estimated. Default: the tokenizer of ``model`` when known,
+    else ``o200k_base`` (an estimate) with ``context_tokens``, bytes with ``max_bytes``."""
     token_factor: Optional[float]
+    """Multiplies token counts (default 1; 1.35 for Claude and 1.25 for Gemini models, counted with
+    ``o200k_base``)."""
     overhead_tokens: Optional[int]
+    """Request framing the caller does not list, in tokens, when costs are tokens (default 256)."""
     clear_tool_results: Optional[Union[bool, ClearToolResults]]
+    """Before dropping whole tool exchanges, replace the results of those older than the newest
+    ``keep`` (default 3) with a placeholder, oldest first: ``True``, or ``{keep, exclude_tools,
+    placeholder, clear_at_least, clear_tool_inputs}`` (exchanges calling a tool of exclude_tools
+    keep theirs; once clearing starts it clears at least clear_at_least; clear_tool_inputs: the
+    cleared exchanges' call arguments become ``{}`` too)."""
     strict_model: Optional[bool]
+    """A ``model`` no family claims is an error rather than a warning."""
     fill: Optional[bool]
+    """The room left goes to the newest first: texts shedding cut get it back, then the group where
+    selection stopped comes back shrunk into it (default ``True``; ``False``: whole groups only)."""
     trim_to: Optional[float]
+    """Cache-stable trimming: when something must go, remove down to this share (0 < share ≤ 1) of
+    the budget and of ``max_messages``, so the calls after it only append; the report's cut says
+    where the kept run starts. A session trims with 0.75 by default and carries each answer's cut to
+    the next trim (``None`` opts it out)."""
     cut: Optional[int]
+    """The previous answer's report.cut: while the messages from that index on fit, keep exactly
+    them (the cut never moves back)."""
+    # </options>
 
 
 class Summary(TypedDict):
@@ -260,16 +309,34 @@ class TrimOptions(AdapterOptions, total=False):
     messages' type): ``trim(messages, **options)`` with ``options: TrimOptions`` type-checks
     its keys and values."""
 
-    cache_breakpoint: Optional[bool]
+    # <options trim-options> generated from src/request/options.rs by tests/option_table.rs
     summary: Optional[Summary]
+    """The caller's summary of its messages up to an index, ``{"text": ..., "through": n}``: placed
+    right after the pinned message in their stead; the report's compaction says what to summarise
+    next when the cut moves."""
+    cache_breakpoint: Optional[bool]
+    """Put the provider's prompt-cache breakpoint on the last block that can carry one before the
+    newest user message: Anthropic's cache_control, or OpenAI's prompt_cache_breakpoint in the chat,
+    Responses and AI SDK formats for GPT-5.6 and later (other models: a warning, none placed); never
+    a fifth breakpoint."""
+    # </options>
 
 
 class RequestOptions(TrimOptions, total=False):
     """Every request key but ``messages``: the keyword options of ``Session(...)``,
     ``Session.restore`` and ``trim_many`` (``format`` and ``system`` included)."""
 
+    # <options request-options> generated from src/request/options.rs by tests/option_table.rs
     format: Optional[MessageFormat]
+    """The messages' wire format: ``openai`` (Chat Completions, the default), ``anthropic``
+    (Messages API), ``responses`` (Responses API input items), ``gemini`` (Gemini contents, in
+    either spelling) or ``ai-sdk`` (the Vercel AI SDK's model messages)."""
     system: Any
+    """The system prompt given outside the messages: the ``anthropic`` format's top-level system (a
+    string or text blocks), the ``responses`` format's instructions (a string) or the ``gemini``
+    format's system instruction (a string, a content or parts); pinned, never trimmed, its cost
+    counted."""
+    # </options>
 
 
 class CacheBreakpoint(TypedDict):
