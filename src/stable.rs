@@ -153,15 +153,8 @@ impl Trimmer<'_, '_> {
         if cut > self.session.inputs.len() {
             return self.floor;
         }
-        let n = self.repaired.groups.len();
-        (0..n)
-            .find(|&g| {
-                self.tags[g] != Tag::Pinned
-                    && self.session.messages[self.group_msgs(g)[0]]
-                        .physical
-                        .is_some_and(|p| p as usize >= cut)
-            })
-            .unwrap_or(n)
+        self.first_group_from(cut)
+            .unwrap_or(self.repaired.groups.len())
             .max(self.floor)
     }
 

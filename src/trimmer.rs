@@ -187,6 +187,17 @@ impl<'a, 'o> Trimmer<'a, 'o> {
     }
 
     pub(crate) fn first_role(&self, g: usize) -> Option<Role> {
+    /// The first group, the pinned one aside, that starts at the caller's message `index` or
+    /// after it; `None` when none does.
+    pub(crate) fn first_group_from(&self, index: usize) -> Option<usize> {
+        (0..self.repaired.groups.len()).find(|&g| {
+            self.tags[g] != Tag::Pinned
+                && self.session.messages[self.group_msgs(g)[0]]
+                    .physical
+                    .is_some_and(|p| p as usize >= index)
+        })
+    }
+
         self.session.messages[self.group_msgs(g)[0]].role
     }
 }

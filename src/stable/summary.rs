@@ -60,16 +60,8 @@ impl Trimmer<'_, '_> {
         if summary.through >= self.session.inputs.len() {
             return 0;
         }
-        let after = summary.through + 1;
-        let n = self.repaired.groups.len();
-        (0..n)
-            .find(|&g| {
-                self.tags[g] != Tag::Pinned
-                    && self.session.messages[self.group_msgs(g)[0]]
-                        .physical
-                        .is_some_and(|p| p as usize >= after)
-            })
-            .unwrap_or(n)
+        self.first_group_from(summary.through + 1)
+            .unwrap_or(self.repaired.groups.len())
     }
 
     /// The newest server compaction (a Responses `compaction` item, an Anthropic `compaction`
