@@ -6,7 +6,7 @@
 import { native } from "#native";
 import { callAsync } from "./call-async.js";
 import { AnkitaError } from "./error.js";
-import { takesSystem } from "./formats.js";
+import { tailDriver, takesSystem } from "./formats.js";
 import { withStandIns } from "./images.js";
 import {
   answer,
@@ -27,6 +27,7 @@ import {
   tailOf,
   tailRequest,
   tailStats,
+  widened,
   windows,
 } from "./tail.js";
 
@@ -119,7 +120,7 @@ export class TailTrim {
       } catch {
         break; // the whole request names what cannot be read or written
       }
-      this.size *= 4;
+      this.size = widened(this.size, undefined);
     }
     this.size = Infinity;
     // A `window` of the caller's goes to ankita_trim, which names it as an unknown key.
@@ -148,9 +149,7 @@ export class TailTrim {
       if (response.widen === true) {
         tailStats.widened++;
         // Every message sent fit: a tail `scale` times longer may (null: nothing limits).
-        const scale = response.scale;
-        if (scale === null) this.size = Infinity;
-        else this.size *= typeof scale === "number" ? Math.max(2, 1.25 * scale) : 4;
+        this.size = widened(this.size, response.scale);
         return null;
       }
     }
@@ -190,7 +189,7 @@ export class TailSanitize {
     this.tail =
       this.call === "sanitizeTail" &&
       sanitizesFromTail(given.format) &&
-      messages.length > MIN_SANITIZE_TAIL;
+      messages.length > tailDriver().min_before;
     this.options = given.format === undefined ? {} : { format: given.format };
   }
 
@@ -241,6 +240,3 @@ export class TailSanitize {
     };
   }
 }
-
-/** Histories of at most this many messages are repaired whole. */
-const MIN_SANITIZE_TAIL = 64;

@@ -1,5 +1,5 @@
-// Stateless trims of long histories from their newest messages (ankita_trim_tail; the README,
-// "Long histories", and docs/design.md).
+// Stateless trims of long histories from their newest messages (ankita_trim_tail;
+// docs/long-histories.md, and docs/design.md).
 //
 // A trim that keeps the newest few messages of a long history need not have every message
 // serialised: the core is sent the messages from some index `from` on, and of the older ones
@@ -10,17 +10,20 @@
 // neither is), the rest left out. The core answers the whole history's trim as a plan (the
 // indices of the caller's messages returned as given), or asks for a longer tail; the last
 // resort is the whole history.
+//
+// Every number and rule of the driver (the first tail, its widening, the shortest history sent
+// as a tail, the options that send it whole) and what a plain message is are the core's facts
+// (`tail` and each format's `plain` of ankita_formats; the Python binding reads the same from
+// Rust). Only the walk over the caller's objects is here, and it has to be: its point is that
+// the older messages are never serialised, so it reads JavaScript objects where they are.
 
 import { utf8Length } from "./bytes.js";
-import { formatFacts } from "./formats.js";
+import { formatFacts, tailDriver } from "./formats.js";
 import { restoreOriginals, withStandIns } from "./images.js";
 
 /** What stateless trims sent (for the tests): tails, tails widened, histories with their
  * plain messages' sizes, whole histories. */
 export const tailStats = { tails: 0, widened: 0, sized: 0, whole: 0 };
-
-/** Histories with fewer messages than this before their first tail are sent whole. */
-const MIN_BEFORE = 64;
 
 /**
  * The number of enumerable keys of `object` (own and inherited), counted to `most + 1`.
@@ -135,21 +138,43 @@ const isTurnOf = (format) => {
 };
 
 /**
- * The first tail of a history: twice `max_messages` (40 when neither it nor a budget is given)
- * and some, 256 messages with a budget and no count limit, or none (Infinity) when nothing
- * limits the trim.
+ * The first tail of a history (the core's `tail` facts): `count_times × max_messages +
+ * count_plus` (`default_max_messages` when neither it nor a budget is given), at least
+ * `first_at_least`; `first_with_budget` with a budget and no count limit; none (Infinity) when
+ * nothing limits the trim.
  *
  * @param {Record<string, unknown>} options
  * @returns {number}
  */
 export function firstTail(options) {
-  const given = (/** @type {unknown} */ v) => v !== undefined && v !== null;
-  const budget = [options.max_bytes, options.context_tokens].some(given);
-  if (options.max_messages === undefined && (budget || given(options.model))) return 256;
-  const max = options.max_messages === undefined ? 40 : options.max_messages;
-  if (typeof max === "number" && Number.isInteger(max) && max >= 0)
-    return Math.max(64, 2 * max + 32);
-  return max === null && !budget ? Infinity : 256;
+  const facts = tailDriver();
+  const given = (/** @type {string} */ key) => options[key] !== undefined && options[key] !== null;
+  const count = (/** @type {number} */ max) =>
+    Math.max(facts.first_at_least, facts.count_times * max + facts.count_plus);
+  const max = options.max_messages;
+  if (max === undefined) {
+    return facts.default_budget_keys.some(given)
+      ? facts.first_with_budget
+      : count(facts.default_max_messages);
+  }
+  if (typeof max === "number" && Number.isInteger(max) && max >= 0) return count(max);
+  return max === null && !facts.budget_keys.some(given) ? Infinity : facts.first_with_budget;
+}
+
+/**
+ * The tail after one of `size` messages when the core asks for a wider one (the core's `tail`
+ * facts): `scale` (a number) when every message sent fit; null: the whole history (Infinity);
+ * none: `widen_times` longer.
+ *
+ * @param {number} size
+ * @param {unknown} scale
+ * @returns {number}
+ */
+export function widened(size, scale) {
+  const facts = tailDriver();
+  if (scale === null) return Infinity;
+  if (typeof scale !== "number") return size * facts.widen_times;
+  return Math.floor(size * Math.max(facts.widen_at_least, facts.widen_by_scale * scale));
 }
 
 /**
@@ -160,11 +185,12 @@ export function firstTail(options) {
  * @param {number} size
  */
 export function windows(messages, options, size) {
+  const facts = tailDriver();
   return (
     Array.isArray(messages) &&
     readerOf(options.format) !== null &&
-    (options.clear_tool_results === undefined || options.clear_tool_results === null) &&
-    messages.length >= size + MIN_BEFORE
+    !facts.whole_with.some((key) => options[key] !== undefined && options[key] !== null) &&
+    messages.length >= size + facts.min_before
   );
 }
 
@@ -257,7 +283,10 @@ export function olderRuns(messages, format, from, plain = readerOf(format)) {
 export function sizedOf(messages, format) {
   const from = messages.length - 1;
   const loose = readerOf(format);
-  if (from < MIN_BEFORE || loose === null) return null;
+  const facts = formatFacts(format)?.plain;
+  // A text in parts has no one length to send.
+  if (from < tailDriver().min_before || loose === null || facts.text_parts) return null;
+  const key = facts.text_key;
   // Only a role and a content: the core prices what it is told of.
   const plain = (message) => {
     const role = loose(message);
@@ -269,7 +298,7 @@ export function sizedOf(messages, format) {
     const next = k + 1 < earlier.length ? earlier[k + 1].start : from;
     for (let i = earlier[k].end; i < next; i++) {
       const message = messages[i];
-      sizes.push(message.role, utf8Length(message.content));
+      sizes.push(message.role, utf8Length(message[key]));
     }
   }
   return { from, earlier, tail: [messages[from]], sizes };

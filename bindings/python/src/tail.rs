@@ -1,12 +1,20 @@
-//! `trim` of a long history from its newest messages (core: `ankita::tail`; the README, "Long
-//! histories"): the core is given a tail of the history and, of the older messages, only
-//! those the answer may depend on, found by a light pass over each message's keys, role and
-//! content type (not its text): every message that is not *plain* (a role and a non-empty
-//! string, nothing else), message 0, and the ends of each run of plain messages. The core
-//! answers the whole history's trim as a plan when the tail is enough, or asks for a longer
-//! one; `None` here sends the whole history (as do short histories, and any error: the whole
-//! history's trim raises it, in its order).
+//! `trim` of a long history from its newest messages (core: `ankita::tail`;
+//! docs/long-histories.md): the core is given a tail of the history and, of the older
+//! messages, only those the answer may depend on, found by a light pass over each message's
+//! keys, role and content type (not its text): every message that is not *plain* (a role and a
+//! non-empty string, nothing else), message 0, and the ends of each run of plain messages. The
+//! core answers the whole history's trim as a plan when the tail is enough, or asks for a
+//! longer one; `None` here sends the whole history (as do short histories, and any error: the
+//! whole history's trim raises it, in its order).
+//!
+//! Every number and rule of the driver (the first tail, its widening, the shortest history
+//! sent as a tail, the options that send it whole) and what a plain message is are the core's
+//! facts (`ankita::format::facts::TAIL_DRIVER`, each format's `Plain`; `ankita_formats` gives
+//! the same to the other front ends, Node's lib/tail.js among them). Only the walk over the
+//! caller's dicts is here, and it has to be: its point is that the older messages are never
+//! converted, so it reads Python objects where they are.
 
+use ankita::format::facts::TAIL_DRIVER;
 use ankita::format::Format;
 use ankita::tail::{TailPlan, TailRequest};
 use pyo3::ffi;
@@ -25,9 +33,6 @@ enum Plain {
     Model,
     Other,
 }
-
-/// Histories with fewer messages than this before their first tail are sent whole.
-const MIN_BEFORE: usize = 64;
 
 /// Reads messages: `plain` tells a plain message's role (see the module documentation). The
 /// pass runs once over every older message, so it reads the dicts through the C API: borrowed
@@ -325,24 +330,6 @@ fn older<'py>(
     earlier
 }
 
-/// The first tail: twice `max_messages` (40 when neither it nor a budget is given) and some;
-/// 256 messages with a budget and no count limit; `None` (the whole history) when nothing
-/// limits the trim.
-fn first_tail(options: &Map<String, Value>) -> Option<usize> {
-    let given = |key: &str| options.get(key).is_some_and(|v| !v.is_null());
-    let budget = given("max_bytes") || given("context_tokens") || given("model");
-    match options.get("max_messages") {
-        None if budget => Some(256),
-        None => Some(2 * ankita::DEFAULT_MAX_MESSAGES + 32),
-        Some(Value::Number(n)) => match n.as_u64() {
-            Some(max) => Some((2 * max as usize + 32).max(64)),
-            None => Some(256),
-        },
-        Some(Value::Null) if !given("max_bytes") && !given("context_tokens") => None,
-        Some(_) => Some(256),
-    }
-}
-
 /// The text of a tail request: the options, messages `from..n` (`value(i)` is message `i`'s
 /// JSON), and the window: where the messages start, the older runs the answer may depend on
 /// (`earlier`: each run's start and its messages) and, when given, the roles and lengths of the
@@ -386,7 +373,7 @@ fn trim_sized<'py>(
     value: &dyn Fn(usize) -> Option<Value>,
 ) -> PyResult<Option<(Bound<'py, PyList>, Bound<'py, PyDict>)>> {
     let n = messages.len();
-    if format.traits().merges_turns || n <= MIN_BEFORE {
+    if format.traits().merges_turns || n <= TAIL_DRIVER.min_before {
         return Ok(None);
     }
     let reader = Reader::new(py, format);
@@ -429,23 +416,22 @@ pub(crate) fn trim_from_tail<'py>(
         Some(Value::String(name)) => Format::from_name(name),
         Some(_) => return Ok(None),
     };
-    let clears = options
-        .get("clear_tool_results")
-        .is_some_and(|v| !v.is_null());
+    let given = |key: &str| options.get(key).is_some_and(|v| !v.is_null());
+    let whole = TAIL_DRIVER.whole_with.iter().any(|key| given(key));
     // A `window` of the caller's is no trim option: the whole history's trim names it.
-    let (Some(format), false, false) = (format, clears, options.contains_key("window")) else {
+    let (Some(format), false, false) = (format, whole, options.contains_key("window")) else {
         return Ok(None);
     };
     let root = Path::Root("messages");
     let value = |i: usize| message_to_value(&messages[i], Path::Index(&root, i), stand_ins).ok();
-    let Some(mut size) = first_tail(options) else {
+    let Some(mut size) = TAIL_DRIVER.first_tail(options.get("max_messages"), given) else {
         // Nothing limits the trim: every message is kept and priced.
         return trim_sized(py, messages, options, format, &value);
     };
     let reader = Reader::new(py, format);
-    while messages.len() >= size.saturating_add(MIN_BEFORE) {
+    while messages.len() >= size.saturating_add(TAIL_DRIVER.min_before) {
         let Some(tail) = tail_of(messages, &reader, size) else {
-            size = size.saturating_mul(4);
+            size = size.saturating_mul(TAIL_DRIVER.widen_times);
             continue;
         };
         let n = messages.len();
@@ -454,11 +440,10 @@ pub(crate) fn trim_from_tail<'py>(
         };
         match without_gil(py, || TailRequest::parse(&text)?.plan()) {
             Err(_) => return Ok(None),
-            Ok(TailPlan::Widen { scale: None }) => size = size.saturating_mul(4),
-            Ok(TailPlan::Widen { scale: Some(scale) }) if scale.is_finite() => {
-                size = (size as f64 * (1.25 * scale).max(2.0)).min(usize::MAX as f64) as usize;
-            }
-            Ok(TailPlan::Widen { .. }) => return Ok(None),
+            Ok(TailPlan::Widen { scale }) => match TAIL_DRIVER.widened(size, scale) {
+                Some(wider) => size = wider,
+                None => return Ok(None),
+            },
             Ok(TailPlan::Plan(plan)) => {
                 let list = build_messages(py, messages, &plan.messages)?;
                 return Ok(Some((list, trim_report_dict(py, &plan.report)?)));
