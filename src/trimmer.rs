@@ -186,7 +186,6 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             .sum()
     }
 
-    pub(crate) fn first_role(&self, g: usize) -> Option<Role> {
     /// The first group, the pinned one aside, that starts at the caller's message `index` or
     /// after it; `None` when none does.
     pub(crate) fn first_group_from(&self, index: usize) -> Option<usize> {
@@ -198,6 +197,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
         })
     }
 
+    pub(crate) fn first_role(&self, g: usize) -> Option<Role> {
         self.session.messages[self.group_msgs(g)[0]].role
     }
 }

@@ -162,9 +162,6 @@ pub fn format_of(request: &Map<String, Value>) -> Result<Format, Error> {
     }
 }
 
-fn format_error(request: &Map<String, Value>) -> Error {
-    Error::invalid_request(
-        format!(
 /// Why a top-level `system` is refused: the formats that take one, each with what it calls
 /// it, and those whose system prompt is a message.
 fn system_error() -> String {
@@ -192,6 +189,9 @@ fn or_list(items: &[String]) -> String {
     }
 }
 
+fn format_error(request: &Map<String, Value>) -> Error {
+    Error::invalid_request(
+        format!(
             "format must be one of {}, not {}",
             Format::names(),
             request.get("format").unwrap_or(&Value::Null)
@@ -687,17 +687,6 @@ mod tests {
     }
 
     #[test]
-    fn too_small_and_unknown_keys() {
-        let e = opts(json!({"context_tokens": 300}))
-            .unwrap()
-            .history_budget()
-            .unwrap_err();
-        assert_eq!(e.code, ErrorCode::HistoryBudgetTooSmall);
-        let e = opts(json!({"max_byte": 3})).unwrap_err();
-        assert_eq!(e.path.as_deref(), Some("max_byte"));
-        assert!(e.message.contains("max_bytes"));
-        let e = opts(json!({"max_bytes": -1})).unwrap_err();
-    #[test]
     fn a_top_level_system_is_refused_naming_the_formats_that_take_one() {
         for format in ["openai", "ai-sdk"] {
             let e = opts(json!({"format": format, "system": "be brief"})).unwrap_err();
@@ -712,6 +701,17 @@ mod tests {
         assert!(opts(json!({"format": "gemini", "system": "be brief"})).is_ok());
     }
 
+    #[test]
+    fn too_small_and_unknown_keys() {
+        let e = opts(json!({"context_tokens": 300}))
+            .unwrap()
+            .history_budget()
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::HistoryBudgetTooSmall);
+        let e = opts(json!({"max_byte": 3})).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("max_byte"));
+        assert!(e.message.contains("max_bytes"));
+        let e = opts(json!({"max_bytes": -1})).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("max_bytes"));
         let e = opts(json!({"memory": ["a", 3]})).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("memory[1]"));
