@@ -863,6 +863,16 @@ export function version(): string;
 export function libraryPath(): string;
 
 /**
+ * A session's summariser: the messages to fold in (the caller's own objects) and the previous
+ * summary's text (or `null`) → the new summary's text, or a Promise of it (awaited by
+ * `Session#trimAsync`).
+ */
+export type Summarize<M extends object = any> = (
+  messages: M[],
+  previous: string | null,
+) => string | PromiseLike<string>;
+
+/**
  * An incremental session: a chat history fed to the library as it happens (each message
  * crosses the boundary once), trimmed at any time. `trim()` answers what {@link trim} answers
  * for the same messages and options; messages returned unchanged are the objects given to
@@ -887,28 +897,36 @@ export class Session<M extends object = any, S extends SystemInput = System> {
    * `summarize(messages, previous)`: when a trim's cut moves, the session calls it with the
    * messages to fold in (the objects given, as `report.compaction` names them) and the previous
    * summary's text (or `null`), and trims again with the string it returns placed right after
-   * the pinned message; a throw, or a result that is not a string (a Promise: `trim()` is
-   * synchronous), or a summary that does not fit leaves the trim as it was, with a warning.
+   * the pinned message; a throw (or a rejection), a result that is not a string, or a summary
+   * that does not fit leaves the trim as it was, with a warning (`process.emitWarning`). One
+   * returning a Promise (an `async` function) is awaited by `await session.trimAsync()`;
+   * `trim()` throws an {@link AnkitaError} `invalid_argument` naming `trimAsync` for it.
    */
   constructor(
     options?: TrimOptions & {
       system?: S;
       messages?: readonly M[];
-      summarize?: (messages: M[], previous: string | null) => string;
+      summarize?: Summarize<M>;
     },
   );
   /** Appends messages; returns how many the session holds. */
   append(messages: readonly M[]): number;
   /** Keeps the first `length` messages (then append the edited or regenerated tail). */
   truncate(length: number): number;
-  /** Trims the history held. */
+  /** Trims the history held (a `summarize` returning a Promise: use `trimAsync`). */
   trim(): TrimResult<M, S>;
+  /**
+   * Trims the history held as `trim()` does, awaiting `summarize` when it returns a Promise
+   * (outside the session, which may be used meanwhile); a sync one is called as `trim()` calls
+   * it. The plans run on the calling thread (milliseconds).
+   */
+  trimAsync(): Promise<TrimResult<M, S>>;
   /** The messages held (a new array of the objects given), to save. */
   snapshot(): M[];
   /** A session holding `messages` (a snapshot, or what an app saved). */
   static restore<M extends object = any, S extends SystemInput = System>(
     messages: readonly M[],
-    options?: TrimOptions & { system?: S },
+    options?: TrimOptions & { system?: S; summarize?: Summarize<M> },
   ): Session<M, S>;
   /** How many messages the session holds. */
   readonly length: number;

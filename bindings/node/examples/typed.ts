@@ -16,6 +16,7 @@ import {
   type Message,
   type TrimOptions,
   type TrimReport,
+  type TrimResult,
 } from "ankita";
 
 const history: Message[] = [
@@ -123,4 +124,23 @@ export async function trimLines(lines: string[]): Promise<number> {
   const answers: string[] = await trimMany(lines, { context_tokens: 8192, threads: 2 });
   const mixed = await trimMany([lines[0] ?? "{}", { messages: history }, history]);
   return answers.filter((a) => JSON.parse(a).ok).length + mixed.length;
+}
+
+// A session that summarises what the cut removes: a sync summariser for `trim()`, an async one
+// (a model call) awaited by `trimAsync()`.
+export async function summarisedTurns(said: Message): Promise<number> {
+  using sync = new Session<Message>({
+    context_tokens: 32_000,
+    summarize: (messages, previous) => `${previous ?? ""}${messages.length} messages. `,
+  });
+  sync.append([said]);
+  const now: TrimResult<Message> = sync.trim();
+  using later = new Session<Message>({
+    context_tokens: 32_000,
+    summarize: async (messages: Message[], previous: string | null): Promise<string> =>
+      `${previous ?? ""}${messages.length} messages. `,
+  });
+  later.append([said]);
+  const { messages, report } = await later.trimAsync();
+  return now.messages.length + messages.length + (report.summary?.output_index ?? 0);
 }

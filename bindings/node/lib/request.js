@@ -216,5 +216,6 @@ export function describe(value) {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number") return String(value);
-  return `a ${typeof value}`;
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }

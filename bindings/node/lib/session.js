@@ -9,6 +9,9 @@ import { answer, describe, rejectNonFinite, serialise, withDroppedMessages } fro
 // Symbol.dispose (Node 20+; `using` declarations); the well-known name before that.
 const DISPOSE = Symbol.dispose ?? Symbol.for("nodejs.dispose");
 
+// `async function`s are instances of it: `trim()` refuses them before calling one.
+const AsyncFunction = (async () => {}).constructor;
+
 /**
  * Frees the native session of a Session that was garbage-collected without `close()`.
  *
@@ -26,6 +29,9 @@ const sessions = new FinalizationRegistry((handle) => native().sessionFree(handl
  * `trim_to: 0.75` and carries each answer's `report.cut` to the next trim, so the history's
  * prefix holds from call to call; `trim_to: null` opts out (the answers of {@link trim} without
  * `trim_to` and `cut`).
+ *
+ * `summarize(messages, previous)` (optional) summarises what the cut removes (see `trim`); an
+ * async one (or one returning a Promise) is awaited by `await session.trimAsync()`.
  *
  * A session holds a native handle: release it with `close()` (or a `using` declaration);
  * a FinalizationRegistry frees it if the session is garbage-collected first.
@@ -50,6 +56,8 @@ export class Session {
   #summarize;
   /** The summary placed: `{ text, through }`, or undefined. */
   #summary;
+  /** Truncations that removed messages (one while `summarize` ran may remove what it read). */
+  #truncations = 0;
 
   /**
    * @param {import("../index.js").TrimOptions & { messages?: import("../index.js").Message[], summarize?: Function }} [options]
@@ -139,6 +147,7 @@ export class Session {
     }
     if (length >= this.#messages.length) return this.#messages.length;
     answer(native().sessionTruncate(handle, length));
+    this.#truncations++;
     // The core forgets a summary of messages that were replaced; so does the session.
     if (this.#summary !== undefined && length <= this.#summary.through) this.#summary = undefined;
     for (const urls of this.#standIns.slice(length)) {
@@ -153,39 +162,109 @@ export class Session {
    * Trims the history held: what {@link trim} answers for the same messages and options.
    * Messages returned unchanged are the objects given to `append`; changed ones are new.
    *
+   * With `summarize`, a trim whose cut moved calls it with the messages to fold in (the objects
+   * given, as `report.compaction` names them) and the previous summary's text (or `null`), and
+   * trims again with the string it returns placed right after the pinned message; a throw, a
+   * result that is not a string, or a summary that does not fit leaves the trim as it was, with
+   * a warning (`process.emitWarning`). An async `summarize` is refused (an `AnkitaError`
+   * `invalid_argument` naming `trimAsync`): a sync trim cannot wait for it, and a summary
+   * silently never written would leave the history to plain trimming.
+   *
    * @returns {import("../index.js").TrimResult}
    * @throws {AnkitaError}
    */
   trim() {
-    const out = this.#trimOnce();
-    const compaction = out.report.compaction;
-    if (this.#summarize === undefined || compaction === undefined) return out;
-    const folded = compaction.messages.map((i) => this.#messages[i]);
+    if (this.#summarize instanceof AsyncFunction) {
+      throw new AnkitaError(
+        "invalid_argument",
+        "summarize is an async function: await session.trimAsync() instead of session.trim()",
+        { path: "summarize" },
+      );
+    }
+    const step = this.#step();
+    if (step.fold === undefined) return step.out;
     let text;
     try {
-      text = this.#summarize(folded, this.#summary?.text ?? null);
+      text = this.#summarize(step.fold.messages, step.fold.previous);
     } catch (error) {
-      process.emitWarning(`summarize failed (${error}): the turn is trimmed without a new summary`);
-      return out;
+      return this.#place(step, { error });
     }
-    if (typeof text !== "string") {
-      if (typeof text?.then === "function") text.then(undefined, () => {});
-      process.emitWarning(
-        `summarize must return a string (Session#trim is synchronous), not ${describe(text)}: ` +
-          "the turn is trimmed without a new summary",
+    if (typeof text?.then === "function") {
+      // Not left to reject unhandled; its text is not waited for.
+      text.then(undefined, () => {});
+      throw new AnkitaError(
+        "invalid_argument",
+        "summarize returned a Promise: await session.trimAsync() instead of session.trim()",
+        { path: "summarize" },
       );
-      return out;
     }
-    this.#summary = { text, through: compaction.through };
-    this.#remake(out.report.cut);
-    const again = this.#trimOnce();
-    if (again.report.warnings.some((w) => w.code === "summary_over_budget")) {
-      this.#summary = undefined;
-      this.#remake(again.report.cut);
-      process.emitWarning("the summary does not fit the budget: the turn is trimmed without it");
-      return this.#trimOnce();
+    return this.#place(step, { text });
+  }
+
+  /**
+   * Trims the history held as `trim()` does, awaiting `summarize` when it returns a Promise
+   * (a sync one is called as `trim()` calls it). The summariser runs outside the session, which
+   * may be used meanwhile; the plans themselves run on this thread (milliseconds).
+   *
+   * @returns {Promise<import("../index.js").TrimResult>}
+   * @throws {AnkitaError}
+   */
+  async trimAsync() {
+    const step = this.#step();
+    if (step.fold === undefined) return step.out;
+    let text;
+    try {
+      text = await this.#summarize(step.fold.messages, step.fold.previous);
+    } catch (error) {
+      return this.#place(step, { error });
     }
-    return again;
+    return this.#place(step, { text });
+  }
+
+  /**
+   * A trim, and what its moved cut asks `summarize` for (`fold`: the messages, the previous
+   * summary's text and the last index folded in; undefined without `summarize` or when the
+   * cut stands), with the session as the trim saw it.
+   */
+  #step() {
+    const out = this.#trimOnce();
+    const compaction = out.report.compaction;
+    const seen = { length: this.#messages.length, truncations: this.#truncations };
+    if (this.#summarize === undefined || compaction === undefined) return { out, seen };
+    const fold = {
+      messages: compaction.messages.map((i) => this.#messages[i]),
+      previous: this.#summary?.text ?? null,
+      through: compaction.through,
+    };
+    return { out, fold, seen };
+  }
+
+  /**
+   * Places what `summarize` answered (`text`, or the `error` it threw) and trims again. A
+   * throw, a result that is not a string, a truncation while it ran, or a summary that does
+   * not fit: the trim as it was, the summary as it was, with a warning; never an error.
+   */
+  #place({ out, fold, seen }, { text, error }) {
+    this.#live();
+    let why;
+    if (error !== undefined) why = `summarize failed (${error})`;
+    else if (typeof text !== "string")
+      why = `summarize must return a string, not ${describe(text)}`;
+    else if (this.#truncations !== seen.truncations) {
+      why = "the session was truncated while summarize ran";
+    } else {
+      const before = this.#summary;
+      this.#summary = { text, through: fold.through };
+      this.#remake(out.report.cut);
+      const again = this.#trimOnce();
+      if (!again.report.warnings.some((w) => w.code === "summary_over_budget")) return again;
+      why = "the summary does not fit the budget";
+      this.#summary = before;
+      this.#remake(out.report.cut);
+    }
+    process.emitWarning(`${why}: the turn is trimmed without a new summary`);
+    const same = this.#truncations === seen.truncations && this.#messages.length === seen.length;
+    return same ? out : this.#trimOnce();
   }
 
   /**
@@ -237,7 +316,7 @@ export class Session {
    * A session holding `messages` (a snapshot, or the JSON an app saved).
    *
    * @param {import("../index.js").Message[]} messages
-   * @param {import("../index.js").TrimOptions} [options]
+   * @param {import("../index.js").TrimOptions & { summarize?: Function }} [options]
    * @returns {Session}
    */
   static restore(messages, options) {

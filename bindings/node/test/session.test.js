@@ -481,3 +481,194 @@ test("a session places the summary its summarize callback writes", () => {
     assert.ok(calls.slice(1).every(([, previous]) => previous));
   }
 });
+
+/** The agent loop's options in `format` (the system given apart where the format keeps it). */
+function loopOptions(format) {
+  const options = { model: "gpt-4o", context_tokens: 64_000, max_output_tokens: 4000, format };
+  if (format !== "openai" && format !== "ai-sdk") options.system = "You are a coding agent.";
+  return options;
+}
+
+/** A session of the loop, its system prompt the first message where the format keeps it. */
+function loopSession(format, extra = {}) {
+  const session = new Session({ ...loopOptions(format), ...extra });
+  if (format === "openai" || format === "ai-sdk") {
+    session.append([{ role: "system", content: "You are a coding agent." }]);
+  }
+  return session;
+}
+
+/** A deterministic stand-in summariser: what a model would write, by counting. */
+const standIn = (messages, previous) =>
+  `${previous ?? ""}${messages.length} messages of tool calls and results. `;
+
+/** The loop's answers from `session.trim()`, or `await session.trimAsync()`; closes it. */
+async function answers(session, format, { sync = false, calls = 150 } = {}) {
+  const out = [];
+  for (let k = 0; k < calls; k++) {
+    session.append(agentStep(format, k));
+    out.push(sync ? session.trim() : await session.trimAsync());
+  }
+  session.close();
+  return out;
+}
+
+/** Runs `fn`, and returns what it returned with the process warnings emitted meanwhile. */
+async function warned(fn) {
+  const seen = [];
+  const listen = (warning) => seen.push(warning.message);
+  process.on("warning", listen);
+  try {
+    const value = await fn();
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on a tick
+    return { value, warnings: seen };
+  } finally {
+    process.off("warning", listen);
+  }
+}
+
+test("trimAsync awaits an async summarize, as trim calls a sync one", async () => {
+  for (const format of ["openai", "anthropic"]) {
+    const seen = [];
+    let session;
+    const summarize = async (messages, previous) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      // Outside the session: it may be read (and appended to) meanwhile.
+      seen.push([session.length, previous]);
+      return standIn(messages, previous);
+    };
+    session = loopSession(format, { summarize });
+    const got = await answers(session, format);
+    const expected = await answers(loopSession(format, { summarize: standIn }), format, {
+      sync: true,
+    });
+    assert.deepEqual(got, expected, format);
+    const placed = got.filter(({ report }) => report.summary !== undefined);
+    assert.ok(seen.length >= 2 && placed.length > 0, format);
+    assert.equal(seen[0][1], null);
+    assert.ok(seen.slice(1).every(([, previous]) => previous));
+    const head = format === "openai" ? 1 : 0;
+    for (const { messages, report } of placed) {
+      assert.equal(report.summary.output_index, head, format);
+      assert.match(JSON.stringify(messages[head]), /\[Summary of the earlier conversation\]/);
+    }
+    assert.ok(
+      got.every(({ report }) => report.compaction === undefined),
+      format,
+    );
+    // A sync summariser, and a plain function returning a Promise, serve trimAsync too.
+    const sync = await answers(loopSession(format, { summarize: standIn }), format);
+    assert.deepEqual(sync, expected, format);
+    const deferred = (messages, previous) => Promise.resolve(standIn(messages, previous));
+    assert.deepEqual(await answers(loopSession(format, { summarize: deferred }), format), expected);
+  }
+});
+
+test("a summarize that fails or overflows leaves the trim as it was, with a warning", async () => {
+  for (const format of ["openai", "anthropic"]) {
+    const plain = await answers(loopSession(format), format, { sync: true });
+    assert.ok(
+      plain.some(({ report }) => report.dropped_messages.length > 0),
+      format,
+    );
+    const cases = [
+      [
+        async () => {
+          await new Promise((resolve) => setImmediate(resolve));
+          throw new Error("the model is down");
+        },
+        /summarize failed \(Error: the model is down\)/,
+      ],
+      [async () => ({ text: "an object" }), /summarize must return a string, not an object/],
+      [async () => "the whole build log, again. ".repeat(20_000), /does not fit the budget/],
+    ];
+    for (const [summarize, warning] of cases) {
+      const { value, warnings } = await warned(() =>
+        answers(loopSession(format, { summarize }), format),
+      );
+      assert.deepEqual(value, plain, `${format}: ${warning}`);
+      assert.ok(warnings.length > 0 && warnings.every((w) => warning.test(w)), `${warnings}`);
+    }
+    // The sync trim takes the same fallbacks.
+    const failing = () => {
+      throw new Error("no model today");
+    };
+    const { value } = await warned(() =>
+      answers(loopSession(format, { summarize: failing }), format, { sync: true }),
+    );
+    assert.deepEqual(value, plain, format);
+  }
+});
+
+test("trim given an async summarize names trimAsync", async () => {
+  let called = 0;
+  const summarize = async () => {
+    called++;
+    return "never";
+  };
+  const session = loopSession("openai", { summarize });
+  session.append(agentStep("openai", 0));
+  assert.throws(
+    () => session.trim(),
+    (error) =>
+      error instanceof AnkitaError &&
+      error.code === "invalid_argument" &&
+      error.path === "summarize" &&
+      /await session\.trimAsync\(\) instead of session\.trim\(\)/.test(error.message),
+  );
+  assert.equal(called, 0);
+  session.close();
+  // A plain function returning a Promise is known when the cut first moves: refused then, and
+  // its rejection is not left unhandled.
+  const rejected = [];
+  const deferred = () => {
+    called++;
+    return Promise.reject(new Error("not awaited"));
+  };
+  process.on("unhandledRejection", (reason) => rejected.push(reason));
+  const other = loopSession("openai", { summarize: deferred });
+  let k = 0;
+  assert.throws(() => {
+    for (; k < 150; k++) {
+      other.append(agentStep("openai", k));
+      other.trim();
+    }
+  }, /summarize returned a Promise: await session\.trimAsync\(\)/);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(called, 1);
+  assert.deepEqual(rejected, []);
+  other.close();
+});
+
+test("a truncation while summarize runs leaves the summary out", async () => {
+  let session;
+  const summarize = async (messages, previous) => {
+    session.truncate(1);
+    session.append([agentStep("anthropic", 1)[0]]);
+    return standIn(messages, previous);
+  };
+  session = loopSession("anthropic", { summarize });
+  const { value, warnings } = await warned(async () => {
+    for (let k = 0; k < 150; k++) {
+      session.append(agentStep("anthropic", k));
+      const result = await session.trimAsync();
+      if (session.length === 2) return result;
+    }
+    throw new Error("the cut never moved");
+  });
+  assert.equal(value.report.summary, undefined);
+  assert.equal(value.report.input_messages, 2);
+  assert.ok(
+    warnings.some((w) => /truncated while summarize ran/.test(w)),
+    `${warnings}`,
+  );
+  session.close();
+});
+
+test("a restored session takes summarize", () => {
+  const saved = [];
+  for (let k = 0; k < 150; k++) saved.push(...agentStep("openai", k));
+  const session = Session.restore(saved, { ...loopOptions("openai"), summarize: standIn });
+  assert.notEqual(session.trim().report.summary, undefined);
+  session.close();
+});
