@@ -84,7 +84,7 @@ char *ankita_trim_n(const char *request_json, size_t len);
  * `messages` are the caller's messages from index `window.from` on, with
  * `"window": {"from": <index>, "earlier": [[<start>, [<messages>]], ...]}` giving the older
  * messages the answer may depend on (a plain message — role and non-empty text only — may be
- * left out when plain messages bound it; see `ankita::tail` and the README, "Long histories").
+ * left out when plain messages bound it; see `ankita::tail` and docs/long-histories.md).
  * Without `window`, `messages` is the whole history.
  *
  * The answer is the whole history's trim as a plan, `{"ok": true, "plan": [...], "report":
@@ -371,6 +371,24 @@ char *ankita_session_trim(struct AnkitaSession *s);
  * `s` is NULL or a live handle.
  */
 char *ankita_session_plan(struct AnkitaSession *s);
+
+/**
+ * Pairs the provider's count of the input tokens of the request that sent the session's
+ * last trim answer (the response's `usage.input_tokens`: the whole prompt, system prompt,
+ * tools and framing included) with the session's own count of it, and sets the token factor
+ * of a model counted with a margin (Claude, Gemini) from the evidence; the next trims count
+ * with it. Answers `{"ok": true, "token_factor": {"value", "source", "observations"}}` (the
+ * factor the next trim uses, as its report will say; `source` is `"fixed_margin"`,
+ * `"observed"`, `"caller"` or `"tokenizer"`), or an `invalid_argument` error: a session
+ * counting bytes, no trim yet, 0, or a count no factor from 0.1 to 10 explains.
+ *
+ * Ownership: the returned string is owned by the caller (`ankita_string_free`). Thread
+ * safety: see `ankita_session_new`.
+ *
+ * # Safety
+ * `s` is NULL or a live handle.
+ */
+char *ankita_session_observe_usage(struct AnkitaSession *s, uint64_t input_tokens);
 
 /**
  * The session's messages as given, for an application that persists sessions:

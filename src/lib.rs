@@ -9,6 +9,7 @@
 pub mod api;
 pub mod batch;
 pub mod cache_keys;
+pub mod calibrate;
 pub mod chat_template;
 pub mod count_cache;
 pub mod error;

@@ -418,6 +418,8 @@ pub struct Report<'a> {
     pub bytes_per_token: u64,
     /// How costs were counted: in bytes, every cost field is in bytes; in tokens, in tokens.
     pub measure: Measure,
+    /// Where the token factor of `measure` comes from (`token_factor`, in tokens only).
+    pub factor_origin: crate::calibrate::FactorOrigin,
     pub input_messages: usize,
     pub output_messages: usize,
     /// Input indices of messages removed whole by trimming (repairs are in `repaired`).

@@ -44,6 +44,9 @@ impl Report<'_> {
             in_tokens && !self.measure.estimate,
         );
         if in_tokens {
+            out.push_str("\"token_factor\":");
+            out.push_str(&self.factor_origin.json(self.measure.factor));
+            out.push(',');
             // Costs are tokens: the byte fields do not apply.
             let _ = write!(
                 out,

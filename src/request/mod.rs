@@ -218,6 +218,9 @@ pub struct TrimOptions {
     /// How text is counted: bytes, or a tokenizer's tokens (`tokenizer`, `model`,
     /// `token_factor`).
     pub measure: Measure,
+    /// Where `measure`'s factor comes from, and the provider counts observed
+    /// ([`crate::calibrate`]).
+    pub factor_origin: crate::calibrate::FactorOrigin,
     /// In token mode: `overhead_tokens`, the tokens of `tools` and of `memory`.
     pub overhead_tokens: u64,
     pub tools_tokens: u64,
@@ -256,6 +259,7 @@ impl Default for TrimOptions {
             tools_bytes: 0,
             memory_bytes: 0,
             measure: Measure::BYTES,
+            factor_origin: Default::default(),
             overhead_tokens: DEFAULT_OVERHEAD_BYTES / DEFAULT_BYTES_PER_TOKEN,
             tools_tokens: 0,
             memory_tokens: 0,
@@ -399,6 +403,10 @@ impl TrimOptions {
         };
         options.image_profile = profile;
         options.measure = measure_of(request)?;
+        options.factor_origin.source = crate::calibrate::FactorSource::of(
+            &options.measure,
+            request.get("token_factor").is_some_and(|v| !v.is_null()),
+        );
         if let Some(model) = unknown {
             options
                 .warnings

@@ -27,7 +27,10 @@
 //!   read only the newest ones (see `Window`);
 //! - in token mode, each counted message's token costs (its fields and each of its parts), so
 //!   a text is tokenized once over the session's life, not once a turn;
-//! - what trims found in the older messages: their repairs and warnings.
+//! - what trims found in the older messages: their repairs and warnings;
+//! - the provider's counts observed ([`observe_usage`]) and what the last answer sent, as
+//!   counted, which set the token factor of a model counted with a margin
+//!   ([`crate::calibrate`]).
 //!
 //! A trim then runs the pipeline from repair on over a copy of the kept split (repair,
 //! selection, shedding, the report, the answer), with no validation, no probing, no
@@ -39,6 +42,7 @@
 //! [`truncate`]: TrimSession::truncate
 //! [`trim_answer`]: TrimSession::trim_answer
 //! [`plan`]: TrimSession::plan
+//! [`observe_usage`]: TrimSession::observe_usage
 //!
 //! ```
 //! use ankita::session::TrimSession;
@@ -62,6 +66,7 @@
 //! ```
 
 use crate::api::{options_of, write_plan_answer, write_trim_answer, Answer};
+use crate::calibrate::{Calibration, FactorOrigin, FactorSource, Sent};
 use crate::error::{Error, ErrorCode};
 use crate::model::Session;
 use crate::raw::{kind, Doc, Kind};
@@ -103,6 +108,14 @@ pub struct TrimSession {
     window: Window,
     /// Trims answered from the newest messages (see [`Window`]).
     windowed: usize,
+    /// The provider's counts paired with the session's own ([`TrimSession::observe_usage`]).
+    calibration: Calibration,
+    /// The options as a JSON object without `messages`, kept when observations may set the
+    /// token factor: read again with the new factor, the tools and the memory are counted
+    /// as a request counts them.
+    options_text: Option<String>,
+    /// The factor the options give (the model's fixed margin).
+    fixed_factor: f64,
 }
 
 impl TrimSession {
@@ -127,6 +140,7 @@ impl TrimSession {
             options.cache.stable = true;
         }
         let mut session = TrimSession {
+            fixed_factor: options.measure.factor,
             options,
             text: String::new(),
             system: None,
@@ -138,7 +152,12 @@ impl TrimSession {
             given: options_json.len(),
             window: Window::default(),
             windowed: 0,
+            calibration: Calibration::default(),
+            options_text: None,
         };
+        if session.options.factor_origin.source.calibrates() {
+            session.options_text = Some(options_without_messages(&fields));
+        }
         if let Some(system) = system {
             let at = doc.offset_of(system);
             session.text.push_str(system);
@@ -400,6 +419,80 @@ impl TrimSession {
         self.windowed
     }
 
+    /// Pairs the provider's count of the input tokens of the last answer's request (the
+    /// response's `usage.input_tokens`, Gemini's `usage_metadata.prompt_token_count`: the
+    /// whole prompt, system prompt, tools and framing included) with the session's own count
+    /// of it, and sets the token factor of a model counted with a margin (Claude, Gemini,
+    /// the o200k estimate of other models) from the evidence ([`crate::calibrate`]): the next
+    /// trims count with it. A caller's `token_factor` and a public tokenizer's counts are
+    /// kept (the observation is counted). Returns the factor the next trim uses and where it
+    /// comes from (`report.token_factor`).
+    ///
+    /// An `invalid_argument` error when the session counts bytes, before the first trim, for
+    /// 0, or for a count no factor from 0.1 to 10 explains (the usage of another request).
+    ///
+    /// ```
+    /// use ankita::session::TrimSession;
+    /// let mut session = TrimSession::new(
+    ///     r#"{"model": "claude-sonnet-4-5", "context_tokens": 8000, "max_output_tokens": 1000}"#,
+    /// )
+    /// .unwrap();
+    /// session.append(r#"[{"role": "user", "content": "Hi"}]"#).unwrap();
+    /// session.trim_answer().unwrap();
+    /// let factor = session.observe_usage(14).unwrap();
+    /// // A request this small is mostly framing: the fixed margin stays.
+    /// assert_eq!((factor.value, factor.source.as_str()), (1.35, "fixed_margin"));
+    /// assert_eq!(factor.observations, 1);
+    /// ```
+    pub fn observe_usage(&mut self, input_tokens: u64) -> Result<TokenFactor, Error> {
+        if !self.options.measure.in_tokens() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "observe_usage compares token counts: the session counts bytes (give \
+                 context_tokens, or a model whose tokenizer is known)",
+            ));
+        }
+        self.calibration.observe(input_tokens)?;
+        let origin = &mut self.options.factor_origin;
+        origin.observations = self.calibration.observations();
+        if origin.source.calibrates() {
+            let (factor, source) = self.calibration.factor(self.fixed_factor);
+            self.options.factor_origin.source = source;
+            if factor != self.options.measure.factor {
+                self.set_factor(factor)?;
+            }
+        }
+        Ok(self.token_factor())
+    }
+
+    /// The token factor the next trim uses and where it comes from.
+    pub fn token_factor(&self) -> TokenFactor {
+        TokenFactor {
+            value: self.options.measure.factor,
+            source: self.options.factor_origin.source,
+            observations: self.options.factor_origin.observations,
+        }
+    }
+
+    /// Counts with `factor` from now on: the tools and the memory are counted again, and what
+    /// the session kept of earlier counts (and the split, which holds costs) is let go.
+    fn set_factor(&mut self, factor: f64) -> Result<(), Error> {
+        let text = self.options_text.as_deref().expect("kept when calibrating");
+        let open = &text[..text.len() - 1];
+        let comma = if open.len() > 1 { "," } else { "" };
+        let with_factor = format!("{open}{comma}\"token_factor\":{factor}}}");
+        let doc = Doc::parse(&with_factor).map_err(invalid_json)?;
+        let fields = doc.fields(doc.root()).unwrap_or_default();
+        let (_, counted) = options_of(&fields)?;
+        self.options.measure = counted.measure;
+        self.options.tools_tokens = counted.tools_tokens;
+        self.options.memory_tokens = counted.memory_tokens;
+        self.counts = CountCache::default();
+        self.split = None;
+        self.window = Window::default();
+        Ok(())
+    }
+
     /// Plans the trim of the history held (see [`crate::trim::plan_trim`]).
     pub fn plan(&mut self) -> Result<Plan<'_>, Error> {
         self.with_plan(|_, _, plan| plan)
@@ -444,6 +537,7 @@ impl TrimSession {
             split,
             window,
             windowed,
+            calibration,
             ..
         } = self;
         let text: &'s str = text.as_str();
@@ -496,6 +590,7 @@ impl TrimSession {
             held.prune(start.from, counts);
             *windowed += 1;
             crate::api::finish_answer(&doc, system, options, &mut plan);
+            calibration.sent(sent(options, &plan));
             return Ok(then(&doc, system, plan));
         }
         if held.pruned > 0 {
@@ -519,8 +614,60 @@ impl TrimSession {
         if let Some(cut) = plan.report.cut {
             options.cache.cut = cut;
         }
+        calibration.sent(sent(options, &plan));
         Ok(then(&doc, system, plan))
     }
+}
+
+/// The token factor of a session's next trim (`report.token_factor`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TokenFactor {
+    pub value: f64,
+    pub source: FactorSource,
+    /// The provider's counts observed so far.
+    pub observations: usize,
+}
+
+impl TokenFactor {
+    /// `{"value":…,"source":…,"observations":…}`, as the report writes it.
+    pub fn json(&self) -> String {
+        FactorOrigin {
+            source: self.source,
+            observations: self.observations,
+        }
+        .json(self.value)
+    }
+}
+
+/// What a trim's answer sent, as it was counted ([`crate::calibrate::Sent`]).
+fn sent(options: &TrimOptions, plan: &Plan<'_>) -> Sent {
+    Sent {
+        counted: plan
+            .report
+            .cost_bytes
+            .saturating_add(options.tools_tokens)
+            .saturating_add(options.memory_tokens),
+        reserve: options.overhead_tokens,
+        factor: options.measure.factor,
+        window: options
+            .context_tokens
+            .map(|c| c.saturating_sub(options.max_output_tokens)),
+    }
+}
+
+/// The session options as a JSON object without `messages` (for [`TrimSession::set_factor`]).
+fn options_without_messages(fields: &crate::raw::Fields<'_>) -> String {
+    let mut text = String::from("{");
+    for (key, value) in fields.iter().filter(|(k, _)| k != "messages") {
+        if text.len() > 1 {
+            text.push(',');
+        }
+        text.push_str(&serde_json::Value::from(key.as_ref()).to_string());
+        text.push(':');
+        text.push_str(value);
+    }
+    text.push('}');
+    text
 }
 
 fn invalid_json(e: serde_json::Error) -> Error {
