@@ -1,18 +1,51 @@
 //! Peak memory on adversarial input, as a ratio to the input's size: each class of
 //! docs/robustness.md (and a few more) built at up to ~10 MB, then answered
 //!
-//! - by the command line, `ankita trim FILE > answer` under `/usr/bin/time -v`: its maximum
-//!   resident set size less the answer's size, over the input's size (the process's own
-//!   baseline and the input it reads included);
+//! - by the command line, `ankita trim FILE > answer` under `/usr/bin/time -v` (the maximum
+//!   resident size `wait4` reports): that peak less the answer's size, over the input's size
+//!   (the process's own baseline and the input it reads included);
 //! - by the C ABI in a child process of this benchmark: `ankita_trim_n` on the request read
 //!   into memory, the growth of the process's peak resident size (`VmHWM`) across the call less
 //!   the answer's size, over the input's size;
-//! - by Python's `ankita.trim_json` the same way, when `ANKITA_PYTHON` names a Python where
-//!   the package is installed (`bindings/python/.venv/bin/python` after its tests).
+//! - by Python's `ankita.trim_json` on the file's text the same way, in a child Python where
+//!   the package is installed: `ANKITA_PYTHON`, else `bindings/python/.venv/bin/python` when
+//!   it exists (`bindings/python/run-tests.sh` builds it); `ANKITA_PYTHON=` leaves it out.
+//!
+//! The memory rule is 8× on every row, every front end. Issue 43's shapes, each a row (or
+//! several) below, in every wire format where it is cheap:
+//!
+//! 1. unknown roles;
+//! 2. empty user messages (and messages without content);
+//! 3. orphan tool replies (chat, Responses);
+//! 4. orphan tool calls (chat, Responses);
+//! 5. broken tool calls (numeric ids);
+//! 6. many messages (100,000s of short ones; 300,000 of one letter, in bytes and in tokens);
+//! 7. tiny parts (chat, Gemini, AI SDK; one Gemini content of 770,000 parts);
+//! 8. crafted image headers (2³²−1 px), as placeholders and in drop mode (chat, Anthropic;
+//!    counted in tokens);
+//! 9. image parts in one message (drop, placeholder);
+//! 10. many tiny images;
+//! 11. base64 garbage as images;
+//! 12. many files (small PDFs);
+//! 13. the PDF cross-reference stream bomb (68 MB inflated from 66 KB): many of them, and the
+//!     88 KB request alone, held to 8× its size over 4 MiB;
+//! 14. implausible files (a page tree of 10⁹ pages, an Opus granule position of −2);
+//! 15. deep nesting (a 120-deep field per message; to the parser's limit; past it);
+//! 16. one long string (shed, kept);
+//! 17. one huge tool result;
+//! 18. one huge tool call's arguments;
+//! 19. a whitespace run;
+//! 20. `\uXXXX` escapes (everywhere; one long string of them, kept and shed);
+//! 21. a JPEG segment flood;
+//! 22. a PNG chunk flood.
+//!
+//! Beside them: duplicate keys, tool exchanges of many replies, Anthropic's merged runs and
+//! missing results, and sessions a user would send (screenshots, text kept whole, counted in
+//! tokens).
 //!
 //! Run: `cargo bench --bench memory` (`-- --quick` for inputs of ~2 MB; `-- NAME` for the
-//! classes whose name contains NAME; `-- --keep DIR` also writes each input to DIR). The table is copied into docs/performance.md and
-//! docs/robustness.md.
+//! classes whose name contains NAME; `-- --keep DIR` also writes each input to DIR). The
+//! table is copied into docs/robustness.md.
 
 use std::ffi::c_char;
 use std::fmt::Write as _;
@@ -386,6 +419,348 @@ fn inputs(size: usize) -> Vec<(&'static str, String)> {
             "\"context_tokens\":32000,\"model\":\"gpt-4o\"",
         ),
     ));
+    v.extend(adversarial(size));
+    v
+}
+
+/// An Ogg Opus stream whose last granule position is −2: 12 million years in 122 bytes
+/// (fuzz/regressions/probe_audio/implausible-opus-granule-minus-2).
+const OPUS_GRANULE_MINUS_2: &str = "4f6767530000000000000000000001000000000000000000000001134f707573486561640101380180bb00000000004f6767530000000000000000000001000000010000000000000001104f7075735461677300000000000000004f6767530000feffffffffffffff0100000002000000000000000103f8fffe";
+
+fn unhex(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// A PDF of `pages` pages in one page tree, without cross-references (read by its objects).
+fn small_pdf(pages: u64) -> Vec<u8> {
+    format!(
+        "%PDF-1.4\n1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj\n2 0 obj <</Type/Pages/Kids[3 0 R]/Count {pages}>> endobj\n3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n"
+    )
+    .into_bytes()
+}
+
+/// A PDF whose only cross-reference stream is 68 MB of zeros, deflated to ~66 KB (issue 43's
+/// bomb: it peaked at 66 MB before its streams were bounded by its size).
+fn pdf_bomb() -> Vec<u8> {
+    let zeros = vec![0u8; 68 << 20];
+    let deflated = miniz_oxide::deflate::compress_to_vec_zlib(&zeros, 10);
+    drop(zeros);
+    let mut pdf = b"%PDF-1.7\n".to_vec();
+    let offset = pdf.len();
+    pdf.extend_from_slice(
+        format!(
+            "1 0 obj\n<</Type/XRef/W[1 1 1]/Size 3/Root 2 0 R/Filter/FlateDecode/Length {}>>\nstream\n",
+            deflated.len()
+        )
+        .as_bytes(),
+    );
+    pdf.extend_from_slice(&deflated);
+    pdf.extend_from_slice(format!("\nendstream\nendobj\nstartxref\n{offset}\n%%EOF\n").as_bytes());
+    pdf
+}
+
+/// A chat `file` part holding `pdf`, named.
+fn pdf_part(name: &str, pdf: &[u8]) -> String {
+    format!(
+        r#"{{"type":"file","file":{{"filename":"{name}","file_data":"data:application/pdf;base64,{}"}}}}"#,
+        base64(pdf)
+    )
+}
+
+/// The request of issue 43 item 5: 88 KB, its PDF's cross-reference stream inflating to 68 MB.
+fn pdf_bomb_request() -> String {
+    request(
+        &[format!(
+            r#"{{"role":"user","content":[{{"type":"text","text":"Summarise."}},{}]}}"#,
+            pdf_part("q3.pdf", &pdf_bomb())
+        )],
+        "\"image_profile\":\"gemini\",\"max_bytes\":1000000",
+    )
+}
+
+/// The shapes of issue 43 (item 6) beyond the classes above.
+fn adversarial(size: usize) -> Vec<(&'static str, String)> {
+    let budget = "\"max_bytes\":100000";
+    let mut v: Vec<(&'static str, String)> = Vec::new();
+    let huge = png_url(u32::MAX, u32::MAX);
+    v.push((
+        "crafted image headers, drop",
+        request(
+            &fill(size, ASK, |_| {
+                format!(r#"{{"role":"user","content":[{{"type":"image_url","image_url":{{"url":"{huge}"}}}}]}}"#)
+            }),
+            "\"max_bytes\":100000,\"on_image_overflow\":\"drop\"",
+        ),
+    ));
+    let huge_b64 = huge.trim_start_matches("data:image/png;base64,");
+    v.push((
+        "Anthropic: crafted image headers, drop",
+        format!(
+            r#"{{"format":"anthropic","messages":[{}],"max_bytes":100000,"on_image_overflow":"drop"}}"#,
+            fill(size, r#"{"role":"user","content":"end"}"#, |i| {
+                let role = if i % 2 == 0 { "user" } else { "assistant" };
+                if role == "user" {
+                    format!(r#"{{"role":"user","content":[{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"{huge_b64}"}}}}]}}"#)
+                } else {
+                    r#"{"role":"assistant","content":"ok"}"#.to_string()
+                }
+            })
+            .join(",")
+        ),
+    ));
+    v.push((
+        "orphan tool calls",
+        request(
+            &fill(size, ASK, |i| {
+                format!(
+                    r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"c{i}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}]}}"#
+                )
+            }),
+            budget,
+        ),
+    ));
+    v.push((
+        "Responses: orphan function calls",
+        format!(
+            r#"{{"format":"responses","messages":[{}],"max_bytes":100000}}"#,
+            fill(size, r#"{"role":"user","content":"end"}"#, |i| format!(
+                r#"{{"type":"function_call","call_id":"c{i}","name":"f","arguments":"{{}}"}}"#
+            ))
+            .join(",")
+        ),
+    ));
+    let arguments = format!(r#"{{\"path\":\"{}\"}}"#, words(2, size));
+    v.push((
+        "one huge tool call's arguments",
+        request(
+            &[
+                r#"{"role":"user","content":"why?"}"#.into(),
+                format!(
+                    r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"c1","type":"function","function":{{"name":"run","arguments":"{arguments}"}}}}]}}"#
+                ),
+                r#"{"role":"tool","tool_call_id":"c1","content":"done"}"#.into(),
+                ASK.into(),
+            ],
+            "\"max_bytes\":20000",
+        ),
+    ));
+    let tiny = png_url(1, 1);
+    v.push((
+        "many tiny images",
+        request(
+            &fill(size, ASK, |_| {
+                format!(r#"{{"role":"user","content":[{{"type":"text","text":"a"}},{{"type":"image_url","image_url":{{"url":"{tiny}"}}}}]}}"#)
+            }),
+            budget,
+        ),
+    ));
+    v.push((
+        "base64 garbage as images",
+        request(
+            &fill(size, ASK, |i| {
+                format!(
+                    r#"{{"role":"user","content":[{{"type":"image_url","image_url":{{"url":"data:image/png;base64,{}"}}}}]}}"#,
+                    "!*~%".repeat(1 + i % 16)
+                )
+            }),
+            budget,
+        ),
+    ));
+    let pdf = small_pdf(3);
+    v.push((
+        "many files (small PDFs)",
+        request(
+            &fill(size, ASK, |i| {
+                format!(
+                    r#"{{"role":"user","content":[{{"type":"text","text":"f{i}"}},{}]}}"#,
+                    pdf_part(&format!("f{i}.pdf"), &pdf)
+                )
+            }),
+            budget,
+        ),
+    ));
+    let bomb = pdf_part("q3.pdf", &pdf_bomb());
+    v.push((
+        "PDF cross-reference stream bombs (68 MB each)",
+        request(
+            &fill(size, ASK, |_| {
+                format!(
+                    r#"{{"role":"user","content":[{{"type":"text","text":"Summarise."}},{bomb}]}}"#
+                )
+            }),
+            "\"image_profile\":\"gemini\",\"max_bytes\":1000000",
+        ),
+    ));
+    let (claims, opus) = (small_pdf(1_000_000_000), unhex(OPUS_GRANULE_MINUS_2));
+    v.push((
+        "implausible files (10^9 pages, Opus granule -2)",
+        request(
+            &fill(size, ASK, |i| {
+                let part = if i % 2 == 0 {
+                    pdf_part("claims.pdf", &claims)
+                } else {
+                    format!(
+                        r#"{{"type":"input_audio","input_audio":{{"data":"{}","format":"wav"}}}}"#,
+                        base64(&opus)
+                    )
+                };
+                format!(r#"{{"role":"user","content":[{part}]}}"#)
+            }),
+            "\"image_profile\":\"gemini\",\"max_bytes\":100000",
+        ),
+    ));
+    // The root is at depth 1, `messages` 2, a message 3: its field nests to the deepest
+    // serde_json reads (127 levels in all; one more is `recursion limit exceeded`).
+    let deep = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+    let deep124 = deep(124);
+    v.push((
+        "messages each nested to the parser's limit (127 levels)",
+        request(
+            &fill(size, ASK, |i| {
+                format!(r#"{{"role":"user","content":"m{i}","x":{deep124}}}"#)
+            }),
+            budget,
+        ),
+    ));
+    v.push((
+        "one long string, shed",
+        request(
+            &[
+                format!(r#"{{"role":"user","content":"{}"}}"#, words(3, size)),
+                r#"{"role":"assistant","content":"ok"}"#.into(),
+                ASK.into(),
+            ],
+            budget,
+        ),
+    ));
+    v.push((
+        "one long string, kept",
+        request(
+            &[format!(
+                r#"{{"role":"user","content":"{}"}}"#,
+                words(4, size)
+            )],
+            "",
+        ),
+    ));
+    v.push((
+        "a whitespace run",
+        format!(
+            "{{\"messages\":[{}{ASK}{}],\"max_bytes\":100000}}",
+            " ".repeat(size / 2),
+            "\n\t \r".repeat(size / 8)
+        ),
+    ));
+    let escapes = r"\u00e9\u4e2d\ud83e\udd80".repeat(size / 24);
+    v.push((
+        "\\uXXXX escapes in one string, kept",
+        request(&[format!(r#"{{"role":"user","content":"{escapes}"}}"#)], ""),
+    ));
+    v.push((
+        "\\uXXXX escapes in one string, shed",
+        request(
+            &[
+                format!(r#"{{"role":"user","content":"{escapes}"}}"#),
+                r#"{"role":"assistant","content":"ok"}"#.into(),
+                ASK.into(),
+            ],
+            budget,
+        ),
+    ));
+    let jpeg = {
+        let mut j = vec![0xFF, 0xD8];
+        // Comment segments of no content, then the frame header.
+        for _ in 0..size / 6 {
+            j.extend([0xFF, 0xFE, 0x00, 0x02]);
+        }
+        j.extend([0xFF, 0xC0, 0x00, 0x11, 8, 0x04, 0x38, 0x07, 0x80, 3]);
+        j.extend([1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+        format!("data:image/jpeg;base64,{}", base64(&j))
+    };
+    v.push((
+        "JPEG segment flood",
+        request(
+            &[
+                format!(r#"{{"role":"user","content":[{{"type":"text","text":"see"}},{{"type":"image_url","image_url":{{"url":"{jpeg}"}}}}]}}"#),
+                r#"{"role":"assistant","content":"ok"}"#.into(),
+                ASK.into(),
+            ],
+            budget,
+        ),
+    ));
+    let png = {
+        let mut p = vec![
+            0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1A, b'\n', 0, 0, 0, 13,
+        ];
+        p.extend(b"IHDR");
+        p.extend(1920u32.to_be_bytes());
+        p.extend(1080u32.to_be_bytes());
+        p.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]);
+        // Empty ancillary chunks (length 0, type, CRC).
+        for _ in 0..size / 16 {
+            p.extend([0, 0, 0, 0, b't', b'E', b'X', b't', 0, 0, 0, 0]);
+        }
+        format!("data:image/png;base64,{}", base64(&p))
+    };
+    v.push((
+        "PNG chunk flood",
+        request(
+            &[
+                format!(r#"{{"role":"user","content":[{{"type":"text","text":"see"}},{{"type":"image_url","image_url":{{"url":"{png}"}}}}]}}"#),
+                r#"{"role":"assistant","content":"ok"}"#.into(),
+                ASK.into(),
+            ],
+            budget,
+        ),
+    ));
+    for (name, budget) in [
+        ("one-letter messages", "\"max_bytes\":100000"),
+        (
+            "one-letter messages, counted in tokens",
+            "\"context_tokens\":32000,\"model\":\"gpt-4o\"",
+        ),
+    ] {
+        v.push((
+            name,
+            request(
+                &fill(size, ASK, |i| {
+                    let role = if i % 2 == 0 { "user" } else { "assistant" };
+                    format!(r#"{{"role":"{role}","content":"a"}}"#)
+                }),
+                budget,
+            ),
+        ));
+    }
+    v.push((
+        "crafted image headers, drop, counted in tokens",
+        request(
+            &fill(size, ASK, |_| {
+                format!(r#"{{"role":"user","content":[{{"type":"image_url","image_url":{{"url":"{huge}"}}}}]}}"#)
+            }),
+            "\"context_tokens\":32000,\"model\":\"gpt-4o\",\"on_image_overflow\":\"drop\"",
+        ),
+    ));
+    v.push((
+        "Gemini: one content of many parts",
+        format!(
+            r#"{{"format":"gemini","messages":[{{"role":"user","parts":[{}]}}],"max_bytes":100000}}"#,
+            fill(size, r#"{"text":"z"}"#, |_| r#"{"text":"a"}"#.to_string()).join(",")
+        ),
+    ));
+    v.push((
+        "AI SDK: tiny parts",
+        format!(
+            r#"{{"format":"ai-sdk","messages":[{}],"max_bytes":100000}}"#,
+            fill(size, r#"{"role":"user","content":"end"}"#, |i| {
+                let role = if i % 2 == 0 { "user" } else { "assistant" };
+                format!(r#"{{"role":"{role}","content":[{{"type":"text","text":"a"}},{{"type":"text","text":"b"}}]}}"#)
+            })
+            .join(",")
+        ),
+    ));
     v
 }
 
@@ -463,6 +838,27 @@ fn ratio(peak: u64, answer: u64, input: usize) -> f64 {
     peak.saturating_sub(answer) as f64 / input as f64
 }
 
+/// One input through each front end: (CLI peak, CLI answer), (C ABI growth, C ABI answer),
+/// and Python's (growth, answer) when a Python is given.
+struct Measured {
+    cli: (u64, u64),
+    c: (u64, u64),
+    python: Option<Option<(u64, u64)>>,
+}
+
+fn measure(path: &Path, answer: &Path, python: Option<&Path>) -> Measured {
+    let cli = cli(path, answer).unwrap_or((0, 0));
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child.arg("--c-child").arg(path);
+    let c = growth(child).unwrap_or((0, 0));
+    let python = python.map(|py| {
+        let mut child = Command::new(py);
+        child.arg("-c").arg(PYTHON_CHILD).arg(path);
+        growth(child)
+    });
+    Measured { cli, c, python }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(at) = args.iter().position(|a| a == "--c-child") {
@@ -478,7 +874,15 @@ fn main() {
         .iter()
         .filter(|a| !a.starts_with("--") && keep.as_deref() != Some(Path::new(a)))
         .collect();
-    let python = std::env::var_os("ANKITA_PYTHON").map(PathBuf::from);
+    // The package's test environment when it has been built (bindings/python/run-tests.sh).
+    let python = std::env::var_os("ANKITA_PYTHON")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let venv =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/python/.venv/bin/python");
+            venv.exists().then_some(venv)
+        })
+        .filter(|py| !py.as_os_str().is_empty());
     let dir = std::env::temp_dir().join(format!("ankita-memory-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (path, answer) = (dir.join("request.json"), dir.join("answer.json"));
@@ -494,53 +898,94 @@ fn main() {
         if python.is_some() { "---|" } else { "" }
     );
     print!("{table}");
-    let mut worst: (f64, f64) = (0.0, 0.0);
-    for (name, text) in inputs(if quick { FULL / 5 } else { FULL }) {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    let slug = |name: &str| -> String {
+        name.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect()
+    };
+    let mut worst: [(f64, &str); 3] = [(0.0, ""); 3];
+    let rows = inputs(if quick { FULL / 5 } else { FULL });
+    for (name, text) in &rows {
+        let name: &str = name;
+        if !wanted(name) {
             continue;
         }
-        std::fs::write(&path, &text).unwrap();
+        std::fs::write(&path, text).unwrap();
         if let Some(keep) = &keep {
-            let slug: String = name
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
             std::fs::create_dir_all(keep).unwrap();
-            std::fs::write(keep.join(format!("{slug}.json")), &text).unwrap();
+            std::fs::write(keep.join(format!("{}.json", slug(name))), text).unwrap();
         }
-        let (cli_peak, cli_answer) = cli(&path, &answer).unwrap_or((0, 0));
-        let mut child = Command::new(std::env::current_exe().unwrap());
-        child.arg("--c-child").arg(&path);
-        let (c_growth, c_answer) = growth(child).unwrap_or((0, 0));
-        let py = python.as_ref().map(|py| {
-            let mut child = Command::new(py);
-            child.arg("-c").arg(PYTHON_CHILD).arg(&path);
-            growth(child).map_or(f64::NAN, |(g, a)| ratio(g, a, text.len()))
-        });
+        let m = measure(&path, &answer, python.as_deref());
         let (cli_x, c_x) = (
-            ratio(cli_peak, cli_answer, text.len()),
-            ratio(c_growth, c_answer, text.len()),
+            ratio(m.cli.0, m.cli.1, text.len()),
+            ratio(m.c.0, m.c.1, text.len()),
         );
-        worst = (worst.0.max(cli_x), worst.1.max(c_x));
+        let py_x = m
+            .python
+            .map(|g| g.map_or(f64::NAN, |(g, a)| ratio(g, a, text.len())));
+        for (at, x) in [Some(cli_x), Some(c_x), py_x].into_iter().enumerate() {
+            if let Some(x) = x {
+                if x > worst[at].0 || x.is_nan() {
+                    worst[at] = (x, name);
+                }
+            }
+        }
         let mut row = format!(
             "| {name} | {:.1} | {:.1} | {:.1} | {cli_x:.1} | {:.1} | {c_x:.1} |",
             text.len() as f64 / 1e6,
-            c_answer as f64 / 1e6,
-            cli_peak as f64 / 1e6,
-            c_growth as f64 / 1e6,
+            m.c.1 as f64 / 1e6,
+            m.cli.0 as f64 / 1e6,
+            m.c.0 as f64 / 1e6,
         );
-        if let Some(py) = py {
+        if let Some(py) = py_x {
             let _ = write!(row, " {py:.1} |");
         }
         println!("{row}");
         // The CLI ends its answer with a line break.
-        if cli_answer != c_answer + 1 {
-            println!("  (the CLI's answer is {cli_answer} bytes, the C ABI's {c_answer})");
+        if m.cli.1 != m.c.1 + 1 {
+            println!(
+                "  (the CLI's answer is {} bytes, the C ABI's {})",
+                m.cli.1, m.c.1
+            );
         }
     }
     println!(
-        "\nworst: CLI {:.1}× (peak RSS less the answer, over the input), C ABI {:.1}× (growth of the peak across the call less the answer, over the input)",
-        worst.0, worst.1
+        "\nworst: CLI {:.1}× ({}; peak RSS less the answer, over the input), C ABI {:.1}× ({}; growth of the peak across the call less the answer, over the input){}",
+        worst[0].0,
+        worst[0].1,
+        worst[1].0,
+        worst[1].1,
+        if python.is_some() {
+            format!(", Python {:.1}× ({})", worst[2].0, worst[2].1)
+        } else {
+            String::new()
+        }
     );
+    // A small request is held to 8× its size over a few MB (a process's own baseline is
+    // several times its size): the 88 KB request of issue 43 whose PDF inflates to 68 MB.
+    let name = "the 88 KB PDF request";
+    if wanted(name) {
+        let text = pdf_bomb_request();
+        std::fs::write(&path, &text).unwrap();
+        if let Some(keep) = &keep {
+            std::fs::write(keep.join(format!("{}.json", slug(name))), &text).unwrap();
+        }
+        let m = measure(&path, &answer, python.as_deref());
+        let mb = |b: u64| b as f64 / 1e6;
+        let bound = 8 * text.len() as u64 + (4 << 20);
+        println!(
+            "{name} ({} bytes; bound 8× + 4 MiB = {:.2} MB): CLI peak {:.2} MB, C ABI growth {:.2} MB{}",
+            text.len(),
+            mb(bound),
+            mb(m.cli.0),
+            mb(m.c.0),
+            match m.python {
+                Some(Some((g, _))) => format!(", Python growth {:.2} MB", mb(g)),
+                Some(None) => ", Python failed".into(),
+                None => String::new(),
+            }
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
