@@ -732,3 +732,36 @@ def test_the_summarizing_examples_run() -> None:
     assert asked and figures.summaries == len(asked)
     assert figures.summary.endswith(f"summary {len(asked)}")
     assert "The summary so far:\nsummary 1" in asked[1]
+
+
+def test_a_summary_over_the_budget_keeps_the_previous_one() -> None:
+    # The first summary fits, the second does not: the turn is trimmed as it was, the first
+    # summary still in place (the same bytes), and the next move folds the messages in again.
+    calls: list[str | None] = []
+
+    async def summarize(messages: list[Any], previous: str | None) -> str:
+        calls.append(previous)
+        if len(calls) == 2:
+            return "the whole build log, again. " * 20_000
+        return stand_in(messages, previous)
+
+    session = loop_session("anthropic", summarize=summarize)
+
+    async def loop() -> list[Any]:
+        out = []
+        for k in range(300):
+            session.append(agent_step("anthropic", k))
+            out.append(await session.trim_async())
+            if len(calls) == 3:
+                break
+        return out
+
+    with pytest.warns(UserWarning, match="does not fit the budget"):
+        results = asyncio.run(loop())
+    assert len(calls) == 3
+    first = next(r for r in results if "summary" in r.report)
+    overflowed = next(i for i, r in enumerate(results) if "compaction" in r.report)
+    assert results[overflowed].messages[0] == first.messages[0]
+    assert "the whole build log" not in json.dumps(results[overflowed].messages)
+    # The third call is given the first summary as the previous one.
+    assert calls[2] == calls[1] and calls[1] is not None
