@@ -564,6 +564,22 @@ export interface TrimWarning {
   message: string;
 }
 
+/**
+ * What token counts were multiplied by, and why (`report.token_factor`, in tokens; what
+ * `Session#observeUsage` answers).
+ */
+export interface TokenFactor {
+  value: number;
+  /**
+   * `tokenizer`: the tokenizer's own counts (1); `fixed_margin`: the model family's safety
+   * margin (Claude o200k_base × 1.35, Gemini × 1.25, …); `caller`: `token_factor`;
+   * `observed`: set by the provider's counts given to `Session#observeUsage`.
+   */
+  source: "tokenizer" | "fixed_margin" | "caller" | "observed";
+  /** How many provider counts were observed. */
+  observations: number;
+}
+
 /** What `trim` removed or changed; every `index` is an index in the input `messages`. */
 export interface TrimReport {
   /** The format the messages were read in. */
@@ -575,6 +591,8 @@ export interface TrimReport {
   /** True when the counts are the model's own tokens; false for bytes and for estimates
    * (Claude and Gemini models, counted with `o200k_base` times a safety factor). */
   exact: boolean;
+  /** In tokens only: what token counts were multiplied by, and why. */
+  token_factor?: TokenFactor;
   /** The history budget in bytes; null when only `max_messages` applies or in tokens. */
   budget_bytes: number | null;
   /** The history budget in tokens (in bytes mode, `budget_bytes` in tokens, rounded up). */
@@ -923,6 +941,14 @@ export class Session<M extends object = any, S extends SystemInput = System> {
   trimAsync(): Promise<TrimResult<M, S>>;
   /** The messages held (a new array of the objects given), to save. */
   snapshot(): M[];
+  /**
+   * Gives the provider's count of the input tokens of the request that sent the last trim's
+   * messages (the response's `usage.input_tokens`): for a model counted with a margin (Claude,
+   * Gemini) the next trims count with a factor set from the evidence. Returns that factor, as
+   * the next `report.token_factor` will say; throws `invalid_argument` for a session counting
+   * bytes, before the first trim, for a count below 1, or one no factor from 0.1 to 10 explains.
+   */
+  observeUsage(inputTokens: number): TokenFactor;
   /** A session holding `messages` (a snapshot, or what an app saved). */
   static restore<M extends object = any, S extends SystemInput = System>(
     messages: readonly M[],

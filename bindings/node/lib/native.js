@@ -336,6 +336,10 @@ export function native() {
     sessionAppend: declare("ankita_session_append", AnkitaString, [SessionHandle, "const char *"]),
     sessionTruncate: declare("ankita_session_truncate", AnkitaString, [SessionHandle, "size_t"]),
     sessionPlan: declare("ankita_session_plan", AnkitaString, [SessionHandle]),
+    sessionObserveUsage: declare("ankita_session_observe_usage", AnkitaString, [
+      SessionHandle,
+      "uint64_t",
+    ]),
   });
   return bound;
 }

@@ -303,6 +303,31 @@ export class Session {
   }
 
   /**
+   * Gives the provider's count of the input tokens of the request that sent the last trim's
+   * messages (the response's `usage.input_tokens`; Gemini's `usageMetadata.promptTokenCount`):
+   * the session compares it with its own count and, for a model counted with a margin (Claude,
+   * Gemini), sets the factor the next trims count with from the evidence (see
+   * docs/tokens-and-models.md).
+   *
+   * @param {number} inputTokens
+   * @returns {import("../index.js").TokenFactor} the factor the next trim uses, as its
+   *   `report.token_factor` will say
+   * @throws {AnkitaError} `invalid_argument` for a session counting bytes, before the first
+   *   trim, for a count below 1, or for one no factor from 0.1 to 10 explains
+   */
+  observeUsage(inputTokens) {
+    const handle = this.#live();
+    if (!Number.isSafeInteger(inputTokens) || inputTokens < 0) {
+      throw new AnkitaError(
+        "invalid_argument",
+        `inputTokens must be the provider's count of the request (an integer), not ${describe(inputTokens)}`,
+        { path: "inputTokens" },
+      );
+    }
+    return answer(native().sessionObserveUsage(handle, inputTokens)).token_factor;
+  }
+
+  /**
    * The messages held (a new array of the objects given), to save: a session restored with
    * `Session.restore(saved, options)` answers as this one.
    *

@@ -207,6 +207,10 @@ export function bindWasm(
     sessionAppend: answering((handle, text) => x.ankita_session_append(handle, cString(text))),
     sessionTruncate: answering((handle, len) => x.ankita_session_truncate(handle, len)),
     sessionPlan: answering((handle) => x.ankita_session_plan(handle)),
+    // A uint64_t is a wasm i64: a BigInt on the JavaScript side.
+    sessionObserveUsage: answering((handle, tokens) =>
+      x.ankita_session_observe_usage(handle, BigInt(tokens)),
+    ),
   };
   return bound;
 }

@@ -1,0 +1,88 @@
+// Session#observeUsage: the provider's count of a request sets the token factor of a model
+// counted with a margin (the core's tests/calibration.rs runs the 200-call loop against a
+// stand-in provider; here, what the binding hands over and answers).
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { AnkitaError, Session, trim } from "../index.js";
+
+const TEXT = "The parser reads the window's buffer and reports the session's budget. ".repeat(40);
+
+function history(n) {
+  const messages = [{ role: "system", content: "Be brief." }];
+  for (let k = 0; k < n; k++) {
+    messages.push({ role: "user", content: `Question ${k}: ${TEXT}` });
+    messages.push({ role: "assistant", content: `Answer ${k}: ${TEXT}` });
+  }
+  return messages;
+}
+
+test("observed usage sets the factor of the next trims", (t) => {
+  const session = new Session({
+    messages: history(20),
+    model: "claude-sonnet-4-5",
+    context_tokens: 8000,
+    max_output_tokens: 1000,
+    // Not cache-stable: each trim fills the window, which is what the factor decides.
+    trim_to: null,
+  });
+  t.after(() => session.close());
+  const first = session.trim();
+  assert.deepEqual(first.report.token_factor, {
+    value: 1.35,
+    source: "fixed_margin",
+    observations: 0,
+  });
+  // A provider counting 10% over o200k_base: the factor follows, with a small margin.
+  const raw = first.report.cost_tokens / 1.35;
+  const factor = session.observeUsage(Math.floor(raw * 1.1));
+  assert.equal(factor.source, "observed");
+  assert.equal(factor.observations, 1);
+  assert.ok(factor.value >= 1.1 && factor.value < 1.15, `${factor.value}`);
+  const second = session.trim();
+  assert.deepEqual(second.report.token_factor, factor);
+  assert.ok(second.messages.length > first.messages.length);
+});
+
+test("a caller's factor and a public tokenizer are kept", (t) => {
+  for (const [options, value, source] of [
+    [{ model: "claude-sonnet-4-5", token_factor: 1.2 }, 1.2, "caller"],
+    [{ model: "gpt-4o" }, 1, "tokenizer"],
+  ]) {
+    const session = new Session({ messages: history(2), context_tokens: 8000, ...options });
+    t.after(() => session.close());
+    assert.equal(session.trim().report.token_factor.source, source);
+    assert.deepEqual(session.observeUsage(5000), { value, source, observations: 1 });
+  }
+});
+
+test("usage that cannot be paired is an invalid_argument error", (t) => {
+  const session = new Session({ messages: history(2), model: "claude-sonnet-4-5" });
+  t.after(() => session.close());
+  const invalid = (pattern) => (error) =>
+    error instanceof AnkitaError &&
+    error.code === "invalid_argument" &&
+    pattern.test(error.message);
+  assert.throws(() => session.observeUsage(100), invalid(/trim first/));
+  session.trim();
+  assert.throws(() => session.observeUsage(0), invalid(/not 0/));
+  assert.throws(() => session.observeUsage(-1), invalid(/not -1/));
+  assert.throws(() => session.observeUsage(1.5), invalid(/not 1\.5/));
+  assert.throws(() => session.observeUsage("100"), invalid(/inputTokens/));
+  assert.throws(() => session.observeUsage(10_000_000), invalid(/no factor/));
+  const inBytes = new Session({ messages: history(2), max_bytes: 100_000 });
+  t.after(() => inBytes.close());
+  inBytes.trim();
+  assert.throws(() => inBytes.observeUsage(100), invalid(/counts bytes/));
+});
+
+test("a stateless report says where its factor comes from", () => {
+  const result = trim(history(2), { model: "gemini-2.5-flash", context_tokens: 8000 });
+  assert.deepEqual(result.report.token_factor, {
+    value: 1.25,
+    source: "fixed_margin",
+    observations: 0,
+  });
+  assert.equal(trim(history(2), { max_bytes: 100_000 }).report.token_factor, undefined);
+});
