@@ -506,6 +506,14 @@ public:
     /** The same as a plan: indices of the messages held, and the changed messages. */
     result try_plan() { return detail::take(ankita_session_plan(handle_)); }
     std::string plan() { return try_plan().value(); }
+    /** The provider's input tokens of the last answer's request (`usage.input_tokens`):
+     * `{"ok": true, "token_factor": {...}}`, the factor the next trims count with. */
+    result try_observe_usage(std::uint64_t input_tokens) {
+        return detail::take(ankita_session_observe_usage(handle_, input_tokens));
+    }
+    std::string observe_usage(std::uint64_t input_tokens) {
+        return try_observe_usage(input_tokens).value();
+    }
     /** `{"ok": true, "messages": [...]}`: the messages held, to save and append again. */
     result try_snapshot() { return detail::take(ankita_session_snapshot(handle_)); }
     std::string snapshot() { return try_snapshot().value(); }
