@@ -5,7 +5,7 @@
 //! Python option TypedDicts (_types.py), the stub's keywords of `_ankita.trim` (_ankita.pyi),
 //! the Node `TrimOptions` (index.d.ts) and the reference table of docs/options.md are written
 //! from the table: `regions_are_generated_from_the_table` fails with a diff when one is stale,
-//! and `UPDATE_OPTIONS=1 cargo test --release --test option_table` rewrites them.
+//! and `UPDATE_OPTIONS=1 cargo test --release --test option_table regions` rewrites them.
 //!
 //! Checked, where a declaration is written by hand: the keywords and defaults of the native
 //! `trim` (its `text_signature`), the typed wrapper's overloads, the framework adapters'
@@ -55,12 +55,14 @@ fn regions() -> Vec<(&'static str, &'static str, String)> {
         ),
         (TYPES_PY, "request-options", typed(|o| o.types_the_messages)),
         (STUB_PYI, "trim-keywords", stub_keywords()),
+        (NATIVE_TRIM, "text-signature", text_signature()),
         (INDEX_D_TS, "trim-options", node_members()),
         (OPTIONS_MD, "reference", docs_table()),
     ]
 }
 
 const STUB_PYI: &str = "bindings/python/python/ankita/_ankita.pyi";
+const NATIVE_TRIM: &str = "bindings/python/src/trim.rs";
 const INDEX_D_TS: &str = "bindings/node/index.d.ts";
 const OPTIONS_MD: &str = "docs/options.md";
 
@@ -144,6 +146,18 @@ fn stub_keywords() -> String {
             format!("    {}: {ty} = {},\n", o.name, o.python_default())
         })
         .collect()
+}
+
+/// The `text_signature` of the native `trim` (what `help()` and `inspect.signature` show; the
+/// keywords it declares are those of older options, the others come through `**unknown`).
+fn text_signature() -> String {
+    let keywords: Vec<String> = OPTIONS
+        .iter()
+        .map(|o| format!("{}={}", o.name, o.python_default().replace('"', "'")))
+        .collect();
+    let text = format!("\"(messages, *, {})\"", keywords.join(", "));
+    let lines = wrap(&text, WIDTH - 2, "text_signature = ", "    ");
+    lines.join(" \\\n") + "\n"
 }
 
 /// The members of Node's `TrimOptions`, each with its JSDoc.
@@ -296,7 +310,7 @@ fn regions_are_generated_from_the_table() {
     assert!(
         stale.is_empty(),
         "the options generated from src/request/options.rs are stale: run \
-         `UPDATE_OPTIONS=1 cargo test --release --test option_table` and commit the files\n{}",
+         `UPDATE_OPTIONS=1 cargo test --release --test option_table regions` and commit the files\n{}",
         stale.join("\n")
     );
 }
@@ -560,7 +574,7 @@ fn native_signature() -> BTreeSet<String> {
 
 /// The keywords of the `text_signature` of the native `trim` with their defaults.
 fn native_defaults() -> BTreeMap<String, String> {
-    let text = read("bindings/python/src/trim.rs");
+    let text = read(NATIVE_TRIM);
     let at = text
         .find("pub fn trim<")
         .expect("pub fn trim in bindings/python/src/trim.rs");

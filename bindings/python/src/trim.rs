@@ -123,12 +123,16 @@ impl TrimResult {
     strict_model = None,
     fill = None,
     **unknown
-), text_signature = "(messages, *, max_bytes=None, context_tokens=None, max_output_tokens=0, \
-    tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, tokenizer=None, \
-    token_factor=None, overhead_tokens=None, clear_tool_results=None, max_messages=..., \
-    image_profile='ankita', on_image_overflow='placeholder', model=None, image_sizes=None, \
-    file_sizes=None, format='openai', system=None, strict_model=False, fill=True, trim_to=None, \
-    cut=None, summary=None, cache_breakpoint=False)")]
+),
+// <options text-signature> generated from src/request/options.rs by tests/option_table.rs
+text_signature = "(messages, *, max_bytes=None, context_tokens=None, max_output_tokens=0, \
+    tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, max_messages=..., \
+    image_profile='ankita', model=None, image_sizes=None, file_sizes=None, \
+    on_image_overflow='placeholder', format='openai', system=None, tokenizer=None, \
+    token_factor=None, overhead_tokens=None, clear_tool_results=None, strict_model=False, \
+    fill=True, trim_to=None, cut=None, summary=None, cache_breakpoint=False)"
+// </options>
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn trim<'py>(
     py: Python<'py>,
