@@ -370,7 +370,7 @@ def probe_file(
 ) -> FileInfo | None:
     """Reads a PDF's page count and page size, or an audio file's duration (WAV, FLAC, MP3,
     Ogg Vorbis/Opus, MP4), from its structure, and prices it (Gemini 2.5: 258 tokens a page,
-    32 a second; see the README's "Documents and audio").
+    32 a second; see docs/documents-and-audio.md).
 
     ``data`` is a data URL or bare base64 text (str), or the raw bytes. Returns None when the
     file cannot be read (encrypted, damaged, neither a PDF nor audio). Raises InvalidRequest
