@@ -2,24 +2,28 @@
 //!
 //! ```text
 //! request ─► format adapter: split into logical messages, priced once   (format/*.rs)
-//!         ─► repair, groups                                              (repair.rs)
+//!         ─► repair, groups                                 [repair]     (repair.rs)
 //!         ─► tags: pinned system, request, anchors, exchange in progress (here; the state
 //!            of a trim in progress is trimmer.rs)
-//!         ─► selection: newest groups first while they fit               (here)
-//!         ─► shedding: texts, images, attachments, soft groups           (shed.rs)
+//!         ─► selection: newest groups first while they fit  [select]     (here)
+//!         ─► shedding: texts, images, attachments, soft groups [shed]    (shed.rs)
 //!         ─► the room left to the newest first: regrow, refill, fill     (fill.rs)
 //!         ─► the answer starts on the user's turn (Anthropic, Gemini)    (turn.rs)
-//!         ─► report in the caller's indices                              (report.rs)
-//!         ─► format adapter: rebuild the answer from the caller's bytes  (format/*.rs)
+//!         ─► the provider's rules on the kept messages      [settle]     (format adapter)
+//!         ─► report in the caller's indices                 [report]     (report.rs)
+//!         ─► format adapter: rebuild the answer from the caller's bytes  [rebuild]
+//!         ─► cleared tool inputs written, cache breakpoint placed        [finish_answer]
 //! ```
 //!
-//! Every unit is priced once; the steps keep running totals. Nothing here knows a wire format.
+//! The steps in brackets are the functions and methods of that name here. Every unit is priced
+//! once; the steps keep running totals. Nothing here knows a wire format.
 
 use crate::error::{Error, ErrorCode};
-use crate::format::{Format, Out, Pricing};
+use crate::format::{Edit, Format, Out, Placed, Pricing};
 use crate::model::{Role, Session, UnitKind};
 use crate::raw::{Doc, Raw};
-use crate::report::{Limit, Report, Warning};
+use crate::repair::Repaired;
+use crate::report::{Breakpoint, Limit, Report, Warning};
 use crate::request::TrimOptions;
 use crate::trimmer::{saturate, Tag, Trimmer};
 use serde_json::{Map, Value};
@@ -44,7 +48,7 @@ pub struct Plan<'a> {
     pub inputs: Vec<Raw<'a>>,
     /// The caller's messages (indices of `inputs`) whose tool calls' arguments
     /// `clear_tool_inputs` cleared: the answer's messages are written so last
-    /// ([`crate::api::finish_answer`]).
+    /// ([`finish_answer`]).
     pub cleared_inputs: Vec<usize>,
 }
 
@@ -90,8 +94,9 @@ pub(crate) fn plan_split_reach<'a>(
     cache: Option<&mut crate::count_cache::CountCache>,
     removed: bool,
 ) -> Result<(Plan<'a>, Reach), Error> {
-    let mut trimmer = Trimmer::new(doc, session, options, budget);
-    trimmer.cache = cache;
+    let mut session = session;
+    let repaired = repair(&mut session, options);
+    let mut trimmer = Trimmer::new(doc, session, repaired, options, budget, cache);
     trimmer.select();
     // A cache-stable trim neither regrows, refills nor fills: each would move its prefix (fill
     // on the trims whose cut moves alone takes the agent loop of examples/cache_stability
@@ -127,7 +132,14 @@ pub(crate) fn plan_split_reach<'a>(
             Vec::new()
         },
     };
-    Ok((trimmer.finish(doc), reach))
+    let kept = trimmer.settle();
+    trimmer.report(&kept);
+    Ok((trimmer.rebuild(doc, kept), reach))
+}
+
+/// Repair (DESIGN §5) and the cut into groups, the format's own way, on the logical messages.
+fn repair<'a>(session: &mut Session<'a>, options: &TrimOptions) -> Repaired<'a> {
+    options.format.adapter().repair(session)
 }
 
 /// Repairs the caller's `messages` (DESIGN §5) without trimming.
@@ -151,9 +163,13 @@ pub(crate) fn plan_sanitize_split<'a>(
     session: Session<'a>,
     options: &TrimOptions,
 ) -> Plan<'a> {
-    let mut trimmer = Trimmer::new(doc, session, options, None);
+    let mut session = session;
+    let repaired = repair(&mut session, options);
+    let mut trimmer = Trimmer::new(doc, session, repaired, options, None, None);
     trimmer.kept.iter_mut().for_each(|k| *k = true);
-    trimmer.finish(doc)
+    let kept = trimmer.settle();
+    trimmer.report(&kept);
+    trimmer.rebuild(doc, kept)
 }
 
 /// What [`plan_count`] counted: the cost of each of the caller's messages as it stands (no
@@ -416,23 +432,24 @@ impl<'a> Trimmer<'a, '_> {
         Error::new(ErrorCode::ContextBudgetExceeded, BUDGET_EXCEEDED_MESSAGE).with_details(details)
     }
 
-    fn finish(mut self, doc: &Doc<'a>) -> Plan<'a> {
+    /// The logical messages of the kept groups, less those the provider would refuse (the
+    /// format's [`crate::format::Adapter::settle`]; none when a summary is placed: it is the
+    /// user's turn the answer starts on), which the report forgets.
+    fn settle(&mut self) -> Kept {
         let n = self.session.messages.len();
-        let mut kept = vec![false; n];
+        let mut messages = vec![false; n];
         for (g, &k) in self.kept.iter().enumerate() {
             if k {
                 for &m in self.group_msgs(g) {
-                    kept[m] = true;
+                    messages[m] = true;
                 }
             }
         }
-        let adapter = self.options.format.adapter();
-        // A placed summary is the user's turn the answer starts on (crate::stable).
-        let summary = self.summary.take();
-        let settled = if summary.is_some() {
+        let settled = if self.summary.is_some() {
             Vec::new()
         } else {
-            adapter.settle(&self.session, &mut kept)
+            let adapter = self.options.format.adapter();
+            adapter.settle(&self.session, &mut messages)
         };
         if !settled.is_empty() {
             let physical: Vec<usize> = settled
@@ -441,27 +458,38 @@ impl<'a> Trimmer<'a, '_> {
                 .collect();
             self.report.forget_messages(&physical);
         }
-        if self.options.cache.stable {
-            let dropped_any = self.repaired.order.iter().any(|&m| !kept[m]);
-            self.report.cut = Some(self.report_cut(dropped_any));
+        Kept {
+            after_pinned: self.after_pinned_input(),
+            messages,
         }
-        let after_pinned = self.after_pinned_input();
-        // Selection is done with its order and groups: freed before the report's lists are
-        // built (where a history of many tiny messages peaks). The order becomes the list of
-        // logical messages dropped by trimming (not by repair), ascending, in place: a list
-        // collected beside it, with the groups still held, was the peak of 300,000 messages
-        // of one letter.
-        drop(std::mem::take(&mut self.repaired.groups));
-        let mut dropped = std::mem::take(&mut self.repaired.order);
-        dropped.retain(|&m| !kept[m]);
+    }
+
+    /// The report in the caller's indices: what was dropped (and the cut), the answer's cost,
+    /// the warnings, the tool results cleared and the repairs. Selection is done with its
+    /// order and groups: they are freed first (where a history of many tiny messages peaks).
+    fn report(&mut self, kept: &Kept) {
+        let kept = &kept.messages;
+        // Logical messages dropped by trimming (not by repair), ascending.
+        let mut dropped: Vec<usize> = self
+            .repaired
+            .order
+            .iter()
+            .copied()
+            .filter(|&m| !kept[m])
+            .collect();
         dropped.sort_unstable();
+        if self.options.cache.stable {
+            self.report.cut = Some(self.report_cut(!dropped.is_empty()));
+        }
+        drop(std::mem::take(&mut self.repaired.order));
+        drop(std::mem::take(&mut self.repaired.groups));
         let mut cost = 0u128;
         for (m, &k) in kept.iter().enumerate() {
             if k {
                 cost += self.session.cost(m);
             }
         }
-        cost += summary.as_ref().map_or(0, |s| s.1);
+        cost += self.summary.as_ref().map_or(0, |s| s.1);
         self.report.cost_bytes = saturate(cost);
         self.report.warnings = implausible_images(&self.session, self.options.format);
         (self.report.warnings).extend(crate::report::file_warnings(
@@ -474,12 +502,22 @@ impl<'a> Trimmer<'a, '_> {
             .map(|(_, entry)| entry)
             .collect();
         let repairs = std::mem::take(&mut self.repaired.repairs);
-        self.report.locate(&self.session, &kept, &dropped, repairs);
+        self.report.locate(&self.session, kept, &dropped, repairs);
+    }
+
+    /// The answer's messages, rebuilt by the format from the caller's bytes, with the summary
+    /// placed right after the pinned message ([`crate::stable`]).
+    fn rebuild(mut self, doc: &Doc<'a>, kept: Kept) -> Plan<'a> {
+        let Kept {
+            messages: kept,
+            after_pinned,
+        } = kept;
+        let adapter = self.options.format.adapter();
         let mut rebuilt = adapter.rebuild(doc, &self.session, &kept);
         self.report.merged = rebuilt.merged;
+        let summary = self.summary.take();
         let placed = summary.is_some();
         if let Some((message, _)) = summary {
-            // Right after the pinned message (crate::stable).
             let at = usize::from(after_pinned > 0);
             let at = at.min(rebuilt.messages.len());
             rebuilt.messages.insert(at, Out::New(message.into()));
@@ -501,6 +539,83 @@ impl<'a> Trimmer<'a, '_> {
             inputs: self.session.inputs,
             cleared_inputs,
         }
+    }
+}
+
+/// The logical messages an answer keeps ([`Trimmer::settle`]), and the caller's index of the
+/// first message after the pinned one (read while the groups are there).
+struct Kept {
+    messages: Vec<bool>,
+    after_pinned: usize,
+}
+
+/// The answer's last steps, on a plan whose messages are final: the calls whose arguments
+/// `clear_tool_inputs` cleared are written so ([`crate::format::inputs`]); then, with
+/// `cache_breakpoint`, the format places its prompt-cache breakpoint and the report says where.
+/// `render` writes the caller's message with an edit as its JSON text (the answer's writer).
+pub(crate) fn finish_answer<'a>(
+    doc: &Doc<'a>,
+    system: Option<Raw<'a>>,
+    options: &TrimOptions,
+    plan: &mut Plan<'a>,
+    render: impl Fn(Raw<'a>, &Edit) -> String,
+) {
+    write_cleared_inputs(doc, options, plan, &render);
+    if options.cache.cache_breakpoint {
+        place_breakpoint(system, options, plan, &render);
+    }
+}
+
+/// The answer's messages that hold calls `clear_tool_inputs` cleared, with their arguments
+/// replaced.
+fn write_cleared_inputs<'a>(
+    doc: &Doc<'a>,
+    options: &TrimOptions,
+    plan: &mut Plan<'a>,
+    render: &impl Fn(Raw<'a>, &Edit) -> String,
+) {
+    crate::format::inputs::rewrite_answer(
+        options.format.adapter(),
+        doc,
+        &plan.inputs,
+        &plan.cleared_inputs,
+        &mut plan.messages,
+        |edit| render(plan.inputs[edit.index], edit),
+    );
+}
+
+/// The format's prompt-cache breakpoint, placed in the answer's messages and the outside system
+/// prompt's; the report says where (or that none could be).
+fn place_breakpoint<'a>(
+    system: Option<Raw<'a>>,
+    options: &TrimOptions,
+    plan: &mut Plan<'a>,
+    render: &impl Fn(Raw<'a>, &Edit) -> String,
+) {
+    let placed = {
+        let texts: Vec<std::borrow::Cow<'_, str>> = plan
+            .messages
+            .iter()
+            .map(|out| match out {
+                Out::Same(i) => plan.inputs[*i].into(),
+                Out::New(text) => (&**text).into(),
+                Out::Edited(edit) => render(plan.inputs[edit.index], edit).into(),
+            })
+            .collect();
+        options.format.adapter().place_breakpoint(system, &texts)
+    };
+    plan.report.cache_breakpoint = Some(placed.as_ref().map(|p| Breakpoint {
+        output_index: p.index,
+        part: p.part,
+        given: p.message.is_none(),
+    }));
+    if let Some(Placed {
+        index,
+        message: Some(text),
+        ..
+    }) = placed
+    {
+        plan.messages[index] = Out::New(text.into());
     }
 }
 

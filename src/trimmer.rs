@@ -54,7 +54,7 @@ pub(crate) struct Trimmer<'a, 'o> {
     pub count: usize,
     /// Token counts kept from earlier trims of the same messages (an incremental session,
     /// [`crate::session`]): a message found there is not counted again.
-    pub cache: Option<&'o mut crate::count_cache::CountCache>,
+    cache: Option<&'o mut crate::count_cache::CountCache>,
     /// The optional group that ended the last run of selection (it did not fit); `None` when
     /// the run took every group (see [`crate::trim::Reach`]).
     pub stopped: Option<usize>,
@@ -80,13 +80,17 @@ pub(crate) struct Trimmer<'a, 'o> {
 }
 
 impl<'a, 'o> Trimmer<'a, 'o> {
+    /// A trim of `session` as repair left it (`repaired`), to `options` and the history
+    /// budget `budget`; with the token counts of an incremental session's earlier trims
+    /// (`cache`: taken from there, and what this trim counts added).
     pub(crate) fn new(
         doc: &'o Doc<'a>,
-        mut session: Session<'a>,
+        session: Session<'a>,
+        repaired: Repaired<'a>,
         options: &'o TrimOptions,
         budget: Option<u64>,
+        cache: Option<&'o mut crate::count_cache::CountCache>,
     ) -> Self {
-        let repaired = options.format.adapter().repair(&mut session);
         let groups = repaired.groups.len();
         let report = Report {
             format: options.format,
@@ -119,7 +123,7 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             inputs_cleared: Vec::new(),
             frontier: groups,
             count: 0,
-            cache: None,
+            cache,
             stopped: None,
             anchors: 0,
             missing_turn_start: false,

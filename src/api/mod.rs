@@ -17,16 +17,15 @@
 //! ```
 
 use crate::error::{Error, ErrorCode};
-use crate::format::{Edit, Format, NewContent, NewPart, Out, Placed};
+use crate::format::{Edit, Format, NewContent, NewPart, Out};
 use crate::json::write_str;
 use crate::pricing::{self, ImagePrice, ImageProfile, DEFAULT_BYTES_PER_TOKEN};
 use crate::probe;
 use crate::raw::{get, kind, Doc, Fields, Kind, Raw};
-use crate::report::{Breakpoint, Bytes, Report, RequestWarning, Style};
+use crate::report::{Bytes, Report, RequestWarning, Style};
 use crate::request::{format_of, TrimOptions};
 use crate::trim::{plan_count, plan_sanitize, plan_trim, Plan};
 use serde_json::{json, Map, Value};
-use std::borrow::Cow;
 
 mod chunks;
 mod images;
@@ -171,52 +170,16 @@ pub(crate) fn read_request(doc: Doc<'_>) -> Result<(Doc<'_>, Fields<'_>, Raw<'_>
     Ok((doc, fields, messages))
 }
 
-/// The answer's last touches: the calls whose arguments `clear_tool_inputs` cleared are
-/// written so (`format::inputs`); then, with `cache_breakpoint`, the format's prompt-cache
-/// breakpoint is placed in the answer's messages, and the report says where
-/// (`format::anthropic_cache`).
+/// The answer's last steps ([`crate::trim::finish_answer`]), with the answer's writer.
 pub(crate) fn finish_answer<'a>(
     doc: &Doc<'a>,
     system: Option<Raw<'a>>,
     options: &TrimOptions,
     plan: &mut Plan<'a>,
 ) {
-    crate::format::inputs::rewrite_answer(
-        options.format.adapter(),
-        doc,
-        &plan.inputs,
-        &plan.cleared_inputs,
-        &mut plan.messages,
-        |edit| edited_text(doc, plan.inputs[edit.index], edit),
-    );
-    if !options.cache.cache_breakpoint {
-        return;
-    }
-    let placed = {
-        let texts: Vec<Cow<'_, str>> = plan
-            .messages
-            .iter()
-            .map(|out| match out {
-                Out::Same(i) => Cow::Borrowed(plan.inputs[*i]),
-                Out::New(text) => Cow::Borrowed(&**text),
-                Out::Edited(edit) => Cow::Owned(edited_text(doc, plan.inputs[edit.index], edit)),
-            })
-            .collect();
-        options.format.adapter().place_breakpoint(system, &texts)
-    };
-    plan.report.cache_breakpoint = Some(placed.as_ref().map(|p| Breakpoint {
-        output_index: p.index,
-        part: p.part,
-        given: p.message.is_none(),
-    }));
-    if let Some(Placed {
-        index,
-        message: Some(text),
-        ..
-    }) = placed
-    {
-        plan.messages[index] = Out::New(text.into());
-    }
+    crate::trim::finish_answer(doc, system, options, plan, |message, edit| {
+        edited_text(doc, message, edit)
+    });
 }
 
 /// The caller's message with its edit, as its own JSON text.
