@@ -256,6 +256,35 @@ impl Session {
         Session::fold_in(slf, py, result, fold.get(), outcome)
     }
 
+    /// The provider's count of the input tokens of the request that sent the last trim's
+    /// messages (the response's `usage.input_tokens`), paired with the core's own count of it:
+    /// sets the factor the next trims count with (`ankita::calibrate`). Returns
+    /// `report["token_factor"]` as the next trim will write it.
+    fn observe_usage<'py>(
+        &mut self,
+        py: Python<'py>,
+        input_tokens: i64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let tokens = u64::try_from(input_tokens).map_err(|_| {
+            let e = ankita::Error::new(
+                ankita::ErrorCode::InvalidArgument,
+                format!(
+                    "input_tokens must be the provider's count of the request, not {input_tokens}"
+                ),
+            );
+            to_py_err(py, &e)
+        })?;
+        let factor = self
+            .core
+            .observe_usage(tokens)
+            .map_err(|e| to_py_err(py, &e))?;
+        let dict = PyDict::new(py);
+        dict.set_item("value", factor.value)?;
+        dict.set_item("source", factor.source.as_str())?;
+        dict.set_item("observations", factor.observations)?;
+        Ok(dict)
+    }
+
     /// The messages held, as a new list of the objects given (to save, then restore).
     fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.given.iter().map(|m| m.bind(py)))

@@ -15,6 +15,7 @@ from ._types import (
     SanitizeReport,
     Summary,
     TokenCount,
+    TokenFactor,
     Tokenizer,
     TokenizerFile,
     TrimReport,
@@ -131,6 +132,15 @@ class Session:
         ``trim`` calls it."""
     def snapshot(self) -> list[Any]:
         """The messages held, as a new list of the objects given (to save, then restore)."""
+    def observe_usage(self, input_tokens: int) -> TokenFactor:
+        """Gives the provider's count of the input tokens of the request that sent the last
+        trim's messages (the response's ``usage.input_tokens``; Gemini's
+        ``usage_metadata.prompt_token_count``): the session compares it with its own count and,
+        for a model counted with a margin (Claude, Gemini), sets the factor the next trims
+        count with from the evidence (see docs/tokens-and-models.md). Returns the factor the
+        next trim uses, as its ``report["token_factor"]`` will say. Raises AnkitaError (code
+        "invalid_argument") for a session counting bytes, before the first trim, for a count
+        below 1, or for one no factor from 0.1 to 10 explains."""
     @overload
     @classmethod
     def restore(
@@ -254,6 +264,7 @@ def trim(
     cut: int | None = None,
     summary: Summary | None = None,
     cache_breakpoint: bool | None = False,
+    max_tool_calls: int | None = None,
     # </options>
 ) -> TrimResult[_M]:
     """Fits a chat history into a context budget.

@@ -270,6 +270,8 @@ class AdapterOptions(TypedDict, total=False):
     cut: Optional[int]
     """The previous answer's report.cut: while the messages from that index on fit, keep exactly
     them (the cut never moves back)."""
+    max_tool_calls: Optional[int]
+    """The most tool exchanges kept, the newest (``None``: no limit)."""
     # </options>
 
 
@@ -348,6 +350,19 @@ class CacheBreakpoint(TypedDict):
     given: bool
 
 
+class TokenFactor(TypedDict):
+    """``report["token_factor"]`` (reports in tokens) and what ``Session.observe_usage``
+    answers: the factor token counts were multiplied by, and where it comes from:
+    ``"tokenizer"`` (the tokenizer's own counts, 1), ``"fixed_margin"`` (the model family's
+    safety margin: Claude o200k_base × 1.35, Gemini × 1.25, …), ``"caller"`` (``token_factor``)
+    or ``"observed"`` (set by the provider's counts given to ``Session.observe_usage``);
+    ``observations``: how many were given."""
+
+    value: float
+    source: Literal["tokenizer", "fixed_margin", "caller", "observed"]
+    observations: int
+
+
 class _TrimReportFields(TypedDict):
     format: MessageFormat
     unit: Literal["tokens", "bytes"]
@@ -384,8 +399,10 @@ class TrimReport(_TrimReportFields, total=False):
     where the kept run starts, to pass as the next call's ``cut`` (None when nothing was
     removed; ``limited_by`` is "cut" when the given cut dropped the older messages);
     ``cache_breakpoint`` is there when it was asked for; ``summary`` when the request's summary
-    was placed, ``compaction`` when the cut moved (what to summarise next)."""
+    was placed, ``compaction`` when the cut moved (what to summarise next). ``token_factor``
+    (in tokens) says what token counts were multiplied by, and why."""
 
+    token_factor: TokenFactor
     merged: list[Merge]
     dropped_blocks: list[DroppedBlock]
     turn_start: Optional[TurnStart]
