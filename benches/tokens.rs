@@ -493,6 +493,19 @@ fn main() {
         first_use(&args[i + 1], args.get(i + 2).map(String::as_str));
         return;
     }
+    if args.iter().any(|a| a == "--profile") {
+        // One count of the mixed corpus, for a profiler (valgrind --tool=callgrind).
+        let text: String = machine_corpora(1_000_000)
+            .into_iter()
+            .map(|c| c.2)
+            .collect();
+        for tokenizer in [Tokenizer::O200kBase, Tokenizer::Cl100kBase] {
+            for _ in 0..10 {
+                black_box(Measure::exact(tokenizer).text(black_box(&text)));
+            }
+        }
+        return;
+    }
     let quick = args.iter().any(|a| a == "--quick");
     let rounds = if quick { 5 } else { 15 };
     println!("{rounds} rounds; thread CPU time medians");
