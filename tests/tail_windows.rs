@@ -9,6 +9,7 @@
 mod agent_loop;
 
 use agent_loop::{write, Rng, Step, FORMATS};
+use ankita::format::facts::TAIL_DRIVER;
 use ankita::tail::trim_tail_json;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -151,28 +152,23 @@ fn window_request(base: &Value, messages: &[Value], from: usize, sizes: bool) ->
 /// Trims as the bindings do; returns the answer and how it was reached.
 fn drive(base: &Value, messages: &[Value]) -> (Value, &'static str) {
     let n = messages.len();
-    let max = base.get("max_messages");
-    let budget = base.get("max_bytes").is_some() || base.get("context_tokens").is_some();
-    let mut size = match max {
-        None => 112.0,
-        Some(Value::Number(m)) => (2.0 * m.as_f64().unwrap() + 32.0).max(64.0),
-        _ if budget => 256.0,
-        _ => f64::INFINITY,
-    };
-    if size.is_infinite() && n > 65 {
+    // The bindings' numbers and rules: the core's facts (ankita_formats' "tail").
+    let given = |key: &str| base.get(key).is_some_and(|v| !v.is_null());
+    let mut size = TAIL_DRIVER.first_tail(base.get("max_messages"), given);
+    if size.is_none() && n > TAIL_DRIVER.min_before {
         let answer = answer(&window_request(base, messages, n - 1, true));
         if answer.get("plan").is_some() {
             return (answer, "sizes");
         }
     }
-    while size.is_finite() && (n as f64) >= size + 64.0 {
-        let lowest = (n - size as usize).saturating_sub(size as usize).max(1);
-        let mut from = n - size as usize;
+    while let Some(tail) = size.filter(|&s| n >= s.saturating_add(TAIL_DRIVER.min_before)) {
+        let lowest = (n - tail).saturating_sub(tail).max(1);
+        let mut from = n - tail;
         while from >= lowest && plain(&messages[from]).is_none_or(|r| r != "user") {
             from -= 1;
         }
         if from < lowest {
-            size *= 4.0;
+            size = TAIL_DRIVER.widened(tail, None);
             continue;
         }
         let answer = answer(&window_request(base, messages, from, false));
@@ -183,9 +179,8 @@ fn drive(base: &Value, messages: &[Value]) -> (Value, &'static str) {
             break;
         }
         size = match answer.get("scale") {
-            Some(Value::Null) => f64::INFINITY,
-            Some(s) => size * (1.25 * s.as_f64().unwrap()).max(2.0),
-            None => size * 4.0,
+            Some(Value::Null) => None,
+            scale => TAIL_DRIVER.widened(tail, scale.map(|s| s.as_f64().unwrap())),
         };
     }
     let mut request = base.clone();
