@@ -81,6 +81,7 @@ static TRAITS: Traits = Traits {
         key: "input",
         empty: "{}",
     },
+    user_text: [r#"{"role":"user","content":[{"type":"text","text":"#, "}]}"],
     part_types: &[
         "tool-call",
         "tool-result",

@@ -75,6 +75,7 @@ static TRAITS: Traits = Traits {
         key: "input",
         empty: "{}",
     },
+    user_text: [r#"{"role":"user","content":"#, "}"],
     part_types: &[
         "tool_use",
         "tool_result",

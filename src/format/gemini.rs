@@ -77,6 +77,7 @@ static TRAITS: Traits = Traits {
         key: "args",
         empty: "{}",
     },
+    user_text: [r#"{"role":"user","parts":[{"text":"#, "}]}"],
     part_types: &[],
     part_keys: &[
         "inline_data",

@@ -163,6 +163,9 @@ pub struct Traits {
     pub words: Words,
     /// Where a tool call's arguments are, for `clear_tool_inputs`.
     pub tool_inputs: ToolInputs,
+    /// A user message holding one text, as the JSON text before and after the text's JSON
+    /// string (the placed summary, [`crate::stable`]).
+    pub user_text: [&'static str; 2],
     /// Part types (a content part's `type`) no other format uses: a message of another format
     /// holding one was meant for this one ([`meant_for`]).
     pub part_types: &'static [&'static str],

@@ -40,6 +40,7 @@ static TRAITS: Traits = Traits {
         key: "arguments",
         empty: "\"{}\"",
     },
+    user_text: [r#"{"role":"user","content":"#, "}"],
     part_types: &["image_url", "input_audio"],
     part_keys: &[],
     rebuilds_messages: false,

@@ -74,6 +74,10 @@ static TRAITS: Traits = Traits {
         key: "arguments",
         empty: "\"{}\"",
     },
+    user_text: [
+        r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"#,
+        "}]}",
+    ],
     part_types: &["input_text", "input_image", "input_file", "output_text"],
     part_keys: &[],
     rebuilds_messages: true,

@@ -32,14 +32,8 @@ pub const MARKER: &str = "[Summary of the earlier conversation]";
 /// and the caller's text.
 pub fn summary_message(format: Format, text: &str) -> String {
     let text = serde_json::to_string(&format!("{MARKER}\n\n{text}")).expect("a string");
-    match format.name() {
-        "gemini" => format!(r#"{{"role":"user","parts":[{{"text":{text}}}]}}"#),
-        "responses" => format!(
-            r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":{text}}}]}}"#
-        ),
-        "ai-sdk" => format!(r#"{{"role":"user","content":[{{"type":"text","text":{text}}}]}}"#),
-        _ => format!(r#"{{"role":"user","content":{text}}}"#),
-    }
+    let [before, after] = format.traits().user_text;
+    format!("{before}{text}{after}")
 }
 
 /// The summary message's cost in the trim's unit, as trim prices a message.
@@ -163,5 +157,35 @@ fn summary_over_budget() -> RequestWarning {
         message: "The summary does not fit beside the pinned message, the request and the \
                   exchange in progress; it was left out."
             .to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Role;
+
+    #[test]
+    fn the_summary_is_a_user_message_of_every_format() {
+        for adapter in crate::format::FORMATS {
+            let format = Format::from_name(adapter.name()).unwrap();
+            let message = summary_message(format, "we \"agreed\" on it");
+            let text = format!("[{message}]");
+            let doc = Doc::parse(&text).unwrap();
+            let options = TrimOptions {
+                format,
+                ..TrimOptions::default()
+            };
+            let start = crate::trim::Start::Whole(None);
+            let session = crate::trim::split(&doc, doc.root(), start, &options).unwrap();
+            assert_eq!(session.messages.len(), 1, "{message}");
+            assert_eq!(session.messages[0].role, Some(Role::User), "{message}");
+            let said = session.units[0].text.text();
+            assert_eq!(
+                said,
+                format!("{MARKER}\n\nwe \"agreed\" on it"),
+                "{message}"
+            );
+        }
     }
 }
