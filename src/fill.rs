@@ -83,7 +83,7 @@ impl Trimmer<'_, '_> {
         for &u in &units {
             let unit = &self.session.units[u];
             match (&unit.kind, &unit.change) {
-                (UnitKind::Image(price), Change::Keep) => {
+                (UnitKind::Media(price), Change::Keep) => {
                     if !images_may_go && mode == OnImageOverflow::Error {
                         return None;
                     }
@@ -169,13 +169,13 @@ impl Trimmer<'_, '_> {
                     });
                     self.shrunk.push((m, p.unit, from));
                 }
-                (_, UnitKind::Image(price)) if price.file.is_some() => {
+                (_, UnitKind::Media(price)) if price.file.is_some() => {
                     let file = price.file.as_ref().expect("a file's price");
                     let entry =
                         DroppedFile::new(physical, part.unwrap_or(0) as usize, file, &price);
                     self.report.dropped_files.push(entry);
                 }
-                (_, UnitKind::Image(price)) => {
+                (_, UnitKind::Media(price)) => {
                     let info = price.probe.ok();
                     self.report.dropped_images.push(DroppedImage {
                         index: physical,

@@ -40,12 +40,12 @@ pub mod turn;
 /// cbindgen:ignore
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-pub mod windows;
+pub mod context_windows;
 
 pub use api::{price_fields, probe_response, Request};
 pub use error::{Error, ErrorCode};
 pub use format::{Edit, Format, NewContent, NewPart, Out};
-pub use pricing::{ImagePrice, ImageProfile};
+pub use pricing::{MediaPrice, ImageProfile};
 pub use probe::{ImageFormat, ImageInfo, ProbeError};
 pub use report::Report;
 pub use request::{OnImageOverflow, TrimOptions, DEFAULT_MAX_MESSAGES};

@@ -4,7 +4,7 @@
 //! logical ones and records where each came from, so that the plan can be mapped back onto the
 //! caller's messages, parts and blocks.
 
-use crate::pricing::ImagePrice;
+use crate::pricing::MediaPrice;
 use crate::raw::Raw;
 use std::borrow::Cow;
 
@@ -67,7 +67,7 @@ pub enum UnitKind {
     Text,
     Attachment,
     /// Boxed: most units are text, and a unit is made for every caller's message.
-    Image(Box<ImagePrice>),
+    Media(Box<MediaPrice>),
     Other,
 }
 

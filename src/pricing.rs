@@ -25,7 +25,7 @@ pub const MAX_PRICE: u64 = (1 << 53) - 1;
 
 /// The price of one image URL as the budget sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImagePrice {
+pub struct MediaPrice {
     /// The header, or why it could not be read (`NotDataUrl` for a remote URL).
     pub probe: Result<ImageInfo, ProbeError>,
     /// Vision tokens; `None` when the image could not be priced by pixels (neither a readable
@@ -96,7 +96,7 @@ pub fn price_image_url(
     profile: ImageProfile,
     detail: Option<&str>,
     bytes_per_token: u64,
-) -> ImagePrice {
+) -> MediaPrice {
     price_image_url_with_size(url, None, profile, detail, bytes_per_token)
 }
 
@@ -116,13 +116,13 @@ pub fn price_image_url_with_size(
     profile: ImageProfile,
     detail: Option<&str>,
     bytes_per_token: u64,
-) -> ImagePrice {
+) -> MediaPrice {
     if is_remote_url(url) {
         let tokens = match size {
             Some((w, h)) if w > 0 && h > 0 => profile.tokens(w, h, detail),
             _ => profile.remote_image_tokens(detail),
         };
-        return ImagePrice {
+        return MediaPrice {
             probe: Err(ProbeError::NotDataUrl),
             tokens: Some(tokens),
             budget_bytes: tokens.saturating_mul(bytes_per_token),
@@ -147,7 +147,7 @@ pub enum Header {
     AsRead,
     /// An image whose header is implausible for its `encoded_len` ([`is_implausible`]) is
     /// priced as the profile's largest typical image ([`ImageProfile::remote_image_tokens`]),
-    /// not as the millions of tokens its header claims, and marked [`ImagePrice::implausible`].
+    /// not as the millions of tokens its header claims, and marked [`MediaPrice::implausible`].
     /// What trimming uses.
     Checked,
 }
@@ -161,14 +161,14 @@ pub fn price_probe(
     detail: Option<&str>,
     bytes_per_token: u64,
     header: Header,
-) -> ImagePrice {
+) -> MediaPrice {
     let (tokens, implausible) = match &probe {
         Ok(info) if header == Header::Checked && is_implausible(info, encoded_len) => {
             (profile.remote_image_tokens(detail), true)
         }
         Ok(info) => (profile.tokens(info.width, info.height, detail), false),
         Err(_) => {
-            return ImagePrice {
+            return MediaPrice {
                 probe,
                 tokens: None,
                 budget_bytes: encoded_len as u64,
@@ -177,7 +177,7 @@ pub fn price_probe(
             }
         }
     };
-    ImagePrice {
+    MediaPrice {
         probe,
         tokens: Some(tokens),
         budget_bytes: tokens.saturating_mul(bytes_per_token),
@@ -205,7 +205,7 @@ pub fn price_file_data(
     profile: ImageProfile,
     detail: Option<&str>,
     bytes_per_token: u64,
-) -> ImagePrice {
+) -> MediaPrice {
     let probe = probe::file::probe_file_text(text);
     // Base64 carries 3 bytes in 4 characters.
     let decoded = text.len() as u64 / 4 * 3;
@@ -224,7 +224,7 @@ pub fn price_file_data(
 /// unreadable file and (with [`Header::Checked`]) what its structure must be plausible for: a
 /// file that claims more pages or a longer duration than its size can hold
 /// ([`is_implausible_file`]) is priced as an unreadable one of its size and marked
-/// [`ImagePrice::implausible`] (the report warns). No figure exceeds [`MAX_PRICE`].
+/// [`MediaPrice::implausible`] (the report warns). No figure exceeds [`MAX_PRICE`].
 pub fn price_file_probe(
     probe: Result<FileInfo, FileError>,
     declared: FileKind,
@@ -233,7 +233,7 @@ pub fn price_file_probe(
     detail: Option<&str>,
     bytes_per_token: u64,
     header: Header,
-) -> ImagePrice {
+) -> MediaPrice {
     use crate::profiles::files::{unreadable_pages, unreadable_seconds};
     if let Ok(info) = probe {
         if header == Header::Checked && is_implausible_file(&info, decoded_len) {
@@ -306,7 +306,7 @@ pub fn price_file_remote(
     profile: ImageProfile,
     detail: Option<&str>,
     bytes_per_token: u64,
-) -> ImagePrice {
+) -> MediaPrice {
     use crate::profiles::files::{REMOTE_PAGES, REMOTE_SECONDS};
     let given = count.filter(|&c| c > 0);
     let (count, tokens) = match kind {
@@ -342,9 +342,9 @@ fn file_price(
     tokens: u64,
     profile: ImageProfile,
     bytes_per_token: u64,
-) -> ImagePrice {
+) -> MediaPrice {
     let tokens = tokens.clamp(1, MAX_PRICE);
-    ImagePrice {
+    MediaPrice {
         probe: Err(ProbeError::UnknownFormat),
         tokens: Some(tokens),
         budget_bytes: tokens.saturating_mul(bytes_per_token).min(MAX_PRICE),

@@ -6,7 +6,7 @@
 
 use crate::error::{Error, ErrorCode};
 use crate::model::{Change, UnitKind};
-use crate::pricing::ImagePrice;
+use crate::pricing::MediaPrice;
 use crate::report::{DroppedAttachment, DroppedFile, DroppedImage, Truncation};
 use crate::request::OnImageOverflow;
 use crate::tokens::Measure;
@@ -118,12 +118,12 @@ fn shrink_texts(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
 /// Drops images whose tokens do not fit, oldest first, the request's last.
 fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
     let mode = t.options.on_image_overflow;
-    for (m, u) in sheddable_units(t, |kind, _| matches!(kind, UnitKind::Image(_))) {
+    for (m, u) in sheddable_units(t, |kind, _| matches!(kind, UnitKind::Media(_))) {
         if t.total <= u128::from(budget) {
             break;
         }
         let unit = &t.session.units[u];
-        let UnitKind::Image(price) = &unit.kind else {
+        let UnitKind::Media(price) = &unit.kind else {
             unreachable!("only images are selected")
         };
         let part = unit.part.expect("images are parts") as usize;
@@ -342,7 +342,7 @@ pub(crate) fn clear_tool_results(
                     continue;
                 }
                 let (cost, change) = match (&unit.kind, first) {
-                    (UnitKind::Image(_), true) => (
+                    (UnitKind::Media(_), true) => (
                         placeholder_cost,
                         Change::Placeholder(clear.placeholder.as_str().into()),
                     ),
@@ -350,7 +350,7 @@ pub(crate) fn clear_tool_results(
                         placeholder_cost,
                         Change::Text(clear.placeholder.as_str().into()),
                     ),
-                    (UnitKind::Image(_), false) => (0, Change::Removed),
+                    (UnitKind::Media(_), false) => (0, Change::Removed),
                     (_, false) => (0, Change::Text("".into())),
                 };
                 first = false;
@@ -565,7 +565,7 @@ pub fn water_level(sizes: &[u64], need: u64, floor: u64) -> Option<u64> {
 
 /// A short description of an image: `PNG 1700×2200, ~765 tokens` (of a document or audio
 /// file: [`crate::report::describe_file`]).
-pub fn describe_image(price: &ImagePrice) -> String {
+pub fn describe_image(price: &MediaPrice) -> String {
     if let Some(file) = &price.file {
         return crate::report::describe_file(file, price.tokens.unwrap_or(0));
     }
@@ -580,7 +580,7 @@ pub fn describe_image(price: &ImagePrice) -> String {
 }
 
 /// The text part that stands where an image (a document, audio) was.
-pub fn image_placeholder(price: &ImagePrice) -> String {
+pub fn image_placeholder(price: &MediaPrice) -> String {
     format!(
         "[{} omitted to fit the context budget: {}]",
         media_word(price),
@@ -589,7 +589,7 @@ pub fn image_placeholder(price: &ImagePrice) -> String {
 }
 
 /// `Image`, `Document` or `Audio`.
-fn media_word(price: &ImagePrice) -> &'static str {
+fn media_word(price: &MediaPrice) -> &'static str {
     match price.file.as_ref().map(|f| f.kind) {
         None => "Image",
         Some(crate::probe::file::FileKind::Document) => "Document",

@@ -624,13 +624,13 @@ fn implausible_images(session: &Session<'_>, format: Format) -> Vec<Warning> {
     let any = session
         .units
         .iter()
-        .any(|u| matches!(&u.kind, UnitKind::Image(price) if price.implausible));
+        .any(|u| matches!(&u.kind, UnitKind::Media(price) if price.implausible));
     if !any {
         return warnings;
     }
     for msg in &session.messages {
         for unit in &session.units[msg.unit_range()] {
-            let UnitKind::Image(price) = &unit.kind else {
+            let UnitKind::Media(price) = &unit.kind else {
                 continue;
             };
             let (true, Ok(info)) = (price.implausible, price.probe) else {

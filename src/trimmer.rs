@@ -247,7 +247,7 @@ pub(crate) fn count_message(
             }
             // Images are priced in tokens already; an opaque part costs its bytes, an
             // upper bound (no token is shorter than a byte).
-            (Change::Keep, UnitKind::Image(_) | UnitKind::Other) => unit.bytes,
+            (Change::Keep, UnitKind::Media(_) | UnitKind::Other) => unit.bytes,
         };
         used = used.checked_add(cost).filter(|&u| u <= limit)?;
         costs.push(cost);

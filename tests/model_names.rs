@@ -176,7 +176,7 @@ fn windows_fit_the_maps_inputs() {
     for line in NAMES.lines().filter(|l| !l.starts_with('#')) {
         let fields: Vec<&str> = line.split('\t').collect();
         let (name, input) = (fields[0], fields.get(2).and_then(|n| n.parse::<u64>().ok()));
-        let (Some(window), Some(input)) = (ankita::windows::for_model(name), input) else {
+        let (Some(window), Some(input)) = (ankita::context_windows::for_model(name), input) else {
             continue;
         };
         checked += 1;

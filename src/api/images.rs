@@ -5,7 +5,7 @@ use super::Request;
 use crate::error::Error;
 use crate::format::{parts_key, unit_path, Input, Logical, Pricing};
 use crate::model::{Session, Unit, UnitKind};
-use crate::pricing::ImagePrice;
+use crate::pricing::MediaPrice;
 use crate::raw::{get, Doc, Raw};
 
 /// One image of a request's messages.
@@ -19,7 +19,7 @@ pub struct RequestImage {
     /// result), `.parts[0]`.
     pub at: String,
     /// Its price in the request's byte budget (`bytes_per_token`), as a trim in bytes prices it.
-    pub price: ImagePrice,
+    pub price: MediaPrice,
     /// The length of its part as the caller wrote it (JSON text): what it would cost measured
     /// as text.
     pub encoded_bytes: usize,
@@ -62,7 +62,7 @@ impl Request<'_> {
                 continue;
             };
             for unit in &session.units[msg.unit_range()] {
-                let (UnitKind::Image(price), Some(part)) = (&unit.kind, unit.part) else {
+                let (UnitKind::Media(price), Some(part)) = (&unit.kind, unit.part) else {
                     continue;
                 };
                 if price.file.is_some() {

@@ -159,7 +159,7 @@ pub fn probe_response_with(
 
 /// `format`, `width`, `height`, `tokens`, `budget_bytes` of a priced image, as JSON fields
 /// (the first four null when the image could not be decoded).
-pub fn price_fields(price: &ImagePrice) -> Map<String, Value> {
+pub fn price_fields(price: &MediaPrice) -> Map<String, Value> {
     let info = price.probe.ok();
     let fields = json!({
         "format": info.map(|i| i.format.as_str()),

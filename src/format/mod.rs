@@ -26,7 +26,7 @@ pub(crate) mod write;
 use crate::error::Error;
 use crate::model::{Session, UnitKind};
 use crate::pricing::{
-    price_file_data, price_file_remote, price_image_url_with_size, price_probe, Header, ImagePrice,
+    price_file_data, price_file_remote, price_image_url_with_size, price_probe, Header, MediaPrice,
     ImageProfile,
 };
 use crate::probe::file::FileKind;
@@ -546,7 +546,7 @@ impl Pricing<'_> {
     /// An image given by URL (a data URL, or a remote URL priced by its known or typical size).
     pub fn url(&self, url: &str, detail: Option<&str>) -> UnitKind {
         let size = self.image_sizes.get(url).copied();
-        UnitKind::Image(Box::new(price_image_url_with_size(
+        UnitKind::Media(Box::new(price_image_url_with_size(
             url,
             size,
             self.profile,
@@ -563,7 +563,7 @@ impl Pricing<'_> {
             Some(&(w, h)) if w > 0 && h > 0 => self.profile.tokens(w, h, detail),
             _ => self.profile.remote_image_tokens(detail),
         };
-        UnitKind::Image(Box::new(ImagePrice {
+        UnitKind::Media(Box::new(MediaPrice {
             probe: Err(crate::probe::ProbeError::NotDataUrl),
             tokens: Some(tokens),
             budget_bytes: tokens.saturating_mul(self.bytes_per_token),
@@ -579,7 +579,7 @@ impl Pricing<'_> {
 
     /// [`Pricing::base64`] with the `detail` the profile reads (Gemini 3's media resolution).
     pub fn base64_with(&self, data: &str, fallback_bytes: usize, detail: Option<&str>) -> UnitKind {
-        UnitKind::Image(Box::new(price_probe(
+        UnitKind::Media(Box::new(price_probe(
             crate::probe::probe_base64(data),
             fallback_bytes,
             self.profile,
@@ -594,7 +594,7 @@ impl Pricing<'_> {
     /// A document or audio file given as base64 text (bare or a data URL), by its pages or
     /// duration, or conservatively when unreadable ([`crate::profiles::files`]).
     pub fn file_data(&self, text: &str, kind: FileKind, detail: Option<&str>) -> UnitKind {
-        UnitKind::Image(Box::new(price_file_data(
+        UnitKind::Media(Box::new(price_file_data(
             text,
             kind,
             self.profile,
@@ -606,7 +606,7 @@ impl Pricing<'_> {
     /// A file the library cannot read (a remote URL, a file id): at the pages or seconds the
     /// caller gives in `file_sizes` under that name, else conservatively.
     pub fn file_remote(&self, name: &str, kind: FileKind, detail: Option<&str>) -> UnitKind {
-        UnitKind::Image(Box::new(price_file_remote(
+        UnitKind::Media(Box::new(price_file_remote(
             kind,
             self.file_sizes.get(name).copied(),
             self.profile,
@@ -697,7 +697,7 @@ impl FilePart<'_> {
                 pricing.bytes_per_token,
                 Header::Checked,
             );
-            return Some(self.named(UnitKind::Image(Box::new(price))));
+            return Some(self.named(UnitKind::Media(Box::new(price))));
         }
         let name = self.name?;
         let kind = declared
@@ -709,7 +709,7 @@ impl FilePart<'_> {
     /// `kind` (a file's price) with the name its placeholder and report entry show: the
     /// caller's file name or title, else the file id or the URL's last segment.
     fn named(&self, mut kind: UnitKind) -> UnitKind {
-        if let UnitKind::Image(price) = &mut kind {
+        if let UnitKind::Media(price) = &mut kind {
             if let Some(file) = &mut price.file {
                 file.name = (self.filename.and_then(file_label))
                     .or_else(|| self.name.map(url_last_segment).and_then(file_label));
@@ -773,9 +773,9 @@ pub fn url_last_segment(name: &str) -> &str {
 }
 
 /// The price of an image unit.
-pub fn image_price(kind: &UnitKind) -> Option<ImagePrice> {
+pub fn image_price(kind: &UnitKind) -> Option<MediaPrice> {
     match kind {
-        UnitKind::Image(price) => Some((**price).clone()),
+        UnitKind::Media(price) => Some((**price).clone()),
         _ => None,
     }
 }

@@ -8,7 +8,7 @@ pub use crate::format::Merge;
 use crate::format::{Format, Words};
 use crate::json::write_str;
 use crate::model::{Malformed, Origin, Session};
-use crate::pricing::{FilePrice, ImagePrice};
+use crate::pricing::{FilePrice, MediaPrice};
 use crate::probe::file::{FileError, FileInfo, FileKind};
 use crate::probe::ImageFormat;
 use crate::repair::{Repair, RepairAction, RepairReason};
@@ -125,7 +125,7 @@ pub struct DroppedFile {
 }
 
 impl DroppedFile {
-    pub(crate) fn new(index: usize, part: usize, file: &FilePrice, price: &ImagePrice) -> Self {
+    pub(crate) fn new(index: usize, part: usize, file: &FilePrice, price: &MediaPrice) -> Self {
         DroppedFile {
             index,
             part,
@@ -355,10 +355,10 @@ impl Warning {
 /// ([`crate::probe::plausible::is_implausible_file`]): both priced by the conservative
 /// estimate of [`crate::profiles::files`].
 pub(crate) fn file_warnings(session: &Session<'_>, format: Format) -> Vec<Warning> {
-    fn unreadable<'u>(u: &'u crate::model::Unit<'_>) -> Option<(&'u FilePrice, &'u ImagePrice)> {
+    fn unreadable<'u>(u: &'u crate::model::Unit<'_>) -> Option<(&'u FilePrice, &'u MediaPrice)> {
         match &u.kind {
-            crate::model::UnitKind::Image(price) => match &**price {
-                ImagePrice { file: Some(f), .. }
+            crate::model::UnitKind::Media(price) => match &**price {
+                MediaPrice { file: Some(f), .. }
                     if f.estimated && f.probe != Err(FileError::NotBase64) =>
                 {
                     Some((f, price))

@@ -418,7 +418,7 @@ impl TrimOptions {
             given("context_tokens"),
             given("max_bytes"),
         ) {
-            match crate::windows::for_model(model) {
+            match crate::context_windows::for_model(model) {
                 Some(window) => {
                     options.context_tokens = Some(window.context_tokens);
                     if !given("max_output_tokens") {
