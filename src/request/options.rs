@@ -1,10 +1,11 @@
 //! The one table of a trim request's options (every key but `messages`): each option is defined
 //! here once, and the front ends' declarations are generated from the table or checked against
-//! it. `tests/option_table.rs` writes the Python option TypedDicts and the stub's keywords, the
-//! Node `TrimOptions` and the reference table of docs/options.md from it (and fails when one is
-//! stale: `UPDATE_OPTIONS=1` rewrites them), and checks what is written by hand (the native
-//! signature, the typed overloads, the framework adapters); the command line makes its flags
-//! and their help from it; `ankita_options` answers it.
+//! it. `tests/option_table.rs` writes the Python option TypedDicts, the stub's keywords and the
+//! native `trim`'s text_signature, the Node `TrimOptions` and the reference table of
+//! docs/options.md from it (and fails when one is stale: `UPDATE_OPTIONS=1` rewrites them), and
+//! checks what is written by hand (the typed overloads, the framework adapters); the command
+//! line makes its flags and their help from it; `ankita_options` answers it. Adding an option:
+//! docs/contributing.md.
 //!
 //! The parse stays a match in `TrimOptions::from_map`: half the options are read together with
 //! others (`tokenizer` with `token_factor` and `overhead_tokens`, `image_profile` with `model`
