@@ -11,6 +11,7 @@ pub mod batch;
 pub mod cache_keys;
 pub mod calibrate;
 pub mod chat_template;
+pub mod context_windows;
 pub mod count_cache;
 pub mod error;
 pub mod ffi;
@@ -40,12 +41,11 @@ pub mod turn;
 /// cbindgen:ignore
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-pub mod context_windows;
 
 pub use api::{price_fields, probe_response, Request};
 pub use error::{Error, ErrorCode};
 pub use format::{Edit, Format, NewContent, NewPart, Out};
-pub use pricing::{MediaPrice, ImageProfile};
+pub use pricing::{ImageProfile, MediaPrice};
 pub use probe::{ImageFormat, ImageInfo, ProbeError};
 pub use report::Report;
 pub use request::{OnImageOverflow, TrimOptions, DEFAULT_MAX_MESSAGES};

@@ -19,7 +19,7 @@
 use crate::error::{Error, ErrorCode};
 use crate::format::{Edit, Format, NewContent, NewPart, Out};
 use crate::json::write_str;
-use crate::pricing::{self, MediaPrice, ImageProfile, DEFAULT_BYTES_PER_TOKEN};
+use crate::pricing::{self, ImageProfile, MediaPrice, DEFAULT_BYTES_PER_TOKEN};
 use crate::probe;
 use crate::raw::{get, kind, Doc, Fields, Kind, Raw};
 use crate::report::{Bytes, Report, RequestWarning, Style};

@@ -26,8 +26,8 @@ pub(crate) mod write;
 use crate::error::Error;
 use crate::model::{Session, UnitKind};
 use crate::pricing::{
-    price_file_data, price_file_remote, price_image_url_with_size, price_probe, Header, MediaPrice,
-    ImageProfile,
+    price_file_data, price_file_remote, price_image_url_with_size, price_probe, Header,
+    ImageProfile, MediaPrice,
 };
 use crate::probe::file::FileKind;
 use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
