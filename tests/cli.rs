@@ -908,6 +908,82 @@ fn probe_reads_pdfs_and_audio() {
     );
 }
 
+/// A file whose structure claims more than its size can hold (fuzz/regressions: a page tree of
+/// 10⁹ pages in 209 bytes, an Ogg Opus granule position of −2) is flagged as the trim flags
+/// it (`implausible_file`), with the price the trim gives it instead; a real file is not.
+#[test]
+fn probe_flags_files_claiming_more_than_their_size() {
+    use base64::Engine;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let pdf = root.join("fuzz/regressions/probe_pdf/implausible-count-1e9");
+    let opus = root.join("fuzz/regressions/probe_audio/implausible-opus-granule-minus-2");
+    let real = root.join("tests/fixtures/files/pdf-3-classic.pdf");
+    let bytes = std::fs::read(&pdf).unwrap();
+    let url = format!(
+        "data:application/pdf;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&bytes)
+    );
+    let paths = [&pdf, &opus, &real].map(|p| p.to_str().unwrap().to_string());
+    let mut args = vec!["probe", "--json", "--profile", "gemini"];
+    args.extend(paths.iter().map(String::as_str));
+    args.push(&url);
+    let r = run(args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<Value> = (r.stdout.lines())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{}", r.stdout);
+    let warning = |line: &Value| line["warnings"].as_array().unwrap().clone();
+    for (line, claim) in [
+        (
+            &lines[0],
+            "the PDF's page tree states 1000000000 pages, more than a file of 209 bytes",
+        ),
+        (
+            &lines[1],
+            "the Ogg Opus header states 384307168202283 s, more than a file of 122 bytes",
+        ),
+        (
+            &lines[3],
+            "the PDF's page tree states 1000000000 pages, more than a file of 209 bytes",
+        ),
+    ] {
+        let w = warning(line);
+        assert_eq!(w.len(), 1, "{line}");
+        assert_eq!(w[0]["code"], "implausible_file", "{line}");
+        assert!(
+            w[0]["message"].as_str().unwrap().starts_with(claim),
+            "{line}"
+        );
+    }
+    assert_eq!(warning(&lines[2]), Vec::<Value>::new(), "{}", lines[2]);
+    // The price named is the trim's: an unreadable PDF of 209 bytes, one page, 258 tokens
+    // under the gemini profile (as read, the page tree's claim prices at 2.58 × 10¹¹).
+    let message = lines[0]["warnings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("~258 tokens = 1032 budget bytes"),
+        "{message}"
+    );
+    let request = json!({"image_profile": "gemini", "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "What is in it?"},
+        {"type": "file", "file": {"filename": "claims.pdf", "file_data": url}}]}]});
+    let dir = scratch("probe_implausible");
+    let trimmed = run(["trim", &write(&dir, "claims.json", &request.to_string())]);
+    let answer: Value = serde_json::from_str(&trimmed.stdout).unwrap();
+    let trim_warning = answer["report"]["warnings"][0]["message"].as_str().unwrap();
+    assert!(trim_warning.ends_with("~258 tokens"), "{trim_warning}");
+    // The text line says it under the file's line.
+    let r = run(["probe", "--profile", "gemini", &paths[0], &paths[2]]);
+    let text: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(text.len(), 3, "{}", r.stdout);
+    assert!(
+        text[1].starts_with("  implausible_file: the PDF's page tree states 1000000000 pages"),
+        "{}",
+        r.stdout
+    );
+    assert!(text[2].contains("PDF, 3 page(s)"), "{}", r.stdout);
+}
+
 #[test]
 fn summary_lists_dropped_documents() {
     use base64::Engine;

@@ -100,7 +100,9 @@ count of PDFs and duration of audio files, read from their structure
 usage: ankita probe [OPTIONS] FILE|DATA_URL...
 
 Each input is a data URL, or a file holding an image, a data URL or bare base64. An image that
-cannot be decoded costs its input's length. Exit code 3 when a file cannot be read.
+cannot be decoded costs its input's length. A PDF or audio file whose structure claims more
+than its size can hold is flagged implausible_file, with the price a trim gives it instead (an
+unreadable file of its size). Exit code 3 when a file cannot be read.
 ";
 
 /// Prints a line on stdout. A reader that went away (`ankita trim big.json | head`) ends the
@@ -523,15 +525,22 @@ fn probe_command(parsed: Parsed) -> Result<u8, Failure> {
     let mut failed = None;
     let (profile, detail, bytes_per_token, _) = api::pricing_options(&options)?;
     for input in &parsed.positionals {
-        let Some((label, info, size, file)) = probe_one(input, &mut failed) else {
+        let Some((label, info, size, file, file_bytes)) = probe_one(input, &mut failed) else {
             continue;
         };
         // Not an image but a document or audio file: its pages or duration.
         if let (Err(_), Some(Ok(found))) = (info, file) {
             let mut answer = api::probe_file_response(Ok(found), profile, detail, bytes_per_token);
+            let implausible =
+                implausible_claim(found, file_bytes, profile, detail, bytes_per_token);
             if json {
                 answer["input"] = label.into();
                 answer["input_bytes"] = size.into();
+                answer["warnings"] = Value::Array(
+                    (implausible.iter())
+                        .map(|m| serde_json::json!({"code": "implausible_file", "message": m}))
+                        .collect(),
+                );
                 answer.as_object_mut().map(|o| o.remove("ok"));
                 out!("{answer}");
             } else {
@@ -550,9 +559,10 @@ fn probe_command(parsed: Parsed) -> Result<u8, Failure> {
                     ),
                 };
                 out!(
-                    "{label}: {what}, ~{} tokens = {} budget bytes (input {size} bytes)",
+                    "{label}: {what}, ~{} tokens = {} budget bytes (input {size} bytes){}",
                     answer["tokens"],
-                    answer["budget_bytes"]
+                    answer["budget_bytes"],
+                    implausible.map_or(String::new(), |m| format!("\n  implausible_file: {m}"))
                 );
             }
             continue;
@@ -595,14 +605,66 @@ fn probe_command(parsed: Parsed) -> Result<u8, Failure> {
     })
 }
 
-/// A probe input's label, image header, size, and (when it is not an image) what the file
-/// probe reads.
+/// A probe input's label, image header, size, (when it is not an image) what the file probe
+/// reads, and the file's size in bytes (decoded from base64 where it was given so).
 type ProbeInput = (
     String,
     Result<probe::ImageInfo, probe::ProbeError>,
     usize,
     Option<Result<probe::file::FileInfo, probe::file::FileError>>,
+    u64,
 );
+
+/// What a trim warns about a file whose structure claims more than its `bytes` can hold
+/// (`implausible_file`, [`probe::plausible::is_implausible_file`]): the claim, and the price
+/// a trim gives it instead (an unreadable file of its size); `None` for a plausible file.
+fn implausible_claim(
+    found: probe::file::FileInfo,
+    bytes: u64,
+    profile: ankita::ImageProfile,
+    detail: Option<&str>,
+    bytes_per_token: u64,
+) -> Option<String> {
+    use ankita::pricing::{price_file_probe, Header};
+    use probe::file::FileInfo;
+    if !probe::plausible::is_implausible_file(&found, bytes) {
+        return None;
+    }
+    let claim = match found {
+        FileInfo::Document(d) => format!(
+            "the PDF's page tree states {} pages, more than a file of {bytes} bytes can hold (a \
+             page a byte)",
+            d.pages
+        ),
+        FileInfo::Audio(a) => format!(
+            "the {} header states {} s, more than a file of {bytes} bytes can hold at the codec's \
+             lowest rate",
+            a.format.display_name(),
+            a.seconds()
+        ),
+    };
+    let price = price_file_probe(
+        Ok(found),
+        found.kind(),
+        bytes,
+        profile,
+        detail,
+        bytes_per_token,
+        Header::Checked,
+    );
+    Some(format!(
+        "{claim}; a trim prices it as an unreadable file of its size, ~{} tokens = {} budget \
+         bytes, and warns",
+        price.tokens.unwrap_or(0),
+        price.budget_bytes
+    ))
+}
+
+/// The bytes that `text` (a data URL, or base64 alone) decodes to, about.
+fn decoded_len(text: &str) -> u64 {
+    let payload = text.rsplit_once(',').map_or(text, |(_, data)| data).trim();
+    (payload.trim_end_matches('=').len() as u64) * 3 / 4
+}
 
 /// Reads one probe input: a data URL, or a file holding an image, a document or audio file,
 /// a data URL or base64.
@@ -613,7 +675,13 @@ fn probe_one(input: &OsString, failed: &mut Option<()>) -> Option<ProbeInput> {
         let shown: String = text.chars().take(40).collect();
         let info = probe::probe_text(text);
         let file = info.is_err().then(|| probe::file::probe_file_text(text));
-        return Some((format!("{shown}…"), info, text.len(), file));
+        return Some((
+            format!("{shown}…"),
+            info,
+            text.len(),
+            file,
+            decoded_len(text),
+        ));
     }
     let path = Path::new(input);
     match std::fs::read(path) {
@@ -625,15 +693,24 @@ fn probe_one(input: &OsString, failed: &mut Option<()>) -> Option<ProbeInput> {
                     .and_then(|text| probe::probe_text(text).ok())
                     .ok_or(e)
             });
+            let mut file_bytes = bytes.len() as u64;
             let file = info.is_err().then(|| {
                 probe::file::probe_file_bytes(&bytes).or_else(|e| {
-                    std::str::from_utf8(&bytes)
-                        .ok()
-                        .and_then(|text| probe::file::probe_file_text(text.trim()).ok())
-                        .ok_or(e)
+                    let text = std::str::from_utf8(&bytes).ok().map(str::trim);
+                    let found = text.and_then(|text| probe::file::probe_file_text(text).ok());
+                    if let (Some(text), Some(_)) = (text, found) {
+                        file_bytes = decoded_len(text);
+                    }
+                    found.ok_or(e)
                 })
             });
-            Some((path.display().to_string(), info, bytes.len(), file))
+            Some((
+                path.display().to_string(),
+                info,
+                bytes.len(),
+                file,
+                file_bytes,
+            ))
         }
         Err(e) => {
             eprintln!("ankita: {}: {e}", path.display());
