@@ -643,6 +643,24 @@ fn python_keywords_are_the_table() {
             );
         }
     }
+    // The overloads' own keywords are the options that decide the messages' type; the others
+    // come in the TypedDict they unpack.
+    let typed: BTreeSet<String> = typed_dict("TrimOptions").into_keys().collect();
+    let own: BTreeSet<String> = OPTIONS
+        .iter()
+        .filter(|o| o.types_the_messages)
+        .map(|o| o.name.to_owned())
+        .collect();
+    let overloads = python_keywords(&read("bindings/python/python/ankita/_messages.py"), "trim");
+    for (k, got) in overloads.iter().enumerate() {
+        let got: BTreeSet<String> = got.difference(&typed).cloned().collect();
+        assert_eq!(
+            got,
+            own,
+            "the keywords of ankita.trim's overload #{k} beside **options: {}",
+            differences(&got, &own)
+        );
+    }
 }
 
 #[test]
