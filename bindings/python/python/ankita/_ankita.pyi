@@ -264,7 +264,6 @@ def trim(
     cut: int | None = None,
     summary: Summary | None = None,
     cache_breakpoint: bool | None = False,
-    max_tool_calls: int | None = None,
     # </options>
 ) -> TrimResult[_M]:
     """Fits a chat history into a context budget.

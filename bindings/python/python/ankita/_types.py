@@ -270,8 +270,6 @@ class AdapterOptions(TypedDict, total=False):
     cut: Optional[int]
     """The previous answer's report.cut: while the messages from that index on fit, keep exactly
     them (the cut never moves back)."""
-    max_tool_calls: Optional[int]
-    """The most tool exchanges kept, the newest (``None``: no limit)."""
     # </options>
 
 
