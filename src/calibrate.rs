@@ -92,10 +92,13 @@ impl FactorSource {
 pub struct FactorOrigin {
     pub source: FactorSource,
     pub observations: usize,
+    /// The tools' and the memory's tokens as scaled, which the request counts beside the
+    /// history (set by the trim, for `report.token_factor.counted`).
+    pub beside: u64,
 }
 
 impl FactorOrigin {
-    /// `{"value":…,"source":…,"observations":…}` (`report.token_factor`).
+    /// `{"value":…,"source":…,"observations":…}` (what `observe_usage` answers).
     pub fn json(&self, value: f64) -> String {
         format!(
             "{{\"value\":{:?},\"source\":\"{}\",\"observations\":{}}}",
@@ -104,6 +107,23 @@ impl FactorOrigin {
             self.observations
         )
     }
+
+    /// `report.token_factor`: [`FactorOrigin::json`] and `counted`, the trim's count of the
+    /// request before the factor (the returned history's tokens, `history`, with the tools'
+    /// and the memory's, before the factor; the overhead reserve left out), which a stateless
+    /// caller pairs with the provider's count in the next request's `observed_usage`.
+    pub fn report_json(&self, value: f64, history: u64) -> String {
+        let mut text = self.json(value);
+        text.pop();
+        let counted = unscaled(history.saturating_add(self.beside), value).round();
+        text.push_str(&format!(",\"counted\":{counted}}}"));
+        text
+    }
+}
+
+/// A count scaled by `factor`, before it.
+fn unscaled(scaled: u64, factor: f64) -> f64 {
+    scaled as f64 / factor
 }
 
 /// What a trim's answer sent, as the trim counted it.
@@ -152,35 +172,92 @@ impl Calibration {
                  trim first, send the answer, then observe its usage",
             ));
         };
+        let counted = unscaled(sent.counted, sent.factor);
+        self.pair(counted, input_tokens, sent.reserve, sent.window)
+            .map_err(|why| {
+                let message = format!(
+                    "input_tokens {input_tokens} {why} (the last answer's request: {counted:.0} \
+                     tokens before the factor, {} with it, and a reserve of {}); observe the \
+                     usage of the call that sent the last trim's answer",
+                    sent.counted, sent.reserve
+                );
+                Error::new(ErrorCode::InvalidArgument, message)
+            })
+    }
+
+    /// The evidence of a stateless request's `observed_usage`: `[[counted, input_tokens],
+    /// ...]`, each `counted` a report's `token_factor.counted` and `input_tokens` the
+    /// provider's count of that request; `reserve` and `window` the request's own.
+    pub fn of_pairs(
+        usage: &serde_json::Value,
+        reserve: u64,
+        window: Option<u64>,
+    ) -> Result<Calibration, Error> {
+        let shape = |path: String| {
+            Error::invalid_request(
+                "observed_usage must be an array of [counted, input_tokens] pairs: a report's \
+                 token_factor.counted and the provider's input tokens of that request, both \
+                 integers",
+                path,
+            )
+        };
+        let pairs = usage
+            .as_array()
+            .ok_or_else(|| shape("observed_usage".into()))?;
+        let mut calibration = Calibration::default();
+        for (k, pair) in pairs.iter().enumerate() {
+            let path = format!("observed_usage[{k}]");
+            let (counted, input_tokens) = match pair.as_array().map(Vec::as_slice) {
+                Some([c, i]) => (c.as_u64(), i.as_u64()),
+                _ => (None, None),
+            };
+            let (Some(counted), Some(input_tokens)) = (counted, input_tokens) else {
+                return Err(shape(path));
+            };
+            if counted == 0 {
+                return Err(Error::invalid_request(
+                    "counted must be a report's token_factor.counted, at least 1, not 0",
+                    path,
+                ));
+            }
+            calibration
+                .pair(counted as f64, input_tokens, reserve, window)
+                .map_err(|why| {
+                    Error::invalid_request(
+                        format!("input_tokens {input_tokens} {why} (counted {counted})"),
+                        path,
+                    )
+                })?;
+        }
+        Ok(calibration)
+    }
+
+    /// One observation: the provider's `input_tokens` of a request the trim counted as
+    /// `counted` before the factor. Fails with why when the pair cannot be evidence.
+    fn pair(
+        &mut self,
+        counted: f64,
+        input_tokens: u64,
+        reserve: u64,
+        window: Option<u64>,
+    ) -> Result<(), String> {
         if input_tokens == 0 {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                "input_tokens must be the provider's count of the request (at least 1), not 0",
-            ));
+            return Err("is not the provider's count of a request (at least 1), not 0".into());
         }
         self.observations += 1;
-        if sent.counted == 0 {
+        if counted <= 0.0 {
             // Nothing was counted: there is nothing to scale.
             return Ok(());
         }
-        let raw = sent.counted as f64 / sent.factor;
         let observed = input_tokens as f64;
-        let implied = observed / raw;
-        let least = (observed - sent.reserve as f64).max(0.0) / raw;
-        let informative = sent
-            .window
-            .is_none_or(|w| observed >= INFORMATIVE_SHARE * w as f64);
+        let implied = observed / counted;
+        let least = (observed - reserve as f64).max(0.0) / counted;
+        let informative = window.is_none_or(|w| observed >= INFORMATIVE_SHARE * w as f64);
         if implied > *FACTOR_RANGE.end() || (informative && implied < *FACTOR_RANGE.start()) {
             self.observations -= 1;
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "input_tokens {input_tokens} is {implied:.3}× the last answer's {raw:.0} \
-                     tokens as counted before the factor ({} with it, and a reserve of {}): \
-                     no factor from 0.1 to 10 explains it; observe the usage of the call that \
-                     sent the last trim's answer",
-                    sent.counted, sent.reserve
-                ),
+            return Err(format!(
+                "is {implied:.3}× the trim's count before the factor: no factor from 0.1 to 10 \
+                 explains it"
             ));
         }
         self.least = self.least.max(least);
@@ -207,6 +284,24 @@ impl Calibration {
             None => (fixed, FactorSource::FixedMargin),
         }
     }
+}
+
+/// A stateless request's `observed_usage` ([`Calibration::of_pairs`]): sets `measure`'s
+/// factor from the evidence in place of a fixed margin (a caller's `token_factor` and a public
+/// tokenizer's counts stay), and `origin` says so and how many pairs were given.
+pub fn apply_observed(
+    measure: &mut Measure,
+    origin: &mut FactorOrigin,
+    usage: &serde_json::Value,
+    reserve: u64,
+    window: Option<u64>,
+) -> Result<(), Error> {
+    let calibration = Calibration::of_pairs(usage, reserve, window)?;
+    origin.observations = calibration.observations();
+    if origin.source.calibrates() {
+        (measure.factor, origin.source) = calibration.factor(measure.factor);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

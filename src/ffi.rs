@@ -819,6 +819,49 @@ mod tests {
     }
 
     #[test]
+    fn a_session_observes_the_providers_usage() {
+        let options = c"{\"model\": \"claude-sonnet-4-5\", \"context_tokens\": 2000}";
+        // SAFETY: a valid string; the handle is freed below.
+        let s = unsafe { ankita_session_new(options.as_ptr(), std::ptr::null_mut()) };
+        // SAFETY: a live handle.
+        let v = call(|| unsafe { ankita_session_observe_usage(s, 100) });
+        assert_eq!(v["error"]["code"], "invalid_argument");
+        assert!(v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("trim first"));
+        let text = format!(
+            "[{{\"role\": \"user\", \"content\": \"{}\"}}]",
+            "word ".repeat(1000)
+        );
+        let messages = std::ffi::CString::new(text).unwrap();
+        // SAFETY: a live handle and valid strings.
+        call(|| unsafe { ankita_session_append(s, messages.as_ptr()) });
+        // SAFETY: a live handle.
+        let v = call(|| unsafe { ankita_session_trim(s) });
+        let factor = &v["report"]["token_factor"];
+        assert_eq!(factor["value"], 1.35, "{v}");
+        assert_eq!(factor["source"], "fixed_margin");
+        // The provider counted 10% over o200k_base: the factor follows, with its margin.
+        let counted = factor["counted"].as_f64().unwrap();
+        // SAFETY: a live handle.
+        let v = call(|| unsafe { ankita_session_observe_usage(s, (counted * 1.1) as u64) });
+        assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["token_factor"]["source"], "observed");
+        assert_eq!(v["token_factor"]["observations"], 1);
+        let value = v["token_factor"]["value"].as_f64().unwrap();
+        assert!((1.1..1.15).contains(&value), "{v}");
+        // SAFETY: a live handle.
+        let v = call(|| unsafe { ankita_session_trim(s) });
+        assert_eq!(v["report"]["token_factor"]["value"], value);
+        // SAFETY: NULL is answered as an error.
+        let v = call(|| unsafe { ankita_session_observe_usage(std::ptr::null_mut(), 1) });
+        assert_eq!(v["error"]["code"], "invalid_argument");
+        // SAFETY: a live handle, not in use, not used again.
+        unsafe { ankita_session_free(s) };
+    }
+
+    #[test]
     fn version_is_the_package_version() {
         let v = unsafe { CStr::from_ptr(ankita_version()) };
         assert_eq!(v.to_str().unwrap(), env!("CARGO_PKG_VERSION"));

@@ -97,7 +97,10 @@ impl<'a, 'o> Trimmer<'a, 'o> {
             budget_bytes: budget,
             bytes_per_token: options.bytes_per_token,
             measure: options.measure,
-            factor_origin: options.factor_origin,
+            factor_origin: crate::calibrate::FactorOrigin {
+                beside: options.tools_tokens.saturating_add(options.memory_tokens),
+                ..options.factor_origin
+            },
             input_messages: session.inputs.len(),
             request_warnings: options.warnings.clone(),
             ..Report::default()

@@ -141,18 +141,21 @@ impl Run {
     }
 }
 
-/// Runs `n` calls of the agent loop over `steps` through a session, the first `restored`
-/// steps appended before the first call (a restored session); observes every call's usage
-/// when `calibrated`.
-fn run(
-    provider: &mut Provider,
-    steps: &[Step],
-    restored: usize,
-    n: usize,
-    calibrated: bool,
-) -> Run {
+/// How a run trims: a session with the fixed margin, a session given every call's usage, or
+/// stateless trims given every earlier call's usage (`observed_usage`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mode {
+    Fixed,
+    Session,
+    Stateless,
+}
+
+/// Runs `n` calls of the agent loop over `steps`, the first `restored` steps there before the
+/// first call (a restored session).
+fn run(provider: &mut Provider, steps: &[Step], restored: usize, n: usize, mode: Mode) -> Run {
     let (messages, _) = write("anthropic", steps);
     let mut session = TrimSession::new(&options().to_string()).unwrap();
+    let mut observed: Vec<Value> = Vec::new();
     let mut run = Run {
         uses: Vec::new(),
         full: Vec::new(),
@@ -163,11 +166,17 @@ fn run(
     let mut at = 0;
     let ends = calls(steps);
     for len in ends.into_iter().filter(|&len| len > restored).take(n) {
-        let batch = Value::Array(messages[at..len].to_vec());
-        session.append(&batch.to_string()).unwrap();
-        at = len;
-        let answer: Value =
-            serde_json::from_str(&session.trim_answer().unwrap().into_string()).unwrap();
+        let answer: Value = if mode == Mode::Stateless {
+            let mut request = options();
+            request["messages"] = Value::Array(messages[..len].to_vec());
+            request["observed_usage"] = Value::Array(observed.clone());
+            trim(&request)
+        } else {
+            let batch = Value::Array(messages[at..len].to_vec());
+            session.append(&batch.to_string()).unwrap();
+            at = len;
+            serde_json::from_str(&session.trim_answer().unwrap().into_string()).unwrap()
+        };
         let report = &answer["report"];
         let sent = answer["messages"].as_array().unwrap();
         let usage = provider.input_tokens(SYSTEM, sent);
@@ -180,14 +189,17 @@ fn run(
         if usage > WINDOW {
             run.overflows += 1;
             eprintln!(
-                "overflow at call {} ({}): {usage} tokens, {}",
+                "overflow at call {} ({mode:?}): {usage} tokens, {}",
                 run.uses.len(),
-                if calibrated { "calibrated" } else { "fixed" },
                 report["token_factor"]
             );
         }
-        if calibrated {
-            session.observe_usage(usage).unwrap();
+        match mode {
+            Mode::Fixed => {}
+            Mode::Session => {
+                session.observe_usage(usage).unwrap();
+            }
+            Mode::Stateless => observed.push(json!([report["token_factor"]["counted"], usage])),
         }
     }
     assert_eq!(run.uses.len(), n, "the loop has {} calls", run.uses.len());
@@ -202,8 +214,9 @@ fn calibrated_loop(model: &str) {
     };
     let steps = steps(41, 60);
     for (start, restored) in [("empty", 0), ("restored", 90)] {
-        let fixed = run(&mut provider, &steps, restored, 200, false);
-        let calibrated = run(&mut provider, &steps, restored, 200, true);
+        let fixed = run(&mut provider, &steps, restored, 200, Mode::Fixed);
+        let calibrated = run(&mut provider, &steps, restored, 200, Mode::Session);
+        let stateless = run(&mut provider, &steps, restored, 200, Mode::Stateless);
         let from = 5;
         let (fixed_use, cal_use) = (fixed.median_use(from), calibrated.median_use(from));
         let full = calibrated.full.iter().filter(|&&f| f).count();
@@ -239,6 +252,19 @@ fn calibrated_loop(model: &str) {
             calibrated.least_use(from),
             calibrated.overflows,
             calibrated.factors.last().unwrap(),
+        );
+        let stateless_use = stateless.median_use(from);
+        eprintln!(
+            "{model}, {start} stateless (observed_usage): median use after call {from} \
+             {stateless_use:.3} (least {:.3}, {} overflows), factor {} after 200 calls",
+            stateless.least_use(from),
+            stateless.overflows,
+            stateless.factors.last().unwrap(),
+        );
+        assert_eq!(stateless.overflows, 0, "{model}, {start}, stateless");
+        assert!(
+            stateless_use >= 0.95,
+            "{model}, {start}: stateless median use {stateless_use:.3}"
         );
         assert_eq!(calibrated.overflows, 0, "{model}, {start}");
         assert_eq!(fixed.overflows, 0, "{model}, {start}");
@@ -342,8 +368,14 @@ fn the_report_says_where_the_factor_comes_from() {
         session.append(hi).unwrap();
         let answer: Value =
             serde_json::from_str(&session.trim_answer().unwrap().into_string()).unwrap();
-        let expected = json!({"value": value, "source": source, "observations": 0});
-        assert_eq!(answer["report"]["token_factor"], expected, "{options}");
+        let factor = &answer["report"]["token_factor"];
+        let expected = json!({"value": value, "source": source, "observations": 0,
+                              "counted": factor["counted"]});
+        assert_eq!(factor, &expected, "{options}");
+        // "Hi" is 5 tokens before the factor with the message's framing (3 and the role); its
+        // pieces rounded up one by one after the factor come back to 5 or 6.
+        let counted = factor["counted"].as_u64().unwrap();
+        assert!((5..=6).contains(&counted), "{options}: {factor}");
         let mut request = options.clone();
         request["messages"] = serde_json::from_str(hi).unwrap();
         assert_eq!(
@@ -385,6 +417,39 @@ fn usage_that_cannot_be_paired_is_an_error_saying_why() {
         e.message
     );
     assert_eq!(session.token_factor().observations, 0);
+    // The stateless option: its errors name the pair.
+    let hi: Value = serde_json::from_str(r#"[{"role": "user", "content": "Hi"}]"#).unwrap();
+    for (usage, path, words) in [
+        (json!([[100, 120], [100]]), "observed_usage[1]", "pairs"),
+        (json!({"counted": 100}), "observed_usage", "pairs"),
+        (json!([[0, 120]]), "observed_usage[0]", "not 0"),
+        (json!([[100, 0]]), "observed_usage[0]", "not 0"),
+        (json!([[100, 5000]]), "observed_usage[0]", "no factor"),
+    ] {
+        let answer = trim(&json!({"messages": hi, "model": "claude-sonnet-4-5",
+                                  "observed_usage": usage}));
+        assert_eq!(answer["error"]["path"], path, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(words), "{message}");
+    }
+    let answer = trim(&json!({"messages": hi, "max_bytes": 4000, "observed_usage": []}));
+    assert_eq!(answer["error"]["path"], "observed_usage", "{answer}");
+    // A caller's factor wins; the pairs are counted.
+    let answer = trim(&json!({"messages": hi, "model": "claude-sonnet-4-5",
+        "context_tokens": 1000, "token_factor": 1.2, "observed_usage": [[500, 520]]}));
+    let factor = &answer["report"]["token_factor"];
+    assert_eq!(
+        (&factor["value"], &factor["source"], &factor["observations"]),
+        (&json!(1.2), &json!("caller"), &json!(1)),
+        "{answer}"
+    );
+    let answer = trim(&json!({"messages": hi, "model": "claude-sonnet-4-5",
+        "context_tokens": 1000, "observed_usage": [[500, 520]]}));
+    let factor = &answer["report"]["token_factor"];
+    assert_eq!(
+        (&factor["value"], &factor["source"]),
+        (&json!(1.061), &json!("observed"))
+    );
     let mut bytes = TrimSession::new(r#"{"max_bytes": 4000}"#).unwrap();
     bytes
         .append(r#"[{"role": "user", "content": "Hi"}]"#)

@@ -153,6 +153,12 @@ export interface TrimOptions {
    * `o200k_base`).
    */
   token_factor?: number;
+  /**
+   * The provider's counts of earlier requests, `[[counted, input_tokens], ...]`: each answer's
+   * report.token_factor.counted and the input tokens the provider reported for it; the factor of a
+   * model counted with a margin (Claude, Gemini) is then set from them (`token_factor` wins).
+   */
+  observed_usage?: [number, number][];
   /** Request framing the caller does not list, in tokens, when costs are tokens (default 256). */
   overhead_tokens?: number;
   /**

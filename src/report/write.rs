@@ -45,7 +45,8 @@ impl Report<'_> {
         );
         if in_tokens {
             out.push_str("\"token_factor\":");
-            out.push_str(&self.factor_origin.json(self.measure.factor));
+            let factor = self.measure.factor;
+            out.push_str(&self.factor_origin.report_json(factor, self.cost_bytes));
             out.push(',');
             // Costs are tokens: the byte fields do not apply.
             let _ = write!(

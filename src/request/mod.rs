@@ -296,7 +296,7 @@ impl TrimOptions {
                 "context_tokens" => options.context_tokens = Some(uint(value, key)?),
                 "max_output_tokens" => options.max_output_tokens = uint(value, key)?,
                 "overhead_bytes" => options.overhead_bytes = uint(value, key)?,
-                "overhead_tokens" | "tokenizer" | "token_factor" => {} // below: they interact
+                "overhead_tokens" | "tokenizer" | "token_factor" | "observed_usage" => {} // below: they interact
                 "trim_to" | "cut" | "summary" | "cache_breakpoint" => {} // crate::cache_keys
                 "bytes_per_token" => {
                     options.bytes_per_token = uint(value, key)?;
@@ -450,6 +450,17 @@ impl TrimOptions {
                 }
                 Some(v) => uint(v, "overhead_tokens")?,
             };
+            if let Some(usage) = request.get("observed_usage").filter(|v| !v.is_null()) {
+                crate::calibrate::apply_observed(
+                    &mut options.measure,
+                    &mut options.factor_origin,
+                    usage,
+                    options.overhead_tokens,
+                    options
+                        .context_tokens
+                        .map(|c| c.saturating_sub(options.max_output_tokens)),
+                )?;
+            }
             if let Some(tools) = request.get("tools").filter(|t| !t.is_null()) {
                 let text = serde_json::to_string(tools).unwrap_or_default();
                 options.tools_tokens = options.measure.text(&text);
@@ -470,6 +481,12 @@ impl TrimOptions {
                 "overhead_tokens needs costs in tokens: give tokenizer or a model whose tokenizer \
                  is known (or use overhead_bytes)",
                 "overhead_tokens",
+            ));
+        } else if request.get("observed_usage").is_some_and(|v| !v.is_null()) {
+            return Err(Error::invalid_request(
+                "observed_usage pairs token counts: give context_tokens, or a model whose \
+                 tokenizer is known",
+                "observed_usage",
             ));
         }
         Ok(options)

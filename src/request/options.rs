@@ -387,6 +387,16 @@ pub static OPTIONS: &[TrimOption] = &[
          counted with `o200k_base`).",
     ),
     option(
+        "observed_usage",
+        "array",
+        "The provider's counts of earlier requests, `[[counted, input_tokens], ...]`: each \
+         answer's report.token_factor.counted and the input tokens the provider reported for \
+         it; the factor of a model counted with a margin (Claude, Gemini) is then set from them \
+         (`token_factor` wins).",
+    )
+    .python("Sequence[Sequence[int]]")
+    .typescript("[number, number][]"),
+    option(
         "overhead_tokens",
         "integer",
         "Request framing the caller does not list, in tokens, when costs are tokens (default \

@@ -634,6 +634,7 @@ impl TokenFactor {
         FactorOrigin {
             source: self.source,
             observations: self.observations,
+            beside: 0,
         }
         .json(self.value)
     }

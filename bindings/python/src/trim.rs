@@ -129,8 +129,8 @@ text_signature = "(messages, *, max_bytes=None, context_tokens=None, max_output_
     tools=None, memory=None, overhead_bytes=1024, bytes_per_token=4, max_messages=..., \
     image_profile='ankita', model=None, image_sizes=None, file_sizes=None, \
     on_image_overflow='placeholder', format='openai', system=None, tokenizer=None, \
-    token_factor=None, overhead_tokens=None, clear_tool_results=None, strict_model=False, \
-    fill=True, trim_to=None, cut=None, summary=None, cache_breakpoint=False)"
+    token_factor=None, observed_usage=None, overhead_tokens=None, clear_tool_results=None, \
+    strict_model=False, fill=True, trim_to=None, cut=None, summary=None, cache_breakpoint=False)"
 // </options>
 )]
 #[allow(clippy::too_many_arguments)]

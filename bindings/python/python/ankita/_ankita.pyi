@@ -256,6 +256,7 @@ def trim(
     system: Any = None,
     tokenizer: Tokenizer | TokenizerFile | None = None,
     token_factor: float | None = None,
+    observed_usage: Sequence[Sequence[int]] | None = None,
     overhead_tokens: int | None = None,
     clear_tool_results: bool | ClearToolResults | None = None,
     strict_model: bool | None = False,

@@ -249,6 +249,10 @@ class AdapterOptions(TypedDict, total=False):
     token_factor: Optional[float]
     """Multiplies token counts (default 1; 1.35 for Claude and 1.25 for Gemini models, counted with
     ``o200k_base``)."""
+    observed_usage: Optional[Sequence[Sequence[int]]]
+    """The provider's counts of earlier requests, ``[[counted, input_tokens], ...]``: each answer's
+    report.token_factor.counted and the input tokens the provider reported for it; the factor of a
+    model counted with a margin (Claude, Gemini) is then set from them (``token_factor`` wins)."""
     overhead_tokens: Optional[int]
     """Request framing the caller does not list, in tokens, when costs are tokens (default 256)."""
     clear_tool_results: Optional[Union[bool, ClearToolResults]]
