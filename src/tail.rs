@@ -339,9 +339,9 @@ impl<'a> TailRequest<'a> {
         let messages = put_back(std::mem::take(&mut plan.messages), gaps);
         let report = &mut plan.report;
         report.output_messages = messages.len();
-        report.cost_bytes = report
-            .cost_bytes
-            .saturating_add(u64::try_from(extra).unwrap_or(u64::MAX));
+        report.cost_bytes = (report.cost_bytes)
+            .saturating_add(u64::try_from(extra).unwrap_or(u64::MAX))
+            .min(crate::pricing::MAX_PRICE);
         plan.messages = messages;
         Ok(TailPlan::Plan(Box::new(plan)))
     }

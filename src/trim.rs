@@ -28,6 +28,13 @@ use crate::request::TrimOptions;
 use crate::trimmer::{saturate, Tag, Trimmer};
 use serde_json::{Map, Value};
 
+/// A total as the report gives it: within what a JSON number holds exactly in every binding
+/// (2⁵³ − 1, [`crate::pricing::MAX_PRICE`]). Each price is bounded so; a sum of them may not be
+/// (two remote files declared at 1.8 × 10¹⁹ pages cost 1.8 × 10¹⁶ bytes).
+fn reported(total: u128) -> u64 {
+    saturate(total).min(crate::pricing::MAX_PRICE)
+}
+
 /// Earlier user messages anchored besides the newest one.
 pub const EARLIER_ANCHORS: usize = 2;
 /// The combined size limit of the earlier anchors.
@@ -408,7 +415,7 @@ impl<'a> Trimmer<'a, '_> {
 
     fn budget_exceeded(&self, budget: u64) -> Error {
         let cost_of = |tag: Tag| -> u64 {
-            saturate(
+            reported(
                 (0..self.tags.len())
                     .filter(|&g| self.tags[g] == tag && self.kept[g])
                     .map(|g| self.group_cost(g))
@@ -426,7 +433,7 @@ impl<'a> Trimmer<'a, '_> {
         };
         breakdown.insert(format!("system_{unit}"), cost_of(Tag::Pinned).into());
         breakdown.insert(format!("request_{unit}"), cost_of(Tag::Request).into());
-        breakdown.insert(format!("required_{unit}"), saturate(self.total).into());
+        breakdown.insert(format!("required_{unit}"), reported(self.total).into());
         let mut details = Map::new();
         details.insert("breakdown".into(), Value::Object(breakdown));
         Error::new(ErrorCode::ContextBudgetExceeded, BUDGET_EXCEEDED_MESSAGE).with_details(details)
@@ -487,7 +494,7 @@ impl<'a> Trimmer<'a, '_> {
             }
         }
         cost += self.summary.as_ref().map_or(0, |s| s.1);
-        self.report.cost_bytes = saturate(cost);
+        self.report.cost_bytes = reported(cost);
         self.report.warnings = implausible_images(&self.session, self.options.format);
         (self.report.warnings).extend(crate::report::file_warnings(
             &self.session,

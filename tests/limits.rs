@@ -396,10 +396,15 @@ fn astronomic_bytes_per_token_saturates_instead_of_wrapping() {
     let dropped = report["dropped_images"].as_array().unwrap();
     assert_eq!(dropped.len(), 2);
     assert_eq!(dropped[0]["budget_bytes"].as_u64(), Some(u64::MAX));
-    // Without a budget nothing is dropped and the report's cost saturates.
+    // Without a budget nothing is dropped and the report's cost saturates, at 2⁵³ − 1 (what a
+    // JSON number holds exactly everywhere).
     let request = json!({"messages": request["messages"], "bytes_per_token": 1u64 << 62});
     let v = trim(&request);
-    assert_eq!(v["report"]["cost_bytes"].as_u64(), Some(u64::MAX), "{v}");
+    assert_eq!(
+        v["report"]["cost_bytes"].as_u64(),
+        Some((1 << 53) - 1),
+        "{v}"
+    );
     // In error mode the overflow is an image_overflow, as for any image that does not fit.
     let request = json!({"messages": request["messages"], "bytes_per_token": 1u64 << 62,
         "max_bytes": 100_000, "on_image_overflow": "error"});
@@ -890,7 +895,7 @@ fn anthropic_format_astronomic_prices_and_many_messages() {
         "bytes_per_token": 1u64 << 62}),
     );
     assert_eq!(v["ok"], true, "{v}");
-    assert_eq!(v["report"]["cost_bytes"].as_u64(), Some(u64::MAX));
+    assert_eq!(v["report"]["cost_bytes"].as_u64(), Some((1 << 53) - 1));
     let v = trim(
         &json!({"format": "anthropic", "messages": messages, "image_profile": "ankita",
         "bytes_per_token": 1u64 << 62, "max_bytes": 100_000}),
@@ -1167,5 +1172,41 @@ fn clear_tool_results_in_every_format() {
         );
         assert_eq!(out[1], messages[1], "{format}: the call stays as written");
         assert_eq!(out[6], messages[6], "{format}: newer results stay");
+    }
+}
+
+/// The report's totals stay within what a JSON number holds exactly (2⁵³ − 1: JavaScript's
+/// numbers, and Python's `float` where a caller converts one) though each is a sum: two
+/// remote files declared at 1.8 × 10¹⁹ pages are each priced at that bound, and their sum
+/// (the answer's cost, in bytes and in tokens) is too, not 1.8 × 10¹⁶.
+#[test]
+fn report_totals_never_pass_2_pow_53() {
+    const MAX: u64 = (1 << 53) - 1;
+    let pages = json!(18_000_000_000_000_000_000u64);
+    let part = |url: &str| json!({"type": "file", "file": {"file_id": url}});
+    let messages = json!([
+        {"role": "user", "content": [{"type": "text", "text": "Summarise."}, part("https://x/a.pdf")]},
+        {"role": "assistant", "content": "Done."},
+        {"role": "user", "content": [{"type": "text", "text": "And this?"}, part("https://x/b.pdf")]}]);
+    let sizes = json!({"https://x/a.pdf": pages, "https://x/b.pdf": pages});
+    for unit in ["bytes", "tokens"] {
+        let mut request = json!({"messages": messages, "file_sizes": sizes});
+        if unit == "tokens" {
+            request["model"] = json!("gpt-4o");
+            request["context_tokens"] = json!(u64::MAX);
+        } else {
+            request["image_profile"] = json!("gemini");
+        }
+        let v = trim(&request);
+        assert_eq!(v["ok"], true, "{v}");
+        let report = &v["report"];
+        assert_eq!(report["output_messages"], 3, "{unit}: {report}");
+        let cost = &report[if unit == "tokens" {
+            "cost_tokens"
+        } else {
+            "cost_bytes"
+        }];
+        assert_eq!(cost.as_u64(), Some(MAX), "{unit}: {report}");
+        assert!(report["cost_tokens"].as_u64().unwrap() <= MAX, "{unit}");
     }
 }
