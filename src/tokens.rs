@@ -1,8 +1,9 @@
 //! The unit text is measured in (DESIGN §2, docs/design.md "Tokens"): UTF-8 bytes, the
 //! default, or the model's own tokens when its tokenizer is public (`o200k_base`,
 //! `cl100k_base`: their published vocabularies built into the library and read on first use,
-//! a hand-written pre-tokenizer (`split.rs`) and tiktoken's byte-pair merge (`vocab.rs`),
-//! `O(n log n)` on long pieces; tests hold the counts to the `bpe-openai` crate's). For models
+//! a hand-written pre-tokenizer (`split.rs`) and tiktoken's byte-pair merge (`vocab.rs`), a
+//! linear backtracking encoder on pieces over 1 KB (`backtrack.rs`); tests hold the counts to
+//! the `bpe-openai` crate's and to tiktoken-rs's). For models
 //! whose tokenizer is not public (Claude, Gemini) text is counted with `o200k_base` and
 //! multiplied by a per-family safety factor: an estimate, and the report says so.
 

@@ -9,7 +9,7 @@
 //! shorter prefix token; when none is, it drops the token before and tries that one's next
 //! shorter prefix. A bit per byte remembers the positions from which no valid sequence goes on,
 //! so that no position is tried twice: the work is linear in the piece, and the memory a bit per
-//! byte plus the tokens kept (four bytes each).
+//! byte plus the newest tokens (at most 2 × [`KEEP`], four bytes each).
 //!
 //! A pair is told valid ([`Merges::valid_pair`]) without encoding it: undoing the merges that
 //! made the two tokens, the pair is not valid as soon as a merge across their boundary would
@@ -152,20 +152,37 @@ impl Merges {
 
     /// The number of tokens byte-pair encoding makes of `piece`, exactly.
     pub(crate) fn count(&self, vocab: &Vocab, piece: &[u8]) -> usize {
+        self.count_keeping(vocab, piece, KEEP).unwrap_or_else(|| {
+            self.count_keeping(vocab, piece, usize::MAX)
+                .expect("all kept")
+        })
+    }
+
+    /// The count, keeping the newest `keep` to `2 × keep` tokens of the sequence found so far:
+    /// `None` when backtracking goes past them (then the caller counts keeping all).
+    pub(crate) fn count_keeping(&self, vocab: &Vocab, piece: &[u8], keep: usize) -> Option<usize> {
         let n = piece.len();
         // Bit `i` is cleared once no valid sequence is found to go on from position `i`.
         let mut open = vec![!0u64; n / 64 + 1];
         let is_open = |open: &[u64], i: usize| open[i / 64] >> (i % 64) & 1 != 0;
         let mut tokens: Vec<u32> = Vec::new();
+        let mut dropped = 0;
         let mut pos = 0;
         let mut next = (n > 0).then(|| self.longest_match(vocab, piece));
         while let Some(mut token) = next {
             let last = tokens.last().copied();
+            if last.is_none() && pos > 0 {
+                return None; // the token before was dropped
+            }
             loop {
                 let end = pos + vocab.token_len(token);
                 if is_open(&open, end)
                     && last.is_none_or(|last| self.valid_pair(vocab, piece, pos, last, token))
                 {
+                    if tokens.len() >= keep.saturating_mul(2) {
+                        tokens.drain(..keep);
+                        dropped += keep;
+                    }
                     tokens.push(token);
                     pos = end;
                     next = (pos < n).then(|| self.longest_match(vocab, &piece[pos..]));
@@ -184,9 +201,14 @@ impl Merges {
                 break;
             }
         }
-        tokens.len()
+        Some(dropped + tokens.len())
     }
 }
+
+/// The tokens the backtracking encoder keeps at least (and at most twice as many): it has never
+/// been seen to go back more than a few, and when it does, the piece is counted again keeping
+/// all (four bytes a token).
+const KEEP: usize = 1 << 15;
 
 #[cfg(test)]
 mod tests {

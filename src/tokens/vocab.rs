@@ -2,7 +2,8 @@
 //! library (gzip, 1.7 MB for `o200k_base`, 0.8 MB for `cl100k_base`): every token's bytes by
 //! rank, found by its bytes in an open-addressing table. Byte-pair encoding merges the adjacent
 //! pair whose merged bytes have the lowest rank, leftmost first, until none is a token; the
-//! count is what is left ([`Vocab::count`], tiktoken's algorithm).
+//! count is what is left ([`Vocab::count`], tiktoken's algorithm; a piece over 1 KB is counted
+//! by the backtracking encoder, [`Merges`], which gives the same count in linear time).
 
 use super::backtrack::Merges;
 use std::collections::BinaryHeap;
