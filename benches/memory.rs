@@ -987,5 +987,28 @@ fn main() {
             }
         );
     }
+    // What counting in tokens adds whatever the input: the tokenizer's tables, built once per
+    // process (a two-message request, through each front end).
+    let name = "the tokenizer's tables";
+    if wanted(name) {
+        let text = request(
+            &[r#"{"role":"assistant","content":"hi"}"#.into(), ASK.into()],
+            "\"context_tokens\":32000,\"model\":\"gpt-4o\"",
+        );
+        std::fs::write(&path, &text).unwrap();
+        let m = measure(&path, &answer, python.as_deref());
+        let mb = |b: u64| b as f64 / 1e6;
+        println!(
+            "{name} (gpt-4o, a request of {} bytes): CLI peak {:.1} MB, C ABI growth {:.1} MB{}",
+            text.len(),
+            mb(m.cli.0),
+            mb(m.c.0),
+            match m.python {
+                Some(Some((g, _))) => format!(", Python growth {:.1} MB", mb(g)),
+                Some(None) => ", Python failed".into(),
+                None => String::new(),
+            }
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
