@@ -584,6 +584,11 @@ export interface TokenFactor {
   source: "tokenizer" | "fixed_margin" | "caller" | "observed";
   /** How many provider counts were observed. */
   observations: number;
+  /**
+   * In a report: the trim's count of the request before the factor (history, tools, memory), to
+   * pair with the provider's input tokens of that request in the next call's `observed_usage`.
+   */
+  counted?: number;
 }
 
 /** What `trim` removed or changed; every `index` is an index in the input `messages`. */

@@ -30,15 +30,18 @@ def test_observed_usage_sets_the_factor_of_the_next_trims() -> None:
         trim_to=None,
     )
     first = session.trim()
-    fixed: ankita.TokenFactor = {"value": 1.35, "source": "fixed_margin", "observations": 0}
-    assert first.report["token_factor"] == fixed
+    fixed = first.report["token_factor"]
+    assert (fixed["value"], fixed["source"], fixed["observations"]) == (1.35, "fixed_margin", 0)
     # A provider counting 10% over o200k_base: the factor follows, with a small margin.
-    raw = first.report["cost_tokens"] / 1.35
-    factor = session.observe_usage(int(raw * 1.1))
+    counted = fixed["counted"]
+    factor = session.observe_usage(int(counted * 1.1))
     assert factor["source"] == "observed" and factor["observations"] == 1
     assert 1.1 <= factor["value"] < 1.15
     second = session.trim()
-    assert second.report["token_factor"] == factor
+    assert second.report["token_factor"] == {
+        **factor,
+        "counted": second.report["token_factor"]["counted"],
+    }
     # More of the history fits under the smaller factor.
     assert len(second.messages) > len(first.messages)
     budget = second.report["budget_tokens"]
@@ -79,11 +82,16 @@ def test_usage_that_cannot_be_paired_raises_invalid_argument() -> None:
         in_bytes.observe_usage(100)
 
 
-def test_a_stateless_report_says_where_its_factor_comes_from() -> None:
-    result = ankita.trim(history(2), model="gemini-2.5-flash", context_tokens=8000)
-    assert result.report["token_factor"] == {
-        "value": 1.25,
-        "source": "fixed_margin",
-        "observations": 0,
-    }
+def test_a_stateless_trim_takes_the_observed_usage() -> None:
+    options: ankita.TrimOptions = {"model": "gemini-2.5-flash", "context_tokens": 8000}
+    first = ankita.trim(history(20), **options)
+    factor = first.report["token_factor"]
+    assert (factor["value"], factor["source"], factor["observations"]) == (1.25, "fixed_margin", 0)
+    usage = [[factor["counted"], int(factor["counted"] * 1.05)]]
+    calibrated: ankita.TrimOptions = {**options, "observed_usage": usage}
+    second = ankita.trim(history(20), **calibrated)
+    observed = second.report["token_factor"]
+    assert (observed["source"], observed["observations"]) == ("observed", 1)
+    assert 1.05 <= observed["value"] < 1.1
+    assert len(second.messages) > len(first.messages)
     assert "token_factor" not in ankita.trim(history(2), max_bytes=100_000).report

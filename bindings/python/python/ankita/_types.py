@@ -352,17 +352,23 @@ class CacheBreakpoint(TypedDict):
     given: bool
 
 
-class TokenFactor(TypedDict):
+class _TokenFactorFields(TypedDict):
+    value: float
+    source: Literal["tokenizer", "fixed_margin", "caller", "observed"]
+    observations: int
+
+
+class TokenFactor(_TokenFactorFields, total=False):
     """``report["token_factor"]`` (reports in tokens) and what ``Session.observe_usage``
     answers: the factor token counts were multiplied by, and where it comes from:
     ``"tokenizer"`` (the tokenizer's own counts, 1), ``"fixed_margin"`` (the model family's
     safety margin: Claude o200k_base × 1.35, Gemini × 1.25, …), ``"caller"`` (``token_factor``)
-    or ``"observed"`` (set by the provider's counts given to ``Session.observe_usage``);
-    ``observations``: how many were given."""
+    or ``"observed"`` (set by the provider's counts, ``Session.observe_usage`` or
+    ``observed_usage``); ``observations``: how many were given. In a report, ``counted`` is the
+    trim's count of the request before the factor (history, tools, memory), to pair with the
+    provider's input tokens of that request in the next call's ``observed_usage``."""
 
-    value: float
-    source: Literal["tokenizer", "fixed_margin", "caller", "observed"]
-    observations: int
+    counted: int
 
 
 class _TrimReportFields(TypedDict):
