@@ -390,6 +390,15 @@ fn the_report_says_where_the_factor_comes_from() {
             assert_eq!((after.value, after.source.as_str()), (value, source));
         }
     }
+    // A session given observed_usage starts from its pairs and counts on.
+    let options = json!({"model": "claude-sonnet-4-5", "context_tokens": 1000,
+                         "observed_usage": [[500, 520], [600, 610]]});
+    let mut session = TrimSession::new(&options.to_string()).unwrap();
+    assert_eq!(session.token_factor().observations, 2);
+    assert_eq!(session.token_factor().source.as_str(), "observed");
+    session.append(hi).unwrap();
+    session.trim_answer().unwrap();
+    assert_eq!(session.observe_usage(9).unwrap().observations, 3);
     // Bytes have no factor.
     let answer = trim(
         &json!({"messages": serde_json::from_str::<Value>(hi).unwrap(),

@@ -453,8 +453,9 @@ impl TrimSession {
             ));
         }
         self.calibration.observe(input_tokens)?;
+        // Counted on from the options' own (a stateless `observed_usage` given to the session).
         let origin = &mut self.options.factor_origin;
-        origin.observations = self.calibration.observations();
+        origin.observations += 1;
         if origin.source.calibrates() {
             let (factor, source) = self.calibration.factor(self.fixed_factor);
             self.options.factor_origin.source = source;
