@@ -1,9 +1,10 @@
 //! Counting a text's tokens: the pre-tokenizer's pieces ([`super::split`]), each one token
 //! when the vocabulary has it (most pieces of prose and code are; tiktoken takes the same
-//! shortcut), else byte-pair encoded ([`Vocab::count`]); within one long text a piece counted
+//! shortcut), else byte-pair encoded ([`Vocab::count`], or [`Merges::count`] over 1 KB); within one long text a piece counted
 //! once is not counted again, and a short piece a thread counted lately is found in a small
 //! table ([`Hot`]) before the vocabulary's large one.
 
+use super::backtrack::Merges;
 use super::split::{split, Pattern};
 use super::vocab::{hash, Vocab};
 use crate::raw::same_bytes;
@@ -32,6 +33,23 @@ pub(crate) fn vocab(pattern: Pattern) -> &'static Vocab {
     };
     cell.get_or_init(|| Vocab::from_tiktoken_gz(gz).expect("the built-in vocabulary reads"))
 }
+
+/// The backtracking encoder's tables for `pattern`'s vocabulary, built on the first piece that
+/// needs them.
+pub(crate) fn merges(pattern: Pattern) -> &'static Merges {
+    static O200K: OnceLock<Merges> = OnceLock::new();
+    static CL100K: OnceLock<Merges> = OnceLock::new();
+    let cell = match pattern {
+        Pattern::O200k => &O200K,
+        Pattern::Cl100k => &CL100K,
+    };
+    cell.get_or_init(|| Merges::new(vocab(pattern)))
+}
+
+/// Pieces up to this length are merged by the vocabulary's loops (quadratic, then with a heap:
+/// `O(n log n)`, 36 bytes a byte); longer ones by the backtracking encoder (linear, a bit a byte
+/// and 4 bytes a token), whose tables cost the first such piece tens of milliseconds.
+const LONG: usize = 1024;
 
 impl Counter {
     pub(crate) fn new(pattern: Pattern) -> Counter {
@@ -69,7 +87,16 @@ impl Counter {
         if self.vocab.rank_hashed(bytes, h).is_some() {
             return 1;
         }
-        cache.get_or(piece, h, || self.vocab.count(bytes))
+        cache.get_or(piece, h, || self.merge(bytes))
+    }
+
+    /// The count of a piece that is no token.
+    fn merge(&self, piece: &[u8]) -> usize {
+        if piece.len() > LONG {
+            merges(self.pattern).count(self.vocab, piece)
+        } else {
+            self.vocab.count(piece)
+        }
     }
 
     /// Runs `f` with this thread's table of short pieces for this tokenizer (a table of its own

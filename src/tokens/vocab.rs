@@ -2,13 +2,11 @@
 //! library (gzip, 1.7 MB for `o200k_base`, 0.8 MB for `cl100k_base`): every token's bytes by
 //! rank, found by its bytes in an open-addressing table. Byte-pair encoding merges the adjacent
 //! pair whose merged bytes have the lowest rank, leftmost first, until none is a token; the
-//! count is what is left ([`Vocab::count`], tiktoken's algorithm; a piece over 1 KB is counted
-//! by the backtracking encoder, [`Merges`], which gives the same count in linear time).
+//! count is what is left ([`Vocab::count`], tiktoken's algorithm; the counter hands a piece over
+//! 1 KB to the backtracking encoder of backtrack.rs instead, the same count in linear time).
 
-use super::backtrack::Merges;
 use std::collections::BinaryHeap;
 use std::io::BufRead;
-use std::sync::OnceLock;
 
 const EMPTY: u32 = u32::MAX;
 
@@ -69,8 +67,6 @@ pub(crate) struct Vocab {
     shift: u32,
     /// The longest token's length in bytes.
     max_len: usize,
-    /// What the backtracking encoder of long pieces needs, built on the first one.
-    merges: OnceLock<Merges>,
 }
 
 /// The hash of a piece: the rustc hasher's mixing over 8-byte words, then the length.
@@ -190,7 +186,6 @@ impl Vocab {
             filter: vec![0; 1 << 14],
             shift: 64 - size.trailing_zeros(),
             max_len: max_len.unwrap_or(1),
-            merges: OnceLock::new(),
         };
         for rank in 0..n as u32 {
             let token = vocab.token(rank);
@@ -290,14 +285,8 @@ impl Vocab {
         match piece.len() {
             0 | 1 => piece.len(),
             n if n <= SHORT => self.count_short(piece),
-            n if n <= LONG => self.count_long(piece),
-            _ => self.merges().count(self, piece),
+            _ => self.count_long(piece),
         }
-    }
-
-    /// The backtracking encoder's tables, built on first use.
-    pub(crate) fn merges(&self) -> &Merges {
-        self.merges.get_or_init(|| Merges::new(self))
     }
 
     /// tiktoken's merge loop as written: quadratic in the piece's length, fastest on short ones.
@@ -395,11 +384,6 @@ impl Vocab {
 
 /// Pieces up to this length are merged by the quadratic loop.
 const SHORT: usize = 48;
-
-/// Pieces up to this length are merged with a heap (`O(n log n)`, 36 bytes a byte); longer ones
-/// by the backtracking encoder (linear, a bit a byte and 4 bytes a token), whose tables cost
-/// the first such piece a few milliseconds.
-const LONG: usize = 1024;
 
 #[cfg(test)]
 mod tests {
