@@ -11,7 +11,7 @@
 //!   the package is installed: `ANKITA_PYTHON`, else `bindings/python/.venv/bin/python` when
 //!   it exists (`bindings/python/run-tests.sh` builds it); `ANKITA_PYTHON=` leaves it out.
 //!
-//! The memory rule is 8× on every row, every front end. Issue 43's shapes, each a row (or
+//! The memory rule is 8× on every row, every front end. The adversarial shapes, each a row (or
 //! several) below, in every wire format where it is cheap:
 //!
 //! 1. unknown roles;
@@ -442,7 +442,7 @@ fn small_pdf(pages: u64) -> Vec<u8> {
     .into_bytes()
 }
 
-/// A PDF whose only cross-reference stream is 68 MB of zeros, deflated to ~66 KB (issue 43's
+/// A PDF whose only cross-reference stream is 68 MB of zeros, deflated to ~66 KB (the
 /// bomb: it peaked at 66 MB before its streams were bounded by its size).
 fn pdf_bomb() -> Vec<u8> {
     let zeros = vec![0u8; 68 << 20];
@@ -470,7 +470,7 @@ fn pdf_part(name: &str, pdf: &[u8]) -> String {
     )
 }
 
-/// The request of issue 43 item 5: 88 KB, its PDF's cross-reference stream inflating to 68 MB.
+/// The small PDF request: 88 KB, its PDF's cross-reference stream inflating to 68 MB.
 fn pdf_bomb_request() -> String {
     request(
         &[format!(
@@ -481,7 +481,7 @@ fn pdf_bomb_request() -> String {
     )
 }
 
-/// The shapes of issue 43 (item 6) beyond the classes above.
+/// The adversarial shapes beyond the classes above.
 fn adversarial(size: usize) -> Vec<(&'static str, String)> {
     let budget = "\"max_bytes\":100000";
     let mut v: Vec<(&'static str, String)> = Vec::new();
@@ -963,7 +963,7 @@ fn main() {
         }
     );
     // A small request is held to 8× its size over a few MB (a process's own baseline is
-    // several times its size): the 88 KB request of issue 43 whose PDF inflates to 68 MB.
+    // several times its size): the 88 KB request whose PDF inflates to 68 MB.
     let name = "the 88 KB PDF request";
     if wanted(name) {
         let text = pdf_bomb_request();
