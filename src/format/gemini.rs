@@ -545,7 +545,7 @@ fn split_content<'a>(
         }
         _ => {
             // The user's own parts, unless the content is only function responses.
-            if !units.is_empty() || p == 0 {
+            if s.units.len() as u32 > start || !units.is_empty() || p == 0 {
                 s.units.extend(units);
                 s.messages.push(logical(
                     (start, s.units.len() as u32),
