@@ -399,12 +399,32 @@ fn the_report_says_where_the_factor_comes_from() {
     session.append(hi).unwrap();
     session.trim_answer().unwrap();
     assert_eq!(session.observe_usage(9).unwrap().observations, 3);
+    // token_factor: null is no factor given: the session calibrates.
+    let options = json!({"model": "claude-sonnet-4-5", "context_tokens": 1000,
+                         "token_factor": null});
+    let mut session = TrimSession::new(&options.to_string()).unwrap();
+    let words = json!([{"role": "user", "content": "word ".repeat(400)}]);
+    session.append(&words.to_string()).unwrap();
+    let counted = trim_counted(&mut session);
+    let factor = session.observe_usage((counted * 1.1) as u64).unwrap();
+    assert_eq!(factor.source.as_str(), "observed");
+    // The same request, counted again with the new factor (its pieces rounded up one by one).
+    assert!((trim_counted(&mut session) - counted).abs() <= 1.0);
     // Bytes have no factor.
     let answer = trim(
         &json!({"messages": serde_json::from_str::<Value>(hi).unwrap(),
                               "max_bytes": 4000}),
     );
     assert!(answer["report"].get("token_factor").is_none(), "{answer}");
+}
+
+/// A session's trim, and the report's count before the factor.
+fn trim_counted(session: &mut TrimSession) -> f64 {
+    let answer: Value =
+        serde_json::from_str(&session.trim_answer().unwrap().into_string()).unwrap();
+    answer["report"]["token_factor"]["counted"]
+        .as_f64()
+        .unwrap()
 }
 
 #[test]

@@ -657,10 +657,12 @@ fn sent(options: &TrimOptions, plan: &Plan<'_>) -> Sent {
     }
 }
 
-/// The session options as a JSON object without `messages` (for [`TrimSession::set_factor`]).
+/// The session options as a JSON object without `messages` (for [`TrimSession::set_factor`],
+/// which adds `token_factor`: a calibrating session's is absent or null, and left out).
 fn options_without_messages(fields: &crate::raw::Fields<'_>) -> String {
     let mut text = String::from("{");
-    for (key, value) in fields.iter().filter(|(k, _)| k != "messages") {
+    let kept = |key: &str| key != "messages" && key != "token_factor";
+    for (key, value) in fields.iter().filter(|(k, _)| kept(k)) {
         if text.len() > 1 {
             text.push(',');
         }
