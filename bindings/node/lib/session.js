@@ -58,6 +58,11 @@ export class Session {
   #summary;
   /** Truncations that removed messages (one while `summarize` ran may remove what it read). */
   #truncations = 0;
+  /** The provider's counts observed, as `observed_usage` pairs `[counted, input_tokens]`: a
+   * native session made anew (to place a summary) is given them, so the factor they set holds. */
+  #observed = [];
+  /** `report.token_factor.counted` of the last trim (what `observeUsage` is paired with). */
+  #counted;
 
   /**
    * @param {import("../index.js").TrimOptions & { messages?: import("../index.js").Message[], summarize?: Function }} [options]
@@ -276,6 +281,9 @@ export class Session {
     // Cache-stable as before: a cut alone would keep everything down to the whole budget.
     if (!Object.hasOwn(this.#options, "trim_to")) options.trim_to = 0.75;
     if (this.#summary !== undefined) options.summary = this.#summary;
+    if (this.#observed.length > 0) {
+      options.observed_usage = [...(this.#options.observed_usage ?? []), ...this.#observed];
+    }
     const made = native().sessionNew(serialise(options, "options"));
     if (made.error !== null) answer(made.error);
     if (!made.handle) throw new AnkitaError("internal", "the native library made no session");
@@ -298,6 +306,7 @@ export class Session {
         : restoreOriginals([item], this.#originals.size > 0 ? this.#originals : null)[0],
     );
     const out = { messages, report: withDroppedMessages(response.report) };
+    this.#counted = response.report.token_factor?.counted;
     if (this.#system !== undefined) out.system = this.#system;
     return out;
   }
@@ -324,7 +333,9 @@ export class Session {
         { path: "inputTokens" },
       );
     }
-    return answer(native().sessionObserveUsage(handle, inputTokens)).token_factor;
+    const factor = answer(native().sessionObserveUsage(handle, inputTokens)).token_factor;
+    if (this.#counted !== undefined) this.#observed.push([this.#counted, inputTokens]);
+    return factor;
   }
 
   /**

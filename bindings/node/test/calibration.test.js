@@ -89,3 +89,32 @@ test("a stateless trim takes the observed usage", () => {
   assert.ok(second.messages.length > first.messages.length);
   assert.equal(trim(history(2), { max_bytes: 100_000 }).report.token_factor, undefined);
 });
+
+test("the factor observed holds when the session places a summary", (t) => {
+  const calls = [];
+  const session = new Session({
+    messages: history(20),
+    model: "claude-sonnet-4-5",
+    context_tokens: 8000,
+    max_output_tokens: 1000,
+    summarize: (messages, previous) => {
+      calls.push(messages.length);
+      return `${previous ?? ""} ${messages.length} messages folded in.`;
+    },
+  });
+  t.after(() => session.close());
+  const first = session.trim();
+  const factor = session.observeUsage(Math.floor(first.report.token_factor.counted * 1.1));
+  assert.equal(factor.source, "observed");
+  const before = calls.length;
+  // Enough new turns that the cut must move: the summary is placed anew.
+  session.append(history(12).slice(1));
+  const after = session.trim();
+  assert.ok(calls.length > before, "the cut moved and summarize was called");
+  assert.ok(after.report.summary, "a summary is placed");
+  assert.deepEqual(
+    [after.report.token_factor.value, after.report.token_factor.source],
+    [factor.value, "observed"],
+  );
+  assert.equal(after.report.token_factor.observations, 1);
+});
