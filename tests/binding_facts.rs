@@ -6,8 +6,8 @@
 //! only the value given to a `format` keyword or key (`format="ai-sdk"`: a front end that
 //! speaks one format, not a branch on one) is no comparison, and a provider's key in the AI
 //! SDK's `providerOptions` (`{"openai": {"imageDetail": ...}}`) is a provider's name.
-//! The type declarations that list the names (`MessageFormat`, `Format` in index.d.ts) must
-//! list exactly the core's formats.
+//! The type declarations that list the names (`MessageFormat` in the Node package's
+//! types/names.d.ts, `MessageFormat` in _types.py) must list exactly the core's formats.
 
 use ankita::format::FORMATS;
 use std::path::{Path, PathBuf};
@@ -311,9 +311,9 @@ fn the_format_types_list_the_core_formats() {
     );
     assert_eq!(python, names, "MessageFormat in _types.py");
     let node = listed_after(
-        &read("bindings/node/index.d.ts"),
+        &read("bindings/node/types/names.d.ts"),
         "export type MessageFormat =",
         &names,
     );
-    assert_eq!(node, names, "MessageFormat in index.d.ts");
+    assert_eq!(node, names, "MessageFormat in types/names.d.ts");
 }

@@ -489,10 +489,13 @@ fn python_kinds(annotation: &str) -> BTreeSet<&'static str> {
     out
 }
 
-/// The kinds of a TypeScript type of index.d.ts (aliases and interfaces read from it); a
-/// number is either of `integer` and `number`.
+/// The kinds of a TypeScript type of the Node package's declarations (aliases and interfaces
+/// read from index.d.ts and the files of types/ it re-exports); a number is either of `integer`
+/// and `number`.
 fn ts_kinds(ty: &str) -> BTreeSet<&'static str> {
-    let dts = read("bindings/node/index.d.ts");
+    let dts = ["index.d.ts", "types/names.d.ts", "types/report.d.ts"]
+        .map(|f| read(&format!("bindings/node/{f}")))
+        .join("\n");
     let mut out = BTreeSet::new();
     for part in split_top(ty, '|') {
         let kind = match part {

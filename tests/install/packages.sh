@@ -164,7 +164,7 @@ check "the tarball's size is docs/performance.md's" python3 "$repo/tests/docs/si
 check "the prebuild's size is docs/performance.md's" \
     python3 "$repo/tests/docs/sizes.py" "the stripped \`libankita.so\` (the Node prebuild)" "$prebuild"
 tar tzf "$tarball" | sed 's|^package/||' | sort >"$scratch/tarball.txt"
-for f in package.json index.js index.d.ts lib/native.js README.md LICENSE-MIT LICENSE-APACHE \
+for f in package.json index.js index.d.ts types/names.d.ts types/report.d.ts lib/native.js README.md LICENSE-MIT LICENSE-APACHE \
     "prebuilds/linux-$node_arch/libankita.so" wasm/ankita.wasm; do
     check "tarball has $f" grep -qx "$f" "$scratch/tarball.txt"
 done

@@ -1,0 +1,11 @@
+// The names of formats, tokenizers and image formats the core answers with (index.d.ts
+// re-exports them; tests/option_table.rs and tests/binding_facts.rs read them here).
+
+/** What text is counted in: bytes, or a public tokenizer's tokens. */
+export type Tokenizer = "bytes" | "o200k_base" | "cl100k_base";
+
+/** The message formats the core reads. */
+export type MessageFormat = "openai" | "anthropic" | "responses" | "gemini" | "ai-sdk";
+
+/** The image formats whose header the core reads. */
+export type ImageFormat = "png" | "jpeg" | "gif" | "webp";
