@@ -294,10 +294,12 @@ def trim(
       ``trim_to`` (in (0, 1]) of the budget and of ``max_messages``; given the previous
       result's ``report["cut"]`` as ``cut``, keep exactly the messages from it on while they
       fit, so a provider's prompt cache serves the history's prefix from call to call;
-      ``cache_breakpoint=True`` (Anthropic format) puts ``cache_control`` on the last block
-      before the newest user message; ``summary={"text": ..., "through": n}`` (the caller's
-      summary of its messages up to ``n``) is placed right after the pinned message in their
-      stead, and ``report["compaction"]`` says what to summarise next when the cut moves;
+      ``cache_breakpoint=True`` puts the provider's breakpoint on the last block before the
+      newest user message (Anthropic's ``cache_control``; OpenAI's ``prompt_cache_breakpoint``
+      in the chat, Responses and AI SDK formats, GPT-5.6 and later);
+      ``summary={"text": ..., "through": n}`` (the caller's summary of its messages up to ``n``)
+      is placed right after the pinned message in their stead, and ``report["compaction"]``
+      says what to summarise next when the cut moves;
     - ``format``: "openai", "anthropic" for Anthropic Messages, whose top-level ``system``
       (a string or text blocks) is then given as ``system`` and returned as
       ``TrimResult.system``; "responses" for OpenAI Responses input items (the openai SDK's

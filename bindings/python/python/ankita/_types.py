@@ -344,8 +344,9 @@ class RequestOptions(TrimOptions, total=False):
 
 
 class CacheBreakpoint(TypedDict):
-    """Anthropic ``cache_breakpoint``: where the ``cache_control`` breakpoint stands, as the
-    index among the returned messages and the block (``given``: the caller's message had it)."""
+    """``cache_breakpoint``: where the breakpoint (Anthropic's ``cache_control``, OpenAI's
+    ``prompt_cache_breakpoint``) stands, as the index among the returned messages and the block
+    (``given``: the caller's message had it)."""
 
     output_index: int
     part: int
