@@ -92,7 +92,10 @@ impl Trimmer<'_, '_> {
                         (0, Change::Removed)
                     } else {
                         let text = image_placeholder(price);
-                        (self.measure.text(&text), Change::Placeholder(text.into()))
+                        (
+                            self.measure.text(&text),
+                            Change::Placeholder(Box::new(text.into())),
+                        )
                     };
                     fixed = fixed - u128::from(unit.bytes) + u128::from(bytes);
                     plan.push(Planned {
@@ -132,7 +135,7 @@ impl Trimmer<'_, '_> {
             cost += u128::from(to);
             plan.push(Planned {
                 unit: u,
-                change: Change::Text(shrunk.into()),
+                change: Change::Text(Box::new(shrunk.into())),
                 bytes: to,
             });
         }
@@ -274,7 +277,7 @@ impl Trimmer<'_, '_> {
                 continue;
             }
             let unit = &mut self.session.units[u];
-            unit.change = Change::Text(grown.into());
+            unit.change = Change::Text(Box::new(grown.into()));
             unit.bytes = cost;
             self.total += u128::from(cost - to);
             self.report.truncated[entry].to_bytes = cost;

@@ -108,15 +108,16 @@ impl TextSource<'_> {
     }
 }
 
-/// What trimming or repair did to a unit.
+/// What trimming or repair did to a unit. The texts are boxed twice, so that the type is two
+/// words: most units are kept or removed, and a unit is made for every caller's message.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
     Keep,
     /// The text is replaced (shrunk, attachment body dropped, repair note appended); the part
     /// keeps its other fields.
-    Text(Box<str>),
+    Text(Box<Box<str>>),
     /// An image part replaced by a text part.
-    Placeholder(Box<str>),
+    Placeholder(Box<Box<str>>),
     Removed,
 }
 
@@ -179,7 +180,9 @@ pub struct Message<'a> {
     /// `meta_bytes` once the tool calls are removed.
     pub meta_without_calls: u64,
     pub tool_calls: ToolCalls<'a>,
-    pub tool_call_id: Option<Cow<'a, str>>,
+    /// The id a tool reply answers (boxed: most messages are not replies, and a message is made
+    /// for every caller's message).
+    pub tool_call_id: Option<Box<Cow<'a, str>>>,
     pub has_refusal: bool,
     /// Repair appended the note on removed tool calls (a new text part, or the whole content
     /// when there was none): [`Message::note`].
@@ -309,7 +312,15 @@ impl<'a> Session<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::Role;
+    use super::{Message, Role, Unit};
+
+    #[test]
+    fn a_message_and_its_unit_stay_small() {
+        // One of each is made for every caller's message: 300,000 one-letter messages (10 MB)
+        // hold 300,000 of each, which is most of the memory rule's 8× (docs/robustness.md).
+        assert!(std::mem::size_of::<Message<'_>>() <= 80);
+        assert!(std::mem::size_of::<Unit<'_>>() <= 72);
+    }
 
     #[test]
     fn a_role_token_is_read_as_its_decoded_name() {

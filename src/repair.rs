@@ -163,6 +163,9 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
     let n = session.messages.len();
     let mut out = Repaired {
         order: Vec::with_capacity(n),
+        // A group has a message at least: grown by doubling, the list reserved up to twice
+        // what it held, one group for nearly every caller's message.
+        groups: Vec::with_capacity(n),
         ..Repaired::default()
     };
     let role_of = |s: &Session<'_>, m: usize| s.messages[m].role;
@@ -291,7 +294,7 @@ fn match_replies<'a>(
         if !session.has_content(r) {
             continue;
         }
-        let Some(id) = &session.messages[r].tool_call_id else {
+        let Some(id) = session.messages[r].tool_call_id.as_deref() else {
             return Err(RepairReason::ReplyWithoutId);
         };
         let call = match &index {
@@ -358,7 +361,7 @@ fn append_note(session: &mut Session<'_>, m: usize) {
                 format!("{text}\n{note}")
             };
             unit.bytes = new.len() as u64;
-            unit.change = Change::Text(new.into());
+            unit.change = Change::Text(Box::new(new.into()));
         }
         ContentShape::Absent | ContentShape::Null | ContentShape::Parts => {
             session.messages[m].has_note = true;

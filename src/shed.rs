@@ -110,7 +110,7 @@ fn shrink_texts(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         };
         t.report.truncated.push(truncation);
         t.shrunk.push((m, u, size));
-        set_unit(t, u, to, Change::Text(shrunk.into()));
+        set_unit(t, u, to, Change::Text(Box::new(shrunk.into())));
     }
     Ok(())
 }
@@ -140,7 +140,7 @@ fn drop_images(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         } else {
             (
                 t.measure.text(&placeholder),
-                Change::Placeholder(placeholder.into()),
+                Change::Placeholder(Box::new(placeholder.into())),
             )
         };
         if bytes >= unit.bytes {
@@ -224,7 +224,7 @@ fn drop_attachments(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
         t.report
             .dropped_attachments
             .push(DroppedAttachment { index, part, bytes });
-        set_unit(t, u, stub_cost, Change::Text(stub.into()));
+        set_unit(t, u, stub_cost, Change::Text(Box::new(stub.into())));
     }
     if !forget.is_empty() {
         t.report
@@ -344,14 +344,14 @@ pub(crate) fn clear_tool_results(
                 let (cost, change) = match (&unit.kind, first) {
                     (UnitKind::Media(_), true) => (
                         placeholder_cost,
-                        Change::Placeholder(clear.placeholder.as_str().into()),
+                        Change::Placeholder(Box::new(clear.placeholder.as_str().into())),
                     ),
                     (_, true) => (
                         placeholder_cost,
-                        Change::Text(clear.placeholder.as_str().into()),
+                        Change::Text(Box::new(clear.placeholder.as_str().into())),
                     ),
                     (UnitKind::Media(_), false) => (0, Change::Removed),
-                    (_, false) => (0, Change::Text("".into())),
+                    (_, false) => (0, Change::Text(Box::new("".into()))),
                 };
                 first = false;
                 unit.bytes = cost;

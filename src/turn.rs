@@ -145,9 +145,12 @@ impl Trimmer<'_, '_> {
             }
             let (bytes, change) = match (first, &unit.kind) {
                 (true, UnitKind::Text | UnitKind::Attachment) => {
-                    (placeholder, Change::Text(TURN_PLACEHOLDER.into()))
+                    (placeholder, Change::Text(Box::new(TURN_PLACEHOLDER.into())))
                 }
-                (true, _) => (placeholder, Change::Placeholder(TURN_PLACEHOLDER.into())),
+                (true, _) => (
+                    placeholder,
+                    Change::Placeholder(Box::new(TURN_PLACEHOLDER.into())),
+                ),
                 (false, _) => (0, Change::Removed),
             };
             first = false;

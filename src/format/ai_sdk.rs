@@ -506,7 +506,7 @@ impl<'a> ToolPart<'a, '_> {
             units,
             self.base_meta,
         );
-        msg.tool_call_id = Some(id);
+        msg.tool_call_id = Some(Box::new(id));
         msg
     }
 

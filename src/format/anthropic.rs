@@ -305,7 +305,7 @@ fn split_message<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Re
         meta_bytes,
         meta_without_calls: base_meta,
         tool_calls,
-        tool_call_id: tool_call_id.clone(),
+        tool_call_id: tool_call_id.clone().map(Box::new),
         has_refusal,
         has_note: false,
         remove_tool_calls: false,
@@ -506,7 +506,7 @@ fn split_tool_result<'a>(
     let units = (start, s.units.len() as u32);
     let mut msg =
         super::units::logical(Some(i as u32), origin, Some(Role::Tool), shape, units, meta);
-    msg.tool_call_id = Some(id);
+    msg.tool_call_id = Some(Box::new(id));
     s.messages.push(msg);
     Ok(())
 }

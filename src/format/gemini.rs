@@ -492,7 +492,7 @@ fn split_content<'a>(
                 match id {
                     Some(id) => {
                         response_ids.push(id.clone());
-                        s.messages[m].tool_call_id = Some(id);
+                        s.messages[m].tool_call_id = Some(Box::new(id));
                     }
                     None => unnamed.push((m, name, here.at(""))),
                 }
@@ -519,7 +519,7 @@ fn split_content<'a>(
                 Some(call) if call.name.is_some() && call.name == name => call.key.clone(),
                 _ => Cow::Owned(path),
             };
-            s.messages[m].tool_call_id = Some(key);
+            s.messages[m].tool_call_id = Some(Box::new(key));
         }
     }
     let start = if direct { entry } else { s.units.len() } as u32;

@@ -181,7 +181,7 @@ fn split_message<'a>(
         meta_bytes,
         meta_without_calls,
         tool_calls,
-        tool_call_id,
+        tool_call_id: tool_call_id.map(Box::new),
         has_refusal,
         has_note: false,
         remove_tool_calls: false,

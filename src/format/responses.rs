@@ -369,7 +369,7 @@ fn split_output<'a>(
         Origin::Item(ItemKind::Output { family }),
         Some(Role::Tool),
     );
-    msg.tool_call_id = id;
+    msg.tool_call_id = id.map(Box::new);
     msg.meta_bytes = object_len_without(fields, &["output"]);
     msg.meta_without_calls = msg.meta_bytes;
     let start = s.units.len() as u32;

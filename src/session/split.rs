@@ -243,9 +243,12 @@ pub(super) fn split_bytes(session: &Session<'_>) -> usize {
     let calls: usize = session
         .messages
         .iter()
-        .map(|m| match &m.tool_calls {
-            ToolCalls::Valid(ids) => ids.len() * std::mem::size_of::<std::borrow::Cow<str>>(),
-            _ => 0,
+        .map(|m| {
+            let ids = match &m.tool_calls {
+                ToolCalls::Valid(ids) => ids.len(),
+                _ => 0,
+            } + usize::from(m.tool_call_id.is_some());
+            ids * std::mem::size_of::<std::borrow::Cow<str>>()
         })
         .sum();
     session.messages.capacity() * std::mem::size_of::<Message>()

@@ -24,7 +24,7 @@ pub(super) fn settle_approvals(session: &mut Session<'_>) {
         }
         let answered: HashSet<&str> = (m + 1..end)
             .filter(|&r| session.has_content(r))
-            .filter_map(|r| session.messages[r].tool_call_id.as_deref())
+            .filter_map(|r| session.messages[r].tool_call_id.as_deref().map(|id| &**id))
             .collect();
         if ids.iter().all(|id| answered.contains(id.as_ref())) {
             m = end;

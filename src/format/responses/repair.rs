@@ -56,7 +56,7 @@ pub(super) fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
         }
         if let Class::Output(_) = c {
             // An output before any call of a step.
-            let reason = match &session.messages[m].tool_call_id {
+            let reason = match session.messages[m].tool_call_id.as_deref() {
                 Some(id) => RepairReason::NoCall(id.clone()),
                 None => RepairReason::NoCallId,
             };
@@ -168,7 +168,7 @@ fn step<'a>(
                 _ => {}
             },
             Class::Output(family) => {
-                let Some(id) = &msg.tool_call_id else {
+                let Some(id) = msg.tool_call_id.as_deref() else {
                     alive[m] = false;
                     out.repairs
                         .push(orphan_output(session, m, RepairReason::NoCallId));
