@@ -202,7 +202,7 @@ pub fn repair<'a>(session: &mut Session<'a>) -> Repaired<'a> {
                     None
                 }
                 ToolCalls::Malformed { why, path } => {
-                    Some((RepairReason::Malformed(*why), Some(path.clone())))
+                    Some((RepairReason::Malformed(*why), Some((**path).clone())))
                 }
                 ToolCalls::Valid(ids) => match_replies(ids, session, i + 1..end)
                     .err()

@@ -462,9 +462,9 @@ fn tool_calls_of<'a>(
     let tool_calls = match malformed {
         Some((why, path)) => ToolCalls::Malformed {
             why,
-            path: path.into(),
+            path: Box::new(path.into()),
         },
-        None => ToolCalls::Valid(ids.into_vec().into()),
+        None => ToolCalls::Valid(Box::new(ids.into_vec().into())),
     };
     (tool_calls, meta)
 }

@@ -562,9 +562,9 @@ fn tool_calls_of<'a: 'c, 'c>(
     let tool_calls = match malformed {
         Some((why, path)) => ToolCalls::Malformed {
             why,
-            path: path.into(),
+            path: Box::new(path.into()),
         },
-        None => ToolCalls::Valid(ids.into_vec().into()),
+        None => ToolCalls::Valid(Box::new(ids.into_vec().into())),
     };
     (tool_calls, meta.total())
 }

@@ -529,10 +529,12 @@ fn split_content<'a>(
             let tool_calls = match (malformed, calls.is_empty()) {
                 (Some((why, path)), _) => ToolCalls::Malformed {
                     why,
-                    path: path.into(),
+                    path: Box::new(path.into()),
                 },
                 (None, true) => ToolCalls::None,
-                (None, false) => ToolCalls::Valid(calls.iter().map(|c| c.key.clone()).collect()),
+                (None, false) => {
+                    ToolCalls::Valid(Box::new(calls.iter().map(|c| c.key.clone()).collect()))
+                }
             };
             let meta = if tool_calls == ToolCalls::None {
                 base_meta

@@ -337,7 +337,7 @@ fn check_tool_calls<'a>(
         let fields = &*call;
         let bad = |why: Malformed, rest: &str| ToolCalls::Malformed {
             why,
-            path: message_path(i, &format!(".tool_calls[{c}]{rest}")).into(),
+            path: Box::new(message_path(i, &format!(".tool_calls[{c}]{rest}")).into()),
         };
         if !object {
             return bad(Malformed::NotObject, "");
@@ -372,7 +372,7 @@ fn check_tool_calls<'a>(
     if ids.is_empty() {
         ToolCalls::Empty
     } else {
-        ToolCalls::Valid(ids.into_vec().into())
+        ToolCalls::Valid(Box::new(ids.into_vec().into()))
     }
 }
 

@@ -286,10 +286,10 @@ fn split_item<'a>(step: Step<'a, '_, Scratch<'a>>, s: &mut Session<'a>) -> Resul
     msg.meta_without_calls = msg.meta_bytes;
     if let ItemKind::Call { .. } = kind_ {
         msg.tool_calls = match get(fields, id_key).and_then(raw::string) {
-            Some(id) if !id.is_empty() => ToolCalls::Valid(Box::new([id])),
+            Some(id) if !id.is_empty() => ToolCalls::Valid(Box::new(Box::new([id]))),
             _ => ToolCalls::Malformed {
                 why: Malformed::IdMissing,
-                path: message_path(i, &format!(".{id_key}")).into(),
+                path: Box::new(message_path(i, &format!(".{id_key}")).into()),
             },
         };
     }

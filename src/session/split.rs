@@ -244,11 +244,16 @@ pub(super) fn split_bytes(session: &Session<'_>) -> usize {
         .messages
         .iter()
         .map(|m| {
-            let ids = match &m.tool_calls {
-                ToolCalls::Valid(ids) => ids.len(),
+            let calls = match &m.tool_calls {
+                ToolCalls::Valid(ids) => {
+                    ids.len() * std::mem::size_of::<std::borrow::Cow<str>>()
+                        + std::mem::size_of::<Box<[std::borrow::Cow<str>]>>()
+                }
                 _ => 0,
-            } + usize::from(m.tool_call_id.is_some());
-            ids * std::mem::size_of::<std::borrow::Cow<str>>()
+            };
+            calls
+                + usize::from(m.tool_call_id.is_some())
+                    * std::mem::size_of::<std::borrow::Cow<str>>()
         })
         .sum();
     session.messages.capacity() * std::mem::size_of::<Message>()

@@ -64,9 +64,9 @@ pub(super) fn settle_approvals(session: &mut Session<'_>) {
         }
         if !waived.is_empty() {
             if let ToolCalls::Valid(ids) = &mut session.messages[m].tool_calls {
-                let mut kept = std::mem::take(ids).into_vec();
+                let mut kept = std::mem::take(&mut **ids).into_vec();
                 kept.retain(|id| !waived.iter().any(|w| w == id));
-                *ids = kept.into_boxed_slice();
+                **ids = kept.into_boxed_slice();
             }
         }
         m = end;

@@ -162,7 +162,7 @@ fn step<'a>(
                         message: m,
                         action: RepairAction::IncompleteToolCallsRemoved,
                         reason: RepairReason::Malformed(*why),
-                        path: Some(path.clone()),
+                        path: Some((**path).clone()),
                     });
                 }
                 _ => {}
