@@ -353,7 +353,7 @@ for name in [
     )
 
 
-# --- windows from the model (src/context_windows.rs) ------------------------------------------------------
+# --- windows from the model (src/context_windows.rs) ----------------------------------------------
 
 
 chat = [
