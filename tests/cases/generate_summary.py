@@ -264,7 +264,7 @@ def compaction_history(fmt: str, block: Obj) -> list[Obj]:
     ]
 
 
-BLOCKS = {
+BLOCKS: dict[str, Obj] = {
     "anthropic": {"type": "compaction", "content": SUMMARY, "encrypted_content": "EqQB" + "y" * 40},
     "ai-sdk": {
         "type": "text",
@@ -272,16 +272,17 @@ BLOCKS = {
         "providerOptions": {"anthropic": {"type": "compaction"}},
     },
 }
-OPENAI_IN_AI_SDK = {
+OPENAI_IN_AI_SDK: Obj = {
     "type": "custom",
     "kind": "openai.compaction",
     "providerOptions": {"openai": {"itemId": "cmp_1", "encryptedContent": "gAAAAAB" + "x" * 40}},
 }
-for fmt, block, tag in [
+COMPACTIONS: list[tuple[str, Obj, str]] = [
     ("anthropic", BLOCKS["anthropic"], "anthropic"),
     ("ai-sdk", BLOCKS["ai-sdk"], "ai_sdk"),
     ("ai-sdk", OPENAI_IN_AI_SDK, "ai_sdk_openai_item"),
-]:
+]
+for fmt, block, tag in COMPACTIONS:
     history = compaction_history(fmt, block)
     for name, options, kept, dropped, limited in [
         ("what_precedes_it_goes", {}, [3, 4, 5, 6], [0, 1, 2], None),
