@@ -234,11 +234,20 @@ fn drop_attachments(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
     Ok(())
 }
 
-/// Before failing, the earlier anchors (oldest first) and the exchange in progress yield.
+/// Before failing, the earlier anchors (oldest first) and the exchange in progress yield; a
+/// server compaction last, as it stands for the conversation before what follows it and is
+/// kept while anything after it is (crate::stable::summary, `keep_compaction`).
 fn drop_soft_groups(t: &mut Trimmer<'_, '_>, budget: u64) -> Result<(), Error> {
-    let soft = (0..t.tags.len())
-        .filter(|&g| t.tags[g] == Tag::Anchor)
-        .chain((0..t.tags.len()).filter(|&g| t.tags[g] == Tag::InProgress))
+    let compaction = |t: &Trimmer<'_, '_>, g: usize| {
+        t.group_msgs(g)
+            .iter()
+            .any(|&m| t.session.messages[m].compaction)
+    };
+    let n = t.tags.len();
+    let soft = (0..n)
+        .filter(|&g| t.tags[g] == Tag::Anchor && !compaction(t, g))
+        .chain((0..n).filter(|&g| t.tags[g] == Tag::InProgress))
+        .chain((0..n).filter(|&g| t.tags[g] == Tag::Anchor && compaction(t, g)))
         .collect::<Vec<_>>();
     for g in soft {
         if t.total <= u128::from(budget) {

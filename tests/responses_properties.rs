@@ -358,3 +358,30 @@ proptest! {
         prop_assert_eq!(out.first(), Some(&compaction), "the compaction item is not first");
     }
 }
+
+/// The property's first failure, kept: two user messages after the compaction are anchors, and
+/// over the budget the anchors yield oldest first — the compaction went before the messages it
+/// stands before. It now yields last, after them.
+#[test]
+fn over_the_budget_the_compaction_yields_after_the_anchors_that_follow_it() {
+    let compaction = json!({"type": "compaction", "id": "cmp_1",
+        "encrypted_content": "gAAAAAB".repeat(763 / 7 + 1)});
+    let mut items = vec![compaction.clone()];
+    items.extend(build(&[
+        Turn::User {
+            text: 1,
+            image: None,
+        },
+        Turn::User {
+            text: 99,
+            image: None,
+        },
+    ]));
+    items.push(json!({"role": "user", "content": text(224, "request")}));
+    let request = json!({"format": "responses", "messages": items, "max_messages": 2,
+        "max_bytes": 1106});
+    let response = trim_value(request).unwrap();
+    let out = response["messages"].as_array().unwrap();
+    assert_eq!(out.first(), Some(&compaction), "{out:?}");
+    assert!(response["report"]["cost_bytes"].as_u64().unwrap() <= 1106);
+}
