@@ -642,7 +642,10 @@ def test_trim_given_an_async_summarize_names_trim_async() -> None:
                 session.append(agent_step("openai", k))
                 session.trim()
         gc.collect()
-    assert not caught, [str(w.message) for w in caught]
+    # Only this test's coroutine is asked about: an event loop another test left to the
+    # collector may warn here too (ResourceWarning: unclosed event loop), which is not ours.
+    never_awaited = [str(w.message) for w in caught if "never awaited" in str(w.message)]
+    assert not never_awaited, never_awaited
     assert not called
 
     # The session goes on: trim_async places a summary when the cut next moves.
