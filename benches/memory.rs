@@ -52,6 +52,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../tests/support/pdf.rs"]
+mod pdf;
+
 /// Each input is built up to about this many bytes.
 const FULL: usize = 10_000_000;
 
@@ -445,21 +448,7 @@ fn small_pdf(pages: u64) -> Vec<u8> {
 /// A PDF whose only cross-reference stream is 68 MB of zeros, deflated to ~66 KB (the
 /// bomb: it peaked at 66 MB before its streams were bounded by its size).
 fn pdf_bomb() -> Vec<u8> {
-    let zeros = vec![0u8; 68 << 20];
-    let deflated = miniz_oxide::deflate::compress_to_vec_zlib(&zeros, 10);
-    drop(zeros);
-    let mut pdf = b"%PDF-1.7\n".to_vec();
-    let offset = pdf.len();
-    pdf.extend_from_slice(
-        format!(
-            "1 0 obj\n<</Type/XRef/W[1 1 1]/Size 3/Root 2 0 R/Filter/FlateDecode/Length {}>>\nstream\n",
-            deflated.len()
-        )
-        .as_bytes(),
-    );
-    pdf.extend_from_slice(&deflated);
-    pdf.extend_from_slice(format!("\nendstream\nendobj\nstartxref\n{offset}\n%%EOF\n").as_bytes());
-    pdf
+    pdf::pdf_with_xref(68 << 20, "")
 }
 
 /// A chat `file` part holding `pdf`, named.

@@ -8,6 +8,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+#[path = "support/pdf.rs"]
+mod pdf;
+use pdf::pdf_with_xref;
+
 struct Counting;
 
 static HELD: AtomicUsize = AtomicUsize::new(0);
@@ -47,25 +51,6 @@ static ALLOCATOR: Counting = Counting;
 /// A PDF whose only cross-reference stream is `inflated` bytes of zeros, deflated.
 fn pdf_with_xref_of_zeros(inflated: usize) -> Vec<u8> {
     pdf_with_xref(inflated, "")
-}
-
-/// The same, its stream's `/Index` (`/Index [0 n]` lists n objects) or other keys given.
-fn pdf_with_xref(inflated: usize, keys: &str) -> Vec<u8> {
-    let zeros = vec![0u8; inflated];
-    let deflated = miniz_oxide::deflate::compress_to_vec_zlib(&zeros, 10);
-    drop(zeros);
-    let mut pdf = b"%PDF-1.7\n".to_vec();
-    let offset = pdf.len();
-    pdf.extend_from_slice(
-        format!(
-            "1 0 obj\n<</Type/XRef/W[1 1 1]/Size 3/Root 2 0 R/Filter/FlateDecode/Length {}{keys}>>\nstream\n",
-            deflated.len()
-        )
-        .as_bytes(),
-    );
-    pdf.extend_from_slice(&deflated);
-    pdf.extend_from_slice(format!("\nendstream\nendobj\nstartxref\n{offset}\n%%EOF\n").as_bytes());
-    pdf
 }
 
 /// The tests count what the whole process holds: they run one at a time.
