@@ -21,6 +21,18 @@
 //! left-out messages are listed among `dropped_messages` (the answer checks that no message
 //! before `from` is kept but a pinned system message 0).
 //!
+//! A given message before `from` but message 0 may be a *stand-in* in a trim with a limit
+//! (no `window.sizes`): the caller's message with its long free text replaced, as each
+//! format's [`crate::format::StandIn`] facts say (`stand_in` of `ankita_formats`: strings
+//! longer than `longer_than` under a key of `text_keys`, and any such string inside the value
+//! of a key of `data_keys`, become `replacement`). The trim reads of those strings only that
+//! they are non-empty strings, or the JSON type of the value holding them: a stand-in splits
+//! and is repaired as the caller's message, and only what it costs differs, which no answer
+//! shows: the answer keeps no message before `from` but a pinned system message 0 (else
+//! `widen`), and reports the older ones by index and by their repairs, which read ids, roles
+//! and the presence of content. A trim that nothing limits keeps and prices every message: its
+//! messages go as they are.
+//!
 //! The request is a trim request whose `messages` are the caller's messages from index `from`
 //! on, with the key `window`: `{"from": <index>, "earlier": [[<start>, [<messages>]], ...]}`,
 //! `earlier` being the given messages before `from`, as runs of consecutive messages with the

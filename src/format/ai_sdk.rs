@@ -99,6 +99,10 @@ static TRAITS: Traits = Traits {
         text_parts: false,
         extra: None,
     },
+    stand_in: super::StandIn {
+        text_keys: &["content", "text", "value"],
+        data_keys: &["input"],
+    },
 };
 
 impl Adapter for AiSdk {

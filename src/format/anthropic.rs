@@ -94,6 +94,10 @@ static TRAITS: Traits = Traits {
         text_parts: false,
         extra: None,
     },
+    stand_in: super::StandIn {
+        text_keys: &["content", "text", "thinking"],
+        data_keys: &["input"],
+    },
 };
 
 impl Adapter for Anthropic {

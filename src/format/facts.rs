@@ -40,6 +40,45 @@ impl Plain {
     }
 }
 
+/// What of an older message a front end may replace when it sends the message for the tail
+/// of a trim with a limit ([`crate::tail`]): the message goes as its *stand-in*, the same JSON
+/// with long free text replaced by [`StandIn::REPLACEMENT`]. The trim reads of such text only
+/// that it is a non-empty string (a message's content, a part's text, a call's arguments, a
+/// reply's output) or the JSON type of the value holding it (a call's input object): what it
+/// costs is all that changes, and the answer of a tail never keeps a message before it but a
+/// pinned system message 0, which goes as it is.
+///
+/// The rule, for a message other than message 0: a string that is the value of an object's
+/// member named in `text_keys`, at any depth, and any string at any depth inside the value of
+/// a member named in `data_keys` (array items and members' values; keys stay), may be replaced
+/// when it is longer than [`StandIn::LONGER_THAN`] characters (a binding's own characters:
+/// UTF-16 code units, code points; the limit only saves work) and is well-formed Unicode (a
+/// lone surrogate makes the whole request an error, which the stand-in would hide). Ids,
+/// roles, types, names, URLs, media and file data are never listed: the trim reads them.
+#[derive(Debug)]
+pub struct StandIn {
+    /// Keys whose string values are free text.
+    pub text_keys: &'static [&'static str],
+    /// Keys whose whole value is the caller's data, read for its JSON type only.
+    pub data_keys: &'static [&'static str],
+}
+
+impl StandIn {
+    /// Strings this long or shorter are sent as they are.
+    pub const LONGER_THAN: usize = 64;
+    /// What a replaced string becomes.
+    pub const REPLACEMENT: &'static str = "(stand-in)";
+
+    fn describe(&self) -> Value {
+        json!({
+            "longer_than": Self::LONGER_THAN,
+            "replacement": Self::REPLACEMENT,
+            "text_keys": self.text_keys,
+            "data_keys": self.data_keys,
+        })
+    }
+}
+
 /// How a front end drives the trim of a long history from its newest messages (the requests
 /// of `ankita_trim_tail` and `ankita_sanitize_tail`, [`crate::tail`]): every number and rule
 /// of the driver, so that each binding holds only its walk over its own language's objects
@@ -160,6 +199,7 @@ impl Traits {
             "rebuilds_messages": self.rebuilds_messages,
             "content_key": self.content_key,
             "plain": self.plain.describe(),
+            "stand_in": self.stand_in.describe(),
         })
     }
 }
@@ -174,8 +214,9 @@ impl Format {
 /// Every format's facts, and the default format's name: `{"default": "openai", "formats":
 /// [{"name", "takes_system", "merges_turns", "user_turn_first", "rebuilds_messages",
 /// "content_key", "plain": {"user", "model", "other_roles", "text_key", "text_parts",
-/// "extra_key", "extra_value"}}, ...], "tail": {"min_before", ...}}` (`ankita_formats`; `tail`:
-/// [`TAIL_DRIVER`]).
+/// "extra_key", "extra_value"}, "stand_in": {"longer_than", "replacement", "text_keys",
+/// "data_keys"}}, ...], "tail": {"min_before", ...}}` (`ankita_formats`; `tail`: [`TAIL_DRIVER`];
+/// `stand_in`: [`StandIn`]).
 pub fn describe_formats() -> Value {
     json!({
         "default": Format::default().name(),
@@ -294,5 +335,11 @@ mod tests {
             .map(|f| f["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, FORMATS.iter().map(|f| f.name()).collect::<Vec<_>>());
+        for f in d["formats"].as_array().unwrap() {
+            let stand_in = f["stand_in"].as_object().unwrap();
+            assert_eq!(stand_in["longer_than"], StandIn::LONGER_THAN);
+            assert_eq!(stand_in["replacement"], StandIn::REPLACEMENT);
+            assert!(!stand_in["text_keys"].as_array().unwrap().is_empty());
+        }
     }
 }

@@ -98,6 +98,10 @@ static TRAITS: Traits = Traits {
         text_parts: true,
         extra: None,
     },
+    stand_in: super::StandIn {
+        text_keys: &["text"],
+        data_keys: &["args", "response"],
+    },
 };
 
 impl Adapter for Gemini {

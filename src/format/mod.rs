@@ -34,7 +34,7 @@ use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
 use crate::repair::Repaired;
 use crate::tokens::Measure;
 pub(crate) use costs::{blocks_meta_cost, fields_cost};
-pub use facts::{describe_formats, Plain};
+pub use facts::{describe_formats, Plain, StandIn};
 pub use inputs::ToolInputs;
 pub use split::Input;
 use std::borrow::Cow;
@@ -179,6 +179,9 @@ pub struct Traits {
     /// What a plain message looks like ([`Plain`]), for the light pass of a front end that
     /// trims a long history from its newest messages.
     pub plain: Plain,
+    /// What of an older message a front end may replace by a stand-in ([`StandIn`]), for the
+    /// tail of a trim with a limit.
+    pub stand_in: StandIn,
 }
 
 /// The format a part of type `part_type` was meant for, when it is not the format `here`'s:

@@ -52,6 +52,10 @@ static TRAITS: Traits = Traits {
         text_parts: false,
         extra: Some(("name", None)),
     },
+    stand_in: super::StandIn {
+        text_keys: &["content", "text", "arguments", "refusal"],
+        data_keys: &[],
+    },
 };
 
 impl Adapter for OpenAi {

@@ -89,6 +89,10 @@ static TRAITS: Traits = Traits {
         text_parts: false,
         extra: Some(("type", Some("message"))),
     },
+    stand_in: super::StandIn {
+        text_keys: &["content", "text", "arguments", "output", "refusal", "input"],
+        data_keys: &[],
+    },
 };
 
 /// Call item types, each answered by the output type of the same index in [`OUTPUTS`].

@@ -164,6 +164,9 @@ export const sessionStats = { made: 0, freed: 0 };
  *       user: string, model: string, other_roles: string[], text_key: string,
  *       text_parts: boolean, extra_key: string | null, extra_value: string | null,
  *     },
+ *     stand_in: {
+ *       longer_than: number, replacement: string, text_keys: string[], data_keys: string[],
+ *     },
  *   }[],
  *   tail: {
  *     min_before: number, first_with_budget: number, count_times: number, count_plus: number,

@@ -1,0 +1,527 @@
+//! Stand-ins against the whole history: on long agent histories in every format (tool
+//! exchanges, part lists, thinking and reasoning, calls whose input holds long text; repairs
+//! needed near and far from the cut: orphan replies, unanswered calls, empty messages), a
+//! driver that sends tails as the bindings do, each older message but message 0 sent as its
+//! stand-in by the format's `stand_in` facts (`ankita_formats`: long strings under its
+//! `text_keys`, and every long string inside its `data_keys`, replaced — some left as they are,
+//! as a binding may), must get the answer the whole history's trim gives, byte for byte.
+
+#[path = "../examples/agent_loop/mod.rs"]
+mod agent_loop;
+
+use agent_loop::{write, Rng, Step, FORMATS};
+use ankita::format::facts::{describe_formats, TAIL_DRIVER};
+use ankita::tail::trim_tail_json;
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+
+fn answer(request: &Value) -> String {
+    trim_tail_json(&request.to_string())
+}
+
+/// A format's stand-in facts, as `ankita_formats` gives them.
+struct Facts {
+    longer_than: usize,
+    replacement: String,
+    text_keys: Vec<String>,
+    data_keys: Vec<String>,
+}
+
+fn facts(format: &str) -> Facts {
+    let all = describe_formats();
+    let facts = all["formats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == format)
+        .unwrap();
+    let s = &facts["stand_in"];
+    let list = |key: &str| -> Vec<String> {
+        s[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap().to_owned())
+            .collect()
+    };
+    Facts {
+        longer_than: s["longer_than"].as_u64().unwrap() as usize,
+        replacement: s["replacement"].as_str().unwrap().to_owned(),
+        text_keys: list("text_keys"),
+        data_keys: list("data_keys"),
+    }
+}
+
+/// `value` with the long strings the facts allow replaced (`keep` of them left: a binding may
+/// leave any); counts the replacements in `made`.
+fn stand_in(
+    value: &Value,
+    facts: &Facts,
+    data: bool,
+    text: bool,
+    rng: &mut Rng,
+    made: &mut usize,
+) -> Value {
+    match value {
+        Value::String(s) if (data || text) && s.chars().count() > facts.longer_than => {
+            if rng.range(0, 7) == 0 {
+                value.clone()
+            } else {
+                *made += 1;
+                Value::String(facts.replacement.clone())
+            }
+        }
+        Value::Object(map) => {
+            let mut out = Map::new();
+            for (key, v) in map {
+                let data = data || facts.data_keys.iter().any(|k| k == key);
+                let text = facts.text_keys.iter().any(|k| k == key);
+                out.insert(key.clone(), stand_in(v, facts, data, text, rng, made));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| stand_in(v, facts, data, false, rng, made))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Long prose of `n` characters or so, some of it not ASCII.
+fn prose(rng: &mut Rng, n: usize) -> String {
+    const WORDS: &[&str] = &[
+        "the", "parser", "fails", "when", "naïve", "input", "→", "is", "\"q\"",
+    ];
+    let mut s = String::new();
+    while s.chars().count() < n {
+        s.push_str(WORDS[rng.range(0, WORDS.len() - 1)]);
+        s.push(' ');
+    }
+    s
+}
+
+/// A long agent session: tasks and runs of plain chat; tool calls and results lost anywhere
+/// (orphan results, unanswered calls).
+fn steps(seed: u64, length: usize) -> Vec<Step> {
+    let mut rng = Rng::new(seed);
+    let tasks = agent_loop::steps(seed, length / 6 + 4);
+    let mut out = Vec::new();
+    let mut k = 0;
+    while out.len() < length && k < tasks.len() {
+        if rng.range(0, 3) == 0 {
+            for i in 0..rng.range(1, 6) {
+                out.push(Step::User(format!(
+                    "chat {i}: and the {}?",
+                    rng.next() % 97
+                )));
+                out.push(Step::Answer(format!("It is {} bytes.", rng.next() % 1000)));
+            }
+        }
+        let end = (k + 1..tasks.len())
+            .find(|&j| matches!(tasks[j], Step::User(_)))
+            .unwrap_or(tasks.len());
+        for step in &tasks[k..end] {
+            let lose = matches!(step, Step::Call(..) | Step::Result(..)) && rng.range(0, 11) == 0;
+            if !lose {
+                out.push(step.clone());
+            }
+        }
+        k = end;
+    }
+    out.push(Step::User("And now?".into()));
+    out
+}
+
+/// The session's messages with the shapes of agent histories the plain generator does not
+/// write: part lists, thinking, reasoning items, long call inputs, refusals, empty messages.
+fn decorate(format: &str, messages: Vec<Value>, rng: &mut Rng) -> Vec<Value> {
+    let mut out = Vec::with_capacity(messages.len() + messages.len() / 8);
+    for (i, mut m) in messages.into_iter().enumerate() {
+        let role = m["role"].as_str().unwrap_or("").to_owned();
+        let pick = rng.range(0, 11);
+        // Message 0 (the system prompt in some formats) stays as written.
+        if i == 0 {
+            out.push(m);
+            continue;
+        }
+        // An empty message of the model's, which repair removes.
+        if pick == 0 {
+            out.push(match format {
+                "gemini" => json!({"role": "model", "parts": []}),
+                "responses" => json!({"type": "message", "role": "assistant", "content": ""}),
+                _ => json!({"role": "assistant", "content": ""}),
+            });
+        }
+        let n = 80 + rng.range(0, 400);
+        let long = prose(rng, n);
+        let call = m.get("tool_calls").is_some()
+            || m["type"] == "function_call"
+            || m["content"].as_array().is_some_and(|c| {
+                c.iter()
+                    .any(|p| p["type"] == "tool_use" || p["type"] == "tool-call")
+            })
+            || m["parts"]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|p| p.get("functionCall").is_some()));
+        match (format, role.as_str()) {
+            ("openai", "user") if pick < 4 => {
+                m["content"] = json!([
+                    {"type": "text", "text": long},
+                    {"type": "text", "text": format!("Attached file: notes.txt\n{long}")},
+                    {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+                ]);
+                if pick == 1 {
+                    m["name"] = json!("dana");
+                }
+            }
+            ("openai", "assistant") if call && pick < 4 => {
+                let args = json!({"path": "src/lib.rs", "patch": long}).to_string();
+                m["tool_calls"][0]["function"]["arguments"] = json!(args);
+            }
+            ("openai", "assistant") if pick == 5 => {
+                m = json!({"role": "assistant", "content": null, "refusal": long});
+            }
+            ("anthropic", "assistant") if call && pick < 5 => {
+                let blocks = m["content"].as_array_mut().unwrap();
+                blocks.insert(
+                    0,
+                    json!({"type": "thinking", "thinking": long, "signature": "c2ln"}),
+                );
+                if pick < 2 {
+                    let last = blocks.last_mut().unwrap();
+                    last["input"]["notes"] = json!([prose(rng, 100), {"deep": prose(rng, 90)}]);
+                }
+            }
+            ("anthropic", "user") if pick < 3 => {
+                let blocks = m["content"].as_array_mut();
+                match blocks {
+                    Some(blocks) if blocks[0]["type"] == "tool_result" => {
+                        let output = blocks[0]["content"].clone();
+                        blocks[0]["content"] = json!([
+                            {"type": "text", "text": output},
+                            {"type": "text", "text": long},
+                        ]);
+                    }
+                    _ => {
+                        m["content"] = json!([
+                            {"type": "text", "text": long},
+                            {"type": "document", "source":
+                                {"type": "text", "media_type": "text/plain", "data": prose(rng, 90)},
+                             "title": "notes"},
+                        ]);
+                    }
+                }
+            }
+            ("responses", _) if m["type"] == "function_call" && pick < 4 => {
+                out.push(json!({
+                    "type": "reasoning", "id": format!("rs_{i}"),
+                    "summary": [{"type": "summary_text", "text": long}],
+                }));
+            }
+            ("responses", "user") if pick < 3 => {
+                m = json!({"type": "message", "role": "user",
+                    "content": [{"type": "input_text", "text": long}]});
+            }
+            ("responses", "assistant") if pick < 3 => {
+                m = json!({"type": "message", "role": "assistant",
+                    "content": [{"type": "output_text", "text": long}]});
+            }
+            ("gemini", "model") if pick < 4 => {
+                let parts = m["parts"].as_array_mut().unwrap();
+                parts.insert(0, json!({"text": long, "thought": true}));
+                if call && pick < 2 {
+                    let last = parts.last_mut().unwrap();
+                    last["functionCall"]["args"]["notes"] = json!(prose(rng, 120));
+                }
+            }
+            ("gemini", "user") if pick < 3 => {
+                let parts = m["parts"].as_array_mut().unwrap();
+                if let Some(response) = parts[0].get_mut("functionResponse") {
+                    response["response"]["details"] = json!({"log": [long]});
+                } else {
+                    parts.push(json!({"text": long}));
+                }
+            }
+            ("ai-sdk", "assistant") if pick < 4 => {
+                if let Some(parts) = m["content"].as_array_mut() {
+                    parts.insert(0, json!({"type": "reasoning", "text": long}));
+                    if call && pick < 2 {
+                        let last = parts.last_mut().unwrap();
+                        last["input"]["notes"] = json!(prose(rng, 120));
+                    }
+                }
+            }
+            ("ai-sdk", "tool") if pick < 3 => {
+                let output = m["content"][0]["output"]["value"].clone();
+                m["content"][0]["output"] = json!({"type": "json", "value": {"log": output}});
+            }
+            ("ai-sdk", "user") if pick < 3 => {
+                m["content"] = json!([{"type": "text", "text": long}]);
+            }
+            _ => {}
+        }
+        out.push(m);
+    }
+    out
+}
+
+/// A message the bindings may leave out: a role and a non-empty string content (or Gemini text
+/// parts), nothing else.
+fn plain(message: &Value) -> Option<&str> {
+    let object = message.as_object()?;
+    let role = object.get("role")?.as_str()?;
+    if object.len() != 2 {
+        return None;
+    }
+    match (object.get("content"), object.get("parts")) {
+        (Some(Value::String(s)), None) if !s.is_empty() => Some(role),
+        (None, Some(Value::Array(parts)))
+            if !parts.is_empty()
+                && parts.iter().all(|p| {
+                    p.as_object().is_some_and(|o| {
+                        o.len() == 1
+                            && o.get("text")
+                                .and_then(Value::as_str)
+                                .is_some_and(|t| !t.is_empty())
+                    })
+                }) =>
+        {
+            Some(role)
+        }
+        _ => None,
+    }
+}
+
+fn is_turn(role: &str) -> bool {
+    role != "assistant" && role != "model"
+}
+
+/// The given messages before `from`: message 0, every message not plain, the first and last
+/// of each run of plain ones (and one not the model's when both are).
+fn older(messages: &[Value], from: usize) -> Vec<usize> {
+    let mut given = vec![0];
+    let mut i = 1;
+    while i < from {
+        let Some(role) = plain(&messages[i]) else {
+            given.push(i);
+            i += 1;
+            continue;
+        };
+        let mut end = i + 1;
+        let mut last = role;
+        let mut turn = is_turn(role).then_some(i);
+        while end < from {
+            let Some(next) = plain(&messages[end]) else {
+                break;
+            };
+            if turn.is_none() && is_turn(next) {
+                turn = Some(end);
+            }
+            last = next;
+            end += 1;
+        }
+        given.push(i);
+        if end - i > 2 && !is_turn(role) && !is_turn(last) {
+            match turn {
+                Some(t) => given.push(t),
+                None => given.extend(i + 1..end - 1),
+            }
+        }
+        if end - i > 1 {
+            given.push(end - 1);
+        }
+        i = end;
+    }
+    given
+}
+
+/// A tail request from `from`, every given older message but message 0 as its stand-in.
+fn window_request(
+    base: &Value,
+    messages: &[Value],
+    from: usize,
+    facts: &Facts,
+    rng: &mut Rng,
+    made: &mut usize,
+) -> Value {
+    let mut runs: Vec<(usize, Vec<Value>)> = Vec::new();
+    for i in older(messages, from) {
+        let sent = if i == 0 {
+            messages[0].clone()
+        } else {
+            stand_in(&messages[i], facts, false, false, rng, made)
+        };
+        match runs.last_mut() {
+            Some((start, run)) if *start + run.len() == i => run.push(sent),
+            _ => runs.push((i, vec![sent])),
+        }
+    }
+    let mut request = base.clone();
+    request["messages"] = Value::Array(messages[from..].to_vec());
+    let earlier: Vec<Value> = runs.into_iter().map(|(s, r)| json!([s, r])).collect();
+    request["window"] = json!({"from": from, "earlier": earlier});
+    request
+}
+
+/// Trims as the bindings do, with stand-ins: the answer, how it was reached, how many strings
+/// were stood in.
+fn drive(
+    base: &Value,
+    messages: &[Value],
+    format: &str,
+    seed: u64,
+) -> (String, &'static str, usize) {
+    let facts = facts(format);
+    let mut rng = Rng::new(seed);
+    let mut made = 0;
+    let n = messages.len();
+    let given = |key: &str| base.get(key).is_some_and(|v| !v.is_null());
+    let mut size = TAIL_DRIVER.first_tail(base.get("max_messages"), given);
+    while let Some(tail) = size.filter(|&s| n >= s.saturating_add(TAIL_DRIVER.min_before)) {
+        let lowest = (n - tail).saturating_sub(tail).max(1);
+        let mut from = n - tail;
+        while from >= lowest && plain(&messages[from]).is_none_or(|r| r != "user") {
+            from -= 1;
+        }
+        if from < lowest {
+            size = TAIL_DRIVER.widened(tail, None);
+            continue;
+        }
+        let request = window_request(base, messages, from, &facts, &mut rng, &mut made);
+        let text = answer(&request);
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        if answer.get("plan").is_some() {
+            return (text, "tail", made);
+        }
+        if answer["ok"] != true {
+            break;
+        }
+        size = match answer.get("scale") {
+            Some(Value::Null) => None,
+            scale => TAIL_DRIVER.widened(tail, scale.map(|s| s.as_f64().unwrap())),
+        };
+    }
+    let mut request = base.clone();
+    request["messages"] = Value::Array(messages.to_vec());
+    (answer(&request), "whole", made)
+}
+
+/// Trims with a limit (stand-ins are for those).
+const OPTIONS: &[&str] = &[
+    r#"{"max_messages": 40}"#,
+    r#"{"max_messages": 12}"#,
+    r#"{"max_bytes": 20000, "max_messages": null}"#,
+    r#"{"context_tokens": 6000, "model": "gpt-4o"}"#,
+    r#"{"max_bytes": 9000, "fill": false}"#,
+    r#"{"max_bytes": 60000, "max_messages": 100}"#,
+    r#"{}"#,
+];
+
+/// The history of `seed` in `format`, and the base request of `options`.
+fn case(seed: u64, format: &str, options: &str, length: usize) -> (Vec<Value>, Value) {
+    let (messages, system) = write(format, &steps(seed, length));
+    let messages = decorate(format, messages, &mut Rng::new(seed ^ 0x5a5a));
+    let mut base: Value = serde_json::from_str(options).unwrap();
+    base["format"] = json!(format);
+    if let Some(system) = system {
+        base["system"] = system;
+    }
+    (messages, base)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn stand_ins_answer_the_whole_historys_trim(
+        seed in 0u64..1_000_000,
+        format in 0..FORMATS.len(),
+        option in 0..OPTIONS.len(),
+        length in 300usize..900,
+    ) {
+        let format = FORMATS[format];
+        let (messages, base) = case(seed, format, OPTIONS[option], length);
+        let mut whole = base.clone();
+        whole["messages"] = Value::Array(messages.clone());
+        let expected = answer(&whole);
+        prop_assert!(expected.starts_with(r#"{"ok":true"#), "{}", expected);
+        let (got, how, _) = drive(&base, &messages, format, seed);
+        prop_assert_eq!(got, expected, "{} {} via {}", format, OPTIONS[option], how);
+    }
+}
+
+/// The stand-ins do answer: with a count limit every format's trim of a long agent history is
+/// answered from a tail whose older messages went as stand-ins, repairs among them included.
+#[test]
+fn agent_histories_are_answered_from_stand_ins() {
+    for format in FORMATS {
+        let (messages, base) = case(11, format, r#"{"max_messages": 40}"#, 900);
+        let mut whole = base.clone();
+        whole["messages"] = Value::Array(messages.clone());
+        let expected = answer(&whole);
+        let (got, how, made) = drive(&base, &messages, format, 11);
+        assert_eq!(got, expected, "{format}");
+        assert_eq!(how, "tail", "{format}");
+        assert!(made > 100, "{format}: {made} strings stood in");
+        let got: Value = serde_json::from_str(&got).unwrap();
+        let repaired = got["report"]["repaired"].as_array().unwrap();
+        assert!(
+            repaired.iter().any(|r| r["index"].as_u64().unwrap() < 400),
+            "{format}: {repaired:?}"
+        );
+    }
+}
+
+/// The facts list no key the trim reads for more than its being a non-empty string or its
+/// JSON type.
+#[test]
+fn no_key_the_trim_reads_is_listed() {
+    const READ: &[&str] = &[
+        "role",
+        "type",
+        "id",
+        "name",
+        "tool_call_id",
+        "tool_use_id",
+        "call_id",
+        "toolCallId",
+        "toolName",
+        "approvalId",
+        "url",
+        "image_url",
+        "data",
+        "file_data",
+        "file_id",
+        "source",
+        "media_type",
+        "mimeType",
+        "inlineData",
+        "fileData",
+        "fileUri",
+        "detail",
+        "parts",
+        "tool_calls",
+        "function",
+        "functionCall",
+        "functionResponse",
+        "providerOptions",
+        "thought",
+        "thoughtSignature",
+        "mediaType",
+        "image",
+        "filename",
+        "title",
+        "encrypted_content",
+        "cache_control",
+        "kind",
+    ];
+    for format in FORMATS {
+        let facts = facts(format);
+        for key in facts.text_keys.iter().chain(&facts.data_keys) {
+            assert!(!READ.contains(&key.as_str()), "{format}: {key}");
+        }
+        assert!(facts.longer_than > facts.replacement.chars().count());
+    }
+}
