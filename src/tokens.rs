@@ -3,12 +3,15 @@
 //! `cl100k_base`: their published vocabularies built into the library and read on first use,
 //! a hand-written pre-tokenizer (`split.rs`) and tiktoken's byte-pair merge (`vocab.rs`), a
 //! linear backtracking encoder on pieces over 1 KB (`backtrack.rs`); tests hold the counts to
-//! the `bpe-openai` crate's and to tiktoken-rs's). For models
-//! whose tokenizer is not public (Claude, Gemini) text is counted with `o200k_base` and
+//! the `bpe-openai` crate's and to tiktoken-rs's). Gemini 2.0, 2.5 and 3 are counted with Gemma
+//! 3's tokenizer, as Google's SDK counts them (`gemma.rs`, the `gemma3` feature). For models
+//! whose tokenizer is not public (Claude, later Gemini) text is counted with `o200k_base` and
 //! multiplied by a per-family safety factor: an estimate, and the report says so.
 
 mod backtrack;
 mod count;
+#[cfg(feature = "gemma3")]
+mod gemma;
 #[cfg(test)]
 mod long_tests;
 mod split;
@@ -29,11 +32,17 @@ pub enum Tokenizer {
     O200kBase,
     /// GPT-4, GPT-3.5.
     Cl100kBase,
+    /// Gemma 3's, which Google's SDK counts Gemini 2.0, 2.5 and 3 text with.
+    #[cfg(feature = "gemma3")]
+    Gemma3,
     /// A Hugging Face `tokenizer.json` read from disk (`tokenizer: {"file": PATH}`).
     File(&'static crate::tokenizer_file::FileTokenizer),
 }
 
 impl Tokenizer {
+    #[cfg(feature = "gemma3")]
+    pub const NAMES: &'static [&'static str] = &["bytes", "o200k_base", "cl100k_base", "gemma3"];
+    #[cfg(not(feature = "gemma3"))]
     pub const NAMES: &'static [&'static str] = &["bytes", "o200k_base", "cl100k_base"];
 
     pub fn from_name(name: &str) -> Option<Tokenizer> {
@@ -41,6 +50,8 @@ impl Tokenizer {
             "bytes" => Tokenizer::Bytes,
             "o200k_base" => Tokenizer::O200kBase,
             "cl100k_base" => Tokenizer::Cl100kBase,
+            #[cfg(feature = "gemma3")]
+            "gemma3" => Tokenizer::Gemma3,
             _ => return None,
         })
     }
@@ -51,6 +62,8 @@ impl Tokenizer {
             Tokenizer::Bytes => "bytes",
             Tokenizer::O200kBase => "o200k_base",
             Tokenizer::Cl100kBase => "cl100k_base",
+            #[cfg(feature = "gemma3")]
+            Tokenizer::Gemma3 => "gemma3",
             Tokenizer::File(file) => &file.path,
         }
     }
@@ -65,6 +78,8 @@ impl Tokenizer {
     fn pattern(self) -> Option<Pattern> {
         match self {
             Tokenizer::Bytes | Tokenizer::File(_) => None,
+            #[cfg(feature = "gemma3")]
+            Tokenizer::Gemma3 => None,
             Tokenizer::O200kBase => Some(Pattern::O200k),
             Tokenizer::Cl100kBase => Some(Pattern::Cl100k),
         }
@@ -82,10 +97,11 @@ impl Tokenizer {
 /// tokens for the same text than the one before. 1.35 covers both.
 pub const CLAUDE_FACTOR: f64 = 1.35;
 
-/// Safety factor for Gemini, counted with `o200k_base`. Google documents about 4 characters per
-/// token for its models; `o200k_base` measures 4.0–4.5 bytes per token on English prose and JSON
-/// and ~3.6 on code, and Gemini's SentencePiece vocabulary splits code and non-Latin scripts at
-/// least as finely. No side-by-side public measurement is as solid as Claude's: 1.25 is a
+/// Safety factor for the Gemini models Gemma 3 does not count (Gemini 1.5, and 3.1 and later,
+/// which Google's SDK counts with Gemma 4), counted with `o200k_base`. Google documents about 4
+/// characters per token for its models; `o200k_base` measures 4.0–4.5 bytes per token on
+/// English prose and JSON and ~3.6 on code, and Gemini's SentencePiece vocabulary splits code
+/// and non-Latin scripts at least as finely. No side-by-side public measurement is as solid as Claude's: 1.25 is a
 /// margin, not a measurement; `token_factor` overrides it.
 pub const GEMINI_FACTOR: f64 = 1.25;
 
@@ -106,6 +122,14 @@ enum Match {
     /// This is a word of the name: at its start or after `-`, `_`, `.` or `:`.
     Word(&'static str),
 }
+
+/// How Gemini 2.0, 2.5 and 3 are counted: with Gemma 3's tokenizer, as Google's SDK
+/// (python-genai, `_local_tokenizer_loader.py`) maps them; `o200k_base` × [`GEMINI_FACTOR`] in a
+/// build without it.
+#[cfg(feature = "gemma3")]
+const GEMMA3: (Tokenizer, Option<f64>) = (Tokenizer::Gemma3, None);
+#[cfg(not(feature = "gemma3"))]
+const GEMMA3: (Tokenizer, Option<f64>) = (Tokenizer::O200kBase, Some(GEMINI_FACTOR));
 
 /// Text families: the family's name, how names are matched, the tokenizer and the factor when
 /// counts are an estimate. The first family that matches wins.
@@ -139,6 +163,12 @@ const TEXT_FAMILIES: &[(&str, Match, Tokenizer, Option<f64>)] = {
         // OpenAI's later names (gpt-6, …): o200k_base assumed, so an estimate.
         ("gpt", Prefix("gpt-"), O, Some(1.0)),
         ("claude", Word("claude"), O, C),
+        // Google's SDK counts these with Gemma 3 (its `gemini-3-pro-preview` and
+        // `gemini-3-flash-preview`; `gemini-3.1-…` and `gemini-3.5-…` with Gemma 4).
+        ("gemini", Prefix("gemini-2.0-"), GEMMA3.0, GEMMA3.1),
+        ("gemini", Prefix("gemini-2.5-"), GEMMA3.0, GEMMA3.1),
+        ("gemini", Prefix("gemini-live-2.5-"), GEMMA3.0, GEMMA3.1),
+        ("gemini", Prefix("gemini-3-"), GEMMA3.0, GEMMA3.1),
         ("gemini", Word("gemini"), O, G),
         ("gemma", Word("gemma"), O, W),
         ("llama", Word("llama"), O, W),
@@ -290,6 +320,10 @@ impl Measure {
         if let Tokenizer::File(file) = self.tokenizer {
             return self.scale(file.count(text));
         }
+        #[cfg(feature = "gemma3")]
+        if self.tokenizer == Tokenizer::Gemma3 {
+            return self.scale(gemma::gemma3().count(text));
+        }
         match self.tokenizer.bpe() {
             None => text.len() as u64,
             Some(bpe) => self.scale(bpe.count(text)),
@@ -303,6 +337,17 @@ impl Measure {
             // A file's tokenizer counts whole texts (no bounded count): a text of more bytes
             // than the limit allows tokens is still counted in full.
             let cost = self.text(text);
+            return (cost <= limit).then_some(cost);
+        }
+        #[cfg(feature = "gemma3")]
+        if self.tokenizer == Tokenizer::Gemma3 {
+            let raw = if self.factor == 1.0 {
+                limit
+            } else {
+                (limit as f64 / self.factor).floor() as u64
+            };
+            let raw = usize::try_from(raw).unwrap_or(usize::MAX);
+            let cost = self.scale(gemma::gemma3().count_till_limit(text, raw)?);
             return (cost <= limit).then_some(cost);
         }
         let Some(bpe) = self.tokenizer.bpe() else {
@@ -348,10 +393,27 @@ mod tests {
             for_model("claude-sonnet-4-5"),
             Some((Tokenizer::O200kBase, Some(CLAUDE_FACTOR)))
         );
-        assert_eq!(
-            for_model("gemini-2.5-flash"),
-            Some((Tokenizer::O200kBase, Some(GEMINI_FACTOR)))
-        );
+        for model in [
+            "gemini-2.5-flash",
+            "gemini/gemini-2.0-flash-001",
+            "vertex_ai/gemini-2.5-pro",
+            "gemini-live-2.5-flash",
+            "gemini-3-pro-preview",
+            "gemini-3-flash-preview",
+        ] {
+            assert_eq!(for_model(model), Some(GEMMA3), "{model}");
+        }
+        for model in [
+            "gemini-1.5-pro",
+            "gemini-3.1-pro-preview",
+            "gemini-3.5-flash",
+        ] {
+            assert_eq!(
+                for_model(model),
+                Some((Tokenizer::O200kBase, Some(GEMINI_FACTOR))),
+                "{model}"
+            );
+        }
         assert_eq!(
             for_model("azure/gpt-35-turbo"),
             Some((Tokenizer::Cl100kBase, None))

@@ -355,7 +355,8 @@ fn the_report_says_where_the_factor_comes_from() {
     let hi = r#"[{"role": "user", "content": "Hi"}]"#;
     for (options, value, source) in [
         (json!({"model": "claude-sonnet-4-5"}), 1.35, "fixed_margin"),
-        (json!({"model": "gemini-2.5-flash"}), 1.25, "fixed_margin"),
+        (json!({"model": "gemini-3.1-pro"}), 1.25, "fixed_margin"),
+        (json!({"model": "gemini-2.5-flash"}), 1.0, "tokenizer"),
         (json!({"model": "gpt-4o"}), 1.0, "tokenizer"),
         (
             json!({"model": "claude-sonnet-4-5", "token_factor": 1.1}),

@@ -19,7 +19,7 @@ fn tiktoken(tokenizer: Tokenizer) -> &'static tiktoken_rs::CoreBPE {
     match tokenizer {
         Tokenizer::O200kBase => tiktoken_rs::o200k_base_singleton(),
         Tokenizer::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-        Tokenizer::Bytes | Tokenizer::File(_) => unreachable!("only the built-in tokenizers"),
+        _ => unreachable!("only the tiktoken vocabularies"),
     }
 }
 

@@ -77,7 +77,7 @@ test("usage that cannot be paired is an invalid_argument error", (t) => {
 });
 
 test("a stateless trim takes the observed usage", () => {
-  const options = { model: "gemini-2.5-flash", context_tokens: 8000 };
+  const options = { model: "gemini-3.1-pro", context_tokens: 8000 };
   const first = trim(history(20), options);
   const factor = first.report.token_factor;
   assert.deepEqual([factor.value, factor.source, factor.observations], [1.25, "fixed_margin", 0]);

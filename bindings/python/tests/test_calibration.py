@@ -83,7 +83,7 @@ def test_usage_that_cannot_be_paired_raises_invalid_argument() -> None:
 
 
 def test_a_stateless_trim_takes_the_observed_usage() -> None:
-    options: ankita.TrimOptions = {"model": "gemini-2.5-flash", "context_tokens": 8000}
+    options: ankita.TrimOptions = {"model": "gemini-3.1-pro", "context_tokens": 8000}
     first = ankita.trim(history(20), **options)
     factor = first.report["token_factor"]
     assert (factor["value"], factor["source"], factor["observations"]) == (1.25, "fixed_margin", 0)
