@@ -10,6 +10,12 @@
 //                the whole answer parsed (JSON.stringify + ankita_trim + JSON.parse); for
 //                sanitize(), the same through ankita_sanitize.
 //
+// Then the agent session of bench/session.js (20,001 messages after 1,000 turns: tool loops
+// with multi-kilobyte outputs, screenshots), nearly every older message a call or a result,
+// against bench/session.js's trimMessages (JSON.stringify of every message to measure it, then
+// the newest that fit): trim() with max_messages 40 and keeping everything, each answer first
+// checked against the C ABI's answer for the whole history, byte for byte.
+//
 //   node --expose-gc bench/tail.js [--runs N] [--messages N]   (from bindings/node; the
 //   library built; with --expose-gc, a collection before each timed call)
 
@@ -18,6 +24,7 @@ import { performance } from "node:perf_hooks";
 import { sanitize, trim, trimAsync, version } from "../index.js";
 import { native } from "../lib/native.js";
 import { tailStats } from "../lib/tail.js";
+import { agentSession, trimMessages } from "./agent-session.js";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -168,4 +175,41 @@ console.table([
 console.log(
   `tails sent: ${tailStats.tails - before.tails}, widened: ${tailStats.widened - before.widened}, ` +
     `whole histories sent: ${tailStats.whole - before.whole}`,
+);
+
+const agent = agentSession(1000);
+const agentBytes = JSON.stringify(agent).length;
+/** The C ABI's answer for the whole session, as trim() returns it (JSON text). */
+function wholeText(messages, options) {
+  const { ok, ...rest } = JSON.parse(native().trim(JSON.stringify({ ...options, messages })));
+  if (ok !== true) throw new Error(JSON.stringify(rest));
+  return JSON.stringify(rest);
+}
+for (const options of [forty, all]) {
+  if (JSON.stringify(trim(agent, options)) !== wholeText(agent, options)) {
+    throw new Error(`the agent session: trim and the whole history's trim disagree`);
+  }
+}
+const agentBefore = { ...tailStats };
+const everything = { maxBytes: Infinity, maxMessages: Infinity };
+const [agent40, classic40] = measure([
+  () => trim(agent, forty),
+  () => trimMessages(agent, { maxBytes: Infinity, maxMessages: 40 }),
+]);
+const [agentAll, classicAll] = measure([
+  () => trim(agent, all),
+  () => trimMessages(agent, everything),
+]);
+console.log(
+  `\nthe agent session of bench/session.js: ${agent.length} messages ` +
+    `(${(agentBytes / 1e6).toFixed(1)} MB of JSON), ${RUNS} runs each, medians`,
+);
+console.table([
+  row("trim, max_messages 40", agent40, "trimMessages, 40", classic40),
+  row("trim, keeping everything", agentAll, "trimMessages, all", classicAll),
+]);
+console.log(
+  `tails sent: ${tailStats.tails - agentBefore.tails}, older messages as stand-ins: ` +
+    `${tailStats.standIns - agentBefore.standIns}, sized: ${tailStats.sized - agentBefore.sized}, ` +
+    `whole histories sent: ${tailStats.whole - agentBefore.whole}`,
 );

@@ -23,8 +23,12 @@ import { base64, randomHex, utf8Length } from "./bytes.js";
  */
 export const standInSettings = { minLength: null, prefixLengths: null };
 
+/** A data URL's header is within this many characters (ankita::probe::stand_in::MAX_HEADER). */
+const MAX_HEADER = 1024;
+/** The payload lengths the core's policy tries, in order (ankita::probe::stand_in::PAYLOAD_CHARS). */
+const PAYLOAD_CHARS = [16 * 1024, 256 * 1024];
 /** The most of a URL's beginning the core's policy reads (ankita::probe::stand_in::HEAD_CHARS). */
-const HEAD_CHARS = 1024 + 1 + 256 * 1024;
+const HEAD_CHARS = MAX_HEADER + 1 + PAYLOAD_CHARS[1];
 
 /**
  * Where the core cuts `text` (ASCII) for a stand-in, or 0 for no stand-in.
@@ -33,15 +37,36 @@ const HEAD_CHARS = 1024 + 1 + 256 * 1024;
  * @returns {number}
  */
 function standInLength(text) {
-  const head = text.length > HEAD_CHARS ? text.slice(0, HEAD_CHARS) : text;
+  const { minLength, prefixLengths } = standInSettings;
+  if (minLength === Infinity) return 0;
+  // The core tries its payload lengths in order and reads no further than the one that
+  // decodes: the head of the first goes first (an image's header is in its first kilobytes),
+  // the longest head only when that prefix does not decode.
+  const first = MAX_HEADER + 1 + (prefixLengths ?? PAYLOAD_CHARS)[0];
+  if (text.length > first && first < HEAD_CHARS) {
+    const cut = cutWithin(text, first);
+    if (cut > 0) return cut;
+  }
+  return cutWithin(text, HEAD_CHARS);
+}
+
+/**
+ * Where the core cuts `text` for a stand-in, reading its first `headChars` characters only,
+ * or 0 (no stand-in, or none within them).
+ *
+ * @param {string} text
+ * @param {number} headChars
+ * @returns {number}
+ */
+function cutWithin(text, headChars) {
+  const head = text.length > headChars ? text.slice(0, headChars) : text;
   // Characters are bytes only in ASCII text; other text is handed over whole.
   if (utf8Length(head) !== head.length) return 0;
   const { minLength, prefixLengths } = standInSettings;
-  if (minLength === Infinity) return 0;
   if (minLength === null && prefixLengths === null) {
     return Number(native().standInLen(head, head.length, text.length));
   }
-  const lengths = prefixLengths ?? [16 * 1024, 256 * 1024];
+  const lengths = prefixLengths ?? PAYLOAD_CHARS;
   return Number(
     native().standInLenWith(
       head,

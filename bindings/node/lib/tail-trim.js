@@ -24,6 +24,7 @@ import {
   sanitizeTailRequest,
   sanitizesFromTail,
   sizedOf,
+  standInOf,
   tailOf,
   tailRequest,
   tailStats,
@@ -113,7 +114,9 @@ export class TailTrim {
       try {
         const tail = tailOf(this.messages, this.format, this.size);
         if (tail !== null) {
-          const request = tailRequest(this.options, tail, serialise);
+          // A trim with a limit: the older messages as their stand-ins.
+          const standIn = standInOf(this.format);
+          const request = tailRequest(this.options, tail, serialise, standIn);
           tailStats.tails++;
           return { call: "trimTail", whole: false, ...request };
         }

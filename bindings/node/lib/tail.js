@@ -11,6 +11,14 @@
 // indices of the caller's messages returned as given), or asks for a longer tail; the last
 // resort is the whole history.
 //
+// Of the older messages sent, every one but message 0 goes as its *stand-in* in a trim with a
+// limit: the same JSON with its long free text replaced (the core's `stand_in` facts of each
+// format: the strings under its `text_keys`, and every string inside the values of its
+// `data_keys`). The trim reads of them only that they are non-empty strings, and a tail's answer
+// keeps none of those messages, so only what they cost changes, which the answer never shows;
+// only the objects on the way to a replaced string are copied, and the long strings are never
+// serialised.
+//
 // Every number and rule of the driver (the first tail, its widening, the shortest history sent
 // as a tail, the options that send it whole) and what a plain message is are the core's facts
 // (`tail` and each format's `plain` of ankita_formats; the Python binding reads the same from
@@ -22,8 +30,8 @@ import { formatFacts, tailDriver } from "./formats.js";
 import { restoreOriginals, withStandIns } from "./images.js";
 
 /** What stateless trims sent (for the tests): tails, tails widened, histories with their
- * plain messages' sizes, whole histories. */
-export const tailStats = { tails: 0, widened: 0, sized: 0, whole: 0 };
+ * plain messages' sizes, whole histories, older messages sent as stand-ins. */
+export const tailStats = { tails: 0, widened: 0, sized: 0, whole: 0, standIns: 0 };
 
 /**
  * The number of enumerable keys of `object` (own and inherited), counted to `most + 1`.
@@ -333,13 +341,94 @@ export function sanitizeTailRequest(messages, options, serialise) {
 }
 
 /**
- * The request text of a tail, with its stand-ins' originals.
+ * The stand-in maker of a format, from the core's `stand_in` facts: a message with every string
+ * longer than `longer_than` that is the value of a member named in `text_keys`, or lies
+ * anywhere inside the value of a member named in `data_keys`, replaced by `replacement` (unless
+ * it holds a lone surrogate: the core would answer that with an error). Only the objects and
+ * arrays on the way to a replaced string are copied (the message itself when nothing is
+ * replaced); an object that is not plain data (a toJSON, a class instance) is left as it is,
+ * for JSON.stringify to write its own way.
+ *
+ * @param {import("./native.js").FormatFacts["formats"][number]["stand_in"]} facts
+ * @returns {(message: unknown) => unknown}
+ */
+function standInMaker(facts) {
+  const longer = facts.longer_than;
+  const replacement = facts.replacement;
+  const textKeys = new Set(facts.text_keys);
+  const dataKeys = new Set(facts.data_keys);
+  const free = (text) => text.length > longer && isText(text);
+  const plain = (value) => {
+    const proto = Object.getPrototypeOf(value);
+    return (proto === Object.prototype || proto === null) && value.toJSON === undefined;
+  };
+  // The value with its long strings replaced (inside `data`: every one), or itself.
+  const make = (value, data) => {
+    if (typeof value === "string") return data && free(value) ? replacement : value;
+    if (value === null || typeof value !== "object") return value;
+    if (Array.isArray(value)) {
+      if (value.toJSON !== undefined) return value;
+      let out = value;
+      for (let i = 0; i < value.length; i++) {
+        const item = value[i];
+        const made = make(item, data);
+        if (made !== item) {
+          if (out === value) out = value.slice();
+          out[i] = made;
+        }
+      }
+      return out;
+    }
+    if (!plain(value)) return value;
+    let out = value;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const item = value[key];
+      const made =
+        typeof item === "string"
+          ? (data || textKeys.has(key)) && free(item)
+            ? replacement
+            : item
+          : make(item, data || dataKeys.has(key));
+      if (made !== item) {
+        if (out === value) out = { ...value };
+        out[key] = made;
+      }
+    }
+    return out;
+  };
+  return (message) => make(message, false);
+}
+
+/** Each format's stand-in maker, made when first needed. */
+const makers = new Map();
+
+/**
+ * The stand-in maker of the format `format` names.
+ *
+ * @param {unknown} format
+ * @returns {(message: unknown) => unknown}
+ */
+export function standInOf(format) {
+  const facts = formatFacts(format);
+  let maker = makers.get(facts.name);
+  if (maker === undefined) {
+    maker = standInMaker(facts.stand_in);
+    makers.set(facts.name, maker);
+  }
+  return maker;
+}
+
+/**
+ * The request text of a tail, with its stand-ins' originals; with `standIn` (a trim with a
+ * limit), every older message but message 0 written as its stand-in.
  *
  * @param {Record<string, unknown>} options
  * @param {{ from: number, earlier: { start: number, messages: unknown[] }[], tail: unknown[], sizes?: (string | number)[] }} tail
  * @param {(value: unknown, what: string) => string} serialise
+ * @param {((message: unknown) => unknown) | null} [standIn]
  */
-export function tailRequest(options, tail, serialise) {
+export function tailRequest(options, tail, serialise, standIn = null) {
   let originals = null;
   const stand = (list) => {
     const sent = withStandIns(list);
@@ -351,6 +440,17 @@ export function tailRequest(options, tail, serialise) {
   };
   const earlier = tail.earlier.map((run) => [run.start, stand(run.messages)]);
   const messages = stand(tail.tail);
+  if (standIn !== null && tail.sizes === undefined) {
+    for (const run of earlier) {
+      const [start, list] = run;
+      run[1] = list.map((message, j) => {
+        if (start + j === 0) return message;
+        const sent = standIn(message);
+        if (sent !== message) tailStats.standIns++;
+        return sent;
+      });
+    }
+  }
   const window = { from: tail.from, earlier };
   if (tail.sizes !== undefined) window.sizes = tail.sizes;
   return {

@@ -7,7 +7,7 @@ import { test } from "node:test";
 
 import { sanitize, sanitizeAsync, trim, trimAsync } from "../index.js";
 import { native } from "../lib/native.js";
-import { plainRole, tailStats } from "../lib/tail.js";
+import { plainRole, standInOf, tailStats } from "../lib/tail.js";
 
 /** A small seeded generator (mulberry32). */
 function random(seed) {
@@ -431,4 +431,198 @@ test("trimAsync answers for the history as it was called with", async () => {
   const pending = trimAsync(messages);
   messages.length = 10;
   assert.deepEqual(JSON.parse(JSON.stringify(await pending)), expected);
+});
+
+/** One step of an agent in `format`: the model's call (its words, thinking or reasoning, and a
+ * long input) and the tool's long result. */
+const AGENT = {
+  openai: (r, id) => [
+    {
+      role: "assistant",
+      content: r() < 0.3 ? text(r, 200) : null,
+      tool_calls: [
+        {
+          id,
+          type: "function",
+          function: { name: "edit", arguments: JSON.stringify({ path: "a", patch: text(r, 600) }) },
+        },
+      ],
+    },
+    { role: "tool", tool_call_id: id, content: text(r, 2000) },
+  ],
+  anthropic: (r, id) => [
+    {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: text(r, 600), signature: "c2ln" },
+        { type: "tool_use", id, name: "edit", input: { path: "a", patch: [text(r, 600)] } },
+      ],
+    },
+    {
+      role: "user",
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: id,
+          content: [{ type: "text", text: text(r, 2000) }],
+        },
+      ],
+    },
+  ],
+  responses: (r, id) => [
+    { type: "reasoning", id: `rs_${id}`, summary: [{ type: "summary_text", text: text(r, 600) }] },
+    { type: "function_call", call_id: id, name: "edit", arguments: text(r, 600) },
+    { type: "function_call_output", call_id: id, output: text(r, 2000) },
+  ],
+  gemini: (r, id) => [
+    {
+      role: "model",
+      parts: [
+        { text: text(r, 600), thought: true },
+        { functionCall: { name: "edit", id, args: { path: "a", patch: text(r, 600) } } },
+      ],
+    },
+    {
+      role: "user",
+      parts: [
+        {
+          functionResponse: {
+            name: "edit",
+            id,
+            response: { out: text(r, 2000), log: [{ line: text(r, 300) }] },
+          },
+        },
+      ],
+    },
+  ],
+  "ai-sdk": (r, id) => [
+    {
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: text(r, 600) },
+        { type: "tool-call", toolCallId: id, toolName: "edit", input: { patch: text(r, 600) } },
+      ],
+    },
+    {
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: id,
+          toolName: "edit",
+          output:
+            r() < 0.5
+              ? { type: "text", value: text(r, 2000) }
+              : { type: "json", value: { out: text(r, 2000) } },
+        },
+      ],
+    },
+  ],
+};
+
+/** An agent session of about `length` messages in `format`: tasks (a user message, plain or
+ * in parts) of tool steps; orphan results, unanswered calls and empty messages anywhere,
+ * the newest ones included. */
+function agentHistory(format, length, seed) {
+  const rand = random(seed);
+  const events = EVENTS[format];
+  const out = [];
+  if (format === "openai" || format === "responses" || format === "ai-sdk") {
+    out.push({ role: "system", content: "You are a coding agent." });
+  }
+  let id = 0;
+  while (out.length < length) {
+    out.push(...(rand() < 0.5 ? events.user(rand) : events.parts(rand)));
+    const steps = 1 + Math.floor(rand() * 8);
+    for (let s = 0; s < steps; s++) {
+      const odd = rand();
+      if (odd < 0.04) out.push(...events.orphan(rand, `c${id++}`));
+      else if (odd < 0.08) out.push(...events.unanswered(rand, `c${id++}`));
+      else if (odd < 0.1) out.push(...events.empty(rand));
+      out.push(...AGENT[format](rand, `c${id++}`));
+    }
+    out.push(...events.assistant(rand));
+  }
+  out.push(...events.user(rand));
+  return out;
+}
+
+for (const format of Object.keys(EVENTS)) {
+  test(`${format}: trim of an agent history from its tail, the older messages as stand-ins, answers the whole history's trim byte for byte`, async () => {
+    const before = { ...tailStats };
+    let calls = 0;
+    for (let seed = 1; seed <= 4; seed++) {
+      const messages = agentHistory(format, 600 + seed * 300, seed * 6_151 + format.length);
+      for (const base of [...OPTIONS, { max_messages: 40 }]) {
+        const options = { ...base, format };
+        if (seed % 2 === 0) options.model = MODELS[format];
+        const expected = whole(messages, options);
+        const actual = mine(() => trim(messages, options));
+        if (expected.error) {
+          assert.deepEqual(actual.error?.code, expected.error.code, `seed ${seed}`);
+          continue;
+        }
+        assert.equal(JSON.stringify(actual), JSON.stringify(expected), `seed ${seed}`);
+        calls++;
+      }
+      const options = { max_messages: 40, format };
+      const later = await trimAsync(messages, options);
+      assert.equal(JSON.stringify(later), JSON.stringify(whole(messages, options)));
+    }
+    // Answered from tails whose older messages went as stand-ins.
+    const tails = tailStats.tails - before.tails;
+    assert.ok(tails >= calls / 2, `${tails} tails for ${calls} trims`);
+    assert.ok(tailStats.standIns - before.standIns > 1000, "older messages as stand-ins");
+  });
+}
+
+test("a stand-in replaces long text only, and leaves what JSON.stringify writes its own way", () => {
+  const long = "x".repeat(2000);
+  const standIn = standInOf("openai");
+  const message = {
+    role: "tool",
+    tool_call_id: long,
+    content: long,
+    extra: { content: long, list: [long] },
+  };
+  const sent = standIn(message);
+  assert.notEqual(sent, message);
+  assert.equal(sent.tool_call_id, long);
+  assert.notEqual(sent.content, long);
+  assert.ok(sent.content.length < 100);
+  assert.notEqual(sent.extra.content, long);
+  assert.equal(sent.extra.list[0], long);
+  assert.equal(message.content, long, "the caller's message is not changed");
+  // A lone surrogate, a toJSON and a class instance go as they are.
+  const lone = { role: "tool", tool_call_id: "a", content: `${long}\ud800` };
+  assert.equal(standIn(lone), lone);
+  const custom = { role: "tool", tool_call_id: "a", content: long, toJSON: () => ({}) };
+  assert.equal(standIn(custom), custom);
+  class Message {
+    constructor() {
+      this.role = "tool";
+      this.content = long;
+    }
+  }
+  const instance = new Message();
+  assert.equal(standIn(instance), instance);
+  assert.equal(standIn({ role: "user", content: "short" }).content, "short");
+});
+
+test("an older message that the core refuses, or that JSON writes its own way, answers as the whole history", () => {
+  for (const odd of [
+    (m) => (m.content = `${"y".repeat(500)}\udc00`),
+    (m) => (m.content = { toJSON: () => "from toJSON ".repeat(20) }),
+    (m) => (m.extra = new Date(0)),
+    (m) => (m.content = "z".repeat(500) + "\u2028" + '"'.repeat(10)),
+  ]) {
+    const messages = agentHistory("openai", 2000, 17);
+    const at = messages.findIndex((m, i) => i > 100 && m.role === "tool");
+    odd(messages[at]);
+    const options = { max_messages: 40 };
+    const expected = whole(messages, options);
+    const actual = mine(() => trim(messages, options));
+    if (expected.error) assert.equal(actual.error?.code, expected.error.code);
+    else assert.equal(JSON.stringify(actual), JSON.stringify(expected));
+  }
 });
