@@ -5,7 +5,9 @@
 //! floor of `benches/ratios.rs`) and trimmed by `ankita_trim_n`, in turn; the medians of the
 //! threads' CPU times over 11 rounds are compared.
 //!
-//! Run: `cargo bench --bench floor` (`-- --rounds N` for another odd number of rounds).
+//! Run: `cargo bench --bench floor` (`-- --rounds N` for another odd number of rounds;
+//! `-- --lib PATH` trims with the `ankita_trim_n` of a built library, `libankita.so` as the
+//! packages ship it, loaded with `dlopen`, rather than with this crate compiled into the bench).
 
 #[path = "workload.rs"]
 mod workload;
@@ -30,21 +32,62 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// `ankita_trim_n` as a host calls it; the answer is checked by its first bytes.
-fn c_trim(text: &str) -> usize {
-    // SAFETY: a valid buffer of `len` bytes; every answer is longer than 10 bytes; it is
-    // released below.
-    unsafe {
-        let p = ankita::ffi::ankita_trim_n(text.as_ptr().cast::<c_char>(), text.len());
-        let head = std::slice::from_raw_parts(p.cast::<u8>(), 10);
-        assert_eq!(head, b"{\"ok\":true", "{:?}", CStr::from_ptr(p));
-        ankita::ffi::ankita_string_free(p);
-        head.len()
+/// The C ABI's two functions a trim calls: this crate's, or a built library's.
+#[derive(Clone, Copy)]
+struct Abi {
+    trim_n: unsafe extern "C" fn(*const c_char, usize) -> *mut c_char,
+    free: unsafe extern "C" fn(*mut c_char),
+}
+
+impl Abi {
+    fn linked() -> Abi {
+        Abi {
+            trim_n: ankita::ffi::ankita_trim_n,
+            free: ankita::ffi::ankita_string_free,
+        }
+    }
+
+    /// The functions of the library at `path`, which stays loaded.
+    fn load(path: &str) -> Abi {
+        let name = std::ffi::CString::new(path).expect("a path without NUL");
+        // SAFETY: dlopen and dlsym with NUL-terminated names; the symbols have the types of
+        // include/ankita.h, and the library is never closed.
+        unsafe {
+            let lib = libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL);
+            assert!(!lib.is_null(), "cannot load {path}");
+            let symbol = |s: &CStr| {
+                let f = libc::dlsym(lib, s.as_ptr());
+                assert!(!f.is_null(), "{path} has no {s:?}");
+                f
+            };
+            Abi {
+                trim_n: std::mem::transmute::<
+                    *mut libc::c_void,
+                    unsafe extern "C" fn(*const c_char, usize) -> *mut c_char,
+                >(symbol(c"ankita_trim_n")),
+                free: std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn(*mut c_char)>(
+                    symbol(c"ankita_string_free"),
+                ),
+            }
+        }
+    }
+
+    /// `ankita_trim_n` as a host calls it; the answer is checked by its first bytes.
+    fn trim(self, text: &str) -> usize {
+        // SAFETY: a valid buffer of `len` bytes; every answer is longer than 10 bytes; it is
+        // released below.
+        unsafe {
+            let p = (self.trim_n)(text.as_ptr().cast::<c_char>(), text.len());
+            let head = std::slice::from_raw_parts(p.cast::<u8>(), 10);
+            assert_eq!(head, b"{\"ok\":true", "{:?}", CStr::from_ptr(p));
+            (self.free)(p);
+            head.len()
+        }
     }
 }
 
 /// The medians of (strict floor, the pass built here, trim) over `rounds` rounds.
-fn measure(text: &str, rounds: usize) -> [Duration; 3] {
+fn measure(abi: Abi, text: &str, rounds: usize) -> [Duration; 3] {
     let mut times: [Vec<Duration>; 3] = Default::default();
     for _ in 0..rounds {
         let t = thread_cpu();
@@ -54,7 +97,7 @@ fn measure(text: &str, rounds: usize) -> [Duration; 3] {
         serde_json::from_str::<serde::de::IgnoredAny>(black_box(text)).unwrap();
         times[1].push(thread_cpu() - t);
         let t = thread_cpu();
-        black_box(c_trim(black_box(text)));
+        black_box(abi.trim(black_box(text)));
         times[2].push(thread_cpu() - t);
     }
     times.map(median)
@@ -77,6 +120,11 @@ fn main() {
         .iter()
         .position(|a| a == "--rounds")
         .map_or(11, |at| args[at + 1].parse().expect("a round count"));
+    let lib = args
+        .iter()
+        .position(|a| a == "--lib")
+        .map(|at| &args[at + 1]);
+    let abi = lib.map_or_else(Abi::linked, |path| Abi::load(path));
 
     let chat = workload::chat(20_000);
     let shots = workload::session(200, 20, 900_000);
@@ -146,13 +194,16 @@ fn main() {
             0.0,
         ),
     ];
-    println!("medians of {rounds} rounds, thread CPU time");
+    println!(
+        "medians of {rounds} rounds, thread CPU time; the trim: {}",
+        lib.map_or("this crate, compiled into the bench", |path| path.as_str())
+    );
     println!(
         "{:<50} {:>6} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6}",
         "workload", "MB", "floor ms", "here ms", "trim ms", "ratio", "here", "target"
     );
     for (name, text, target) in &cases {
-        let [floor, here, trim] = measure(text, rounds);
+        let [floor, here, trim] = measure(abi, text, rounds);
         let target = if *target > 0.0 {
             format!("≤{target}")
         } else {
