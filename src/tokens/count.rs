@@ -1,8 +1,8 @@
 //! Counting a text's tokens: the pre-tokenizer's pieces ([`super::split`]), each one token
 //! when the vocabulary has it (most pieces of prose and code are; tiktoken takes the same
-//! shortcut), else byte-pair encoded ([`Vocab::count`], or [`Merges::count`] over 1 KB); within one long text a piece counted
-//! once is not counted again, and a short piece a thread counted lately is found in a small
-//! table ([`Hot`]) before the vocabulary's large one.
+//! shortcut), else byte-pair encoded ([`Vocab::count_by`], or [`Merges::count`] over 1 KB);
+//! within one long text a piece counted once is not counted again, and a short piece a thread
+//! counted lately is found in a small table ([`Hot`]) before the vocabulary's large one.
 
 use super::backtrack::Merges;
 use super::split::{split, Pattern};
@@ -51,6 +51,9 @@ pub(crate) fn merges(pattern: Pattern) -> &'static Merges {
 /// and 4 bytes a token), whose tables cost the first such piece tens of milliseconds.
 const LONG: usize = 1024;
 
+/// How many pieces missing from the table of short pieces wait for their vocabulary slots.
+const AHEAD: usize = 8;
+
 impl Counter {
     pub(crate) fn new(pattern: Pattern) -> Counter {
         Counter {
@@ -62,40 +65,37 @@ impl Counter {
     #[inline]
     fn piece<'a>(&self, piece: &'a str, cache: &mut Cache<'a>, hot: &mut Hot) -> usize {
         let bytes = piece.as_bytes();
-        if bytes.len() > Hot::MAX_LEN {
-            return self.piece_uncached(piece, cache);
+        if let Some(n) = hot.get(bytes) {
+            return n as usize;
         }
-        let key = Hot::key(bytes);
-        let slot = hot.slot(key);
-        if slot.head == key.head && slot.tail == key.tail && slot.len == key.len {
-            return slot.count as usize;
-        }
-        let n = self.piece_uncached(piece, cache);
-        *slot = HotSlot {
-            head: key.head,
-            tail: key.tail,
-            len: key.len,
-            count: n as u32,
-        };
+        let n = self.piece_hashed(piece, hash(bytes), cache, hot);
+        hot.put(bytes, n);
         n
     }
 
+    /// The count of a piece the table of short pieces lacks, given its [`hash`].
     #[inline]
-    fn piece_uncached<'a>(&self, piece: &'a str, cache: &mut Cache<'a>) -> usize {
+    fn piece_hashed<'a>(
+        &self,
+        piece: &'a str,
+        h: u64,
+        cache: &mut Cache<'a>,
+        hot: &mut Hot,
+    ) -> usize {
         let bytes = piece.as_bytes();
-        let h = hash(bytes);
         if self.vocab.rank_hashed(bytes, h).is_some() {
             return 1;
         }
-        cache.get_or(piece, h, || self.merge(bytes))
+        cache.get_or(piece, h, || self.merge(bytes, hot))
     }
 
     /// The count of a piece that is no token.
-    fn merge(&self, piece: &[u8]) -> usize {
+    fn merge(&self, piece: &[u8], hot: &mut Hot) -> usize {
         if piece.len() > LONG {
             merges(self.pattern).count(self.vocab, piece)
         } else {
-            self.vocab.count(piece)
+            self.vocab
+                .count_by(piece, |bytes| hot.rank(self.vocab, bytes))
         }
     }
 
@@ -121,12 +121,40 @@ impl Counter {
         }
     }
 
+    /// The count of `text`. The pieces the table of short pieces has are counted as they come;
+    /// the others wait, [`AHEAD`] at a time, their slots in the vocabulary's table fetched
+    /// meanwhile: the reads that miss the cache overlap instead of following each other.
     pub(crate) fn count(&self, text: &str) -> usize {
         let mut cache = Cache::for_text(text);
         self.with_hot(|hot| {
-            split(text, self.pattern)
-                .map(|p| self.piece(p, &mut cache, hot))
-                .sum()
+            let mut total = 0;
+            let mut pieces = split(text, self.pattern);
+            let mut waiting = [("", 0u64); AHEAD];
+            loop {
+                let mut n = 0;
+                for piece in pieces.by_ref() {
+                    let bytes = piece.as_bytes();
+                    if let Some(count) = hot.get(bytes) {
+                        total += count as usize;
+                        continue;
+                    }
+                    let h = hash(bytes);
+                    self.vocab.prefetch(bytes, h);
+                    waiting[n] = (piece, h);
+                    n += 1;
+                    if n == AHEAD {
+                        break;
+                    }
+                }
+                for &(piece, h) in &waiting[..n] {
+                    let count = self.piece_hashed(piece, h, &mut cache, hot);
+                    hot.put(piece.as_bytes(), count);
+                    total += count;
+                }
+                if n < AHEAD {
+                    return total;
+                }
+            }
         })
     }
 
@@ -147,11 +175,15 @@ impl Counter {
 }
 
 /// The counts of the short pieces a thread counted lately, by their bytes (direct-mapped, the
-/// newest kept; 16,384 slots, 384 KB a tokenizer a thread, in the processor's L2 cache): the
-/// words and signs that make most of any text are counted without reading the vocabulary's
-/// table (4 MB for `o200k_base`), whose reads miss the cache.
+/// newest kept; 16,384 slots, 384 KB a tokenizer a thread, and 8,192 slots of the ranks the
+/// merges met, 192 KB; in the processor's L2 cache): the words and signs that make most of any
+/// text are counted without reading the vocabulary's table (4 MB for `o200k_base`), whose
+/// reads miss the cache.
 pub(crate) struct Hot {
     slots: Box<[HotSlot]>,
+    /// The ranks (`count`; `u32::MAX` for none) of the parts the merges of short pieces met
+    /// lately: the syllables of the words of a language recur across its words.
+    ranks: Box<[HotSlot]>,
 }
 
 /// A [`HotKey`] and its count, in 24 bytes (length 0: empty).
@@ -176,10 +208,41 @@ impl Hot {
     const MAX_LEN: usize = 16;
     const BITS: u32 = 14;
 
+    const RANK_BITS: u32 = 13;
+
     fn new() -> Box<Hot> {
         Box::new(Hot {
             slots: vec![HotSlot::default(); 1 << Self::BITS].into_boxed_slice(),
+            ranks: vec![HotSlot::default(); 1 << Self::RANK_BITS].into_boxed_slice(),
         })
+    }
+
+    /// The rank of the token that is `bytes` (more than 2 of them), `u32::MAX` when none.
+    #[inline]
+    fn rank(&mut self, vocab: &Vocab, bytes: &[u8]) -> u32 {
+        if bytes.len() > Self::MAX_LEN {
+            return vocab.rank(bytes).unwrap_or(u32::MAX);
+        }
+        let key = Self::key(bytes);
+        let i = (Self::mix(key) >> (64 - Self::RANK_BITS)) as usize;
+        // SAFETY: `i` has `RANK_BITS` bits; the table has `1 << RANK_BITS` slots.
+        let slot = unsafe { self.ranks.get_unchecked_mut(i) };
+        if slot.head == key.head && slot.tail == key.tail && slot.len == key.len {
+            return slot.count;
+        }
+        let rank = vocab.rank(bytes).unwrap_or(u32::MAX);
+        *slot = HotSlot {
+            head: key.head,
+            tail: key.tail,
+            len: key.len,
+            count: rank,
+        };
+        rank
+    }
+
+    #[inline(always)]
+    fn mix(key: HotKey) -> u64 {
+        (key.head ^ key.tail.rotate_left(29) ^ key.len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
     }
 
     /// The key of `bytes` (1 to 16 of them).
@@ -206,11 +269,36 @@ impl Hot {
         }
     }
 
+    /// The count of `bytes` when the table has it.
+    #[inline(always)]
+    fn get(&mut self, bytes: &[u8]) -> Option<u32> {
+        if bytes.len() > Self::MAX_LEN {
+            return None;
+        }
+        let key = Self::key(bytes);
+        let slot = self.slot(key);
+        (slot.head == key.head && slot.tail == key.tail && slot.len == key.len)
+            .then_some(slot.count)
+    }
+
+    /// Keeps the count of `bytes` (when short enough), in place of what its slot held.
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8], count: usize) {
+        if bytes.len() > Self::MAX_LEN {
+            return;
+        }
+        let key = Self::key(bytes);
+        *self.slot(key) = HotSlot {
+            head: key.head,
+            tail: key.tail,
+            len: key.len,
+            count: count as u32,
+        };
+    }
+
     #[inline(always)]
     fn slot(&mut self, key: HotKey) -> &mut HotSlot {
-        let mixed = (key.head ^ key.tail.rotate_left(29) ^ key.len as u64)
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let i = (mixed >> (64 - Self::BITS)) as usize;
+        let i = (Self::mix(key) >> (64 - Self::BITS)) as usize;
         // SAFETY: `i` has `BITS` bits; the table has `1 << BITS` slots.
         unsafe { self.slots.get_unchecked_mut(i) }
     }

@@ -11,15 +11,17 @@ use std::io::BufRead;
 const EMPTY: u32 = u32::MAX;
 
 /// The filter's bit for a hash: bits 13–32, under the slot's index and tag in tables up to
-/// 2^19 slots (o200k_base's); in larger ones they would overlap, costing filtering, not
-/// correctness.
+/// 2^19 slots (o200k_base's has 2^18); in larger ones they would overlap, costing filtering,
+/// not correctness.
 #[inline(always)]
 fn filter_bit(hash: u64) -> usize {
     (hash >> 13 & 0xf_ffff) as usize
 }
 
-/// A token in the table: `rank + 1` in bits 0–19, where its bytes start in bits 20–43, its
-/// length in bits 44–51 and 12 more bits of its hash above.
+/// A token in the table, in 16 bytes: its first 8 bytes (zero-padded when shorter: then they
+/// are the whole token), and `rank + 1` in bits 0–19, where its bytes start in bits 20–43, its
+/// length in bits 44–51 and 12 more bits of its hash above. A token of up to 8 bytes is found
+/// reading its slot alone, a longer one its slot and the rest of its bytes.
 struct Slot;
 
 impl Slot {
@@ -53,10 +55,9 @@ pub(crate) struct Vocab {
     bytes: Vec<u8>,
     /// Where each token starts in `bytes`; one more entry, the end.
     starts: Vec<u32>,
-    /// The tokens by the hash of their bytes (linear probing), 0 where none; each slot holds
-    /// the token (see [`Slot`]), so that a lookup reads the slot and, when its tag and length
-    /// match, the bytes: a piece that is not a token is mostly told by its slot alone.
-    slots: Vec<u64>,
+    /// The tokens by the hash of their bytes (linear probing, at most four fifths full), 0
+    /// where none; each slot holds the token (see [`Slot`]): `[first bytes, rank and key]`.
+    slots: Vec<[u64; 2]>,
     /// A bit per 20 bits of hash, set where a token's hash falls: most pieces that are no token
     /// are told by this (128 KB, in cache) without reading the table.
     filter: Vec<u64>,
@@ -86,6 +87,24 @@ pub(crate) fn hash(bytes: &[u8]) -> u64 {
         h = add(h, u64::from_le_bytes(word));
     }
     add(h, bytes.len() as u64)
+}
+
+/// The first 8 bytes of `bytes` (not empty), zero-padded when fewer, as a little-endian word.
+#[inline(always)]
+fn head(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    let half =
+        |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as u64;
+    match n {
+        8.. => word(0),
+        // Two overlapping halves: the bytes they share are the same.
+        4..=7 => half(0) | half(n - 4) << ((n - 4) * 8),
+        _ => {
+            let b = |at: usize| (bytes[at] as u64) << (at * 8);
+            b(0) | b(n / 2) | b(n - 1)
+        }
+    }
 }
 
 /// Each byte's value as a base64 digit (standard alphabet), 64 for `=`, 255 for the others.
@@ -176,12 +195,13 @@ impl Vocab {
         if n > Slot::MAX_TOKENS || bytes.len() >= Slot::MAX_BYTES || max_len > Some(255) {
             return Err(format!("the vocabulary is too large ({n} tokens)"));
         }
-        // At most half full, and at least 2^13 slots (the tag's bits sit under the index's).
-        let size = (n * 2).next_power_of_two().max(1 << 13);
+        // At most four fifths full, and at least 2^13 slots (the tag's bits sit under the
+        // index's).
+        let size = (n + n / 4).next_power_of_two().max(1 << 13);
         let mut vocab = Vocab {
             bytes,
             starts,
-            slots: vec![0; size],
+            slots: vec![[0; 2]; size],
             pairs: vec![EMPTY; 1 << 16],
             filter: vec![0; 1 << 14],
             shift: 64 - size.trailing_zeros(),
@@ -194,16 +214,17 @@ impl Vocab {
             }
             let h = hash(token);
             let mut slot = (h >> vocab.shift) as usize;
-            while vocab.slots[slot] != 0 {
+            while vocab.slots[slot][1] != 0 {
                 slot = (slot + 1) & (size - 1);
             }
             let key = Slot::key(h, token.len(), vocab.shift);
+            let first = head(token);
             if let &[a, b] = token {
                 vocab.pairs[(a as usize) << 8 | b as usize] = rank;
             }
             let bit = filter_bit(h);
             vocab.filter[bit >> 6] |= 1 << (bit & 63);
-            vocab.slots[slot] = Slot::pack(key, rank, vocab.starts[rank as usize]);
+            vocab.slots[slot] = [first, Slot::pack(key, rank, vocab.starts[rank as usize])];
         }
         if let Some(byte) = (0..=255u8).find(|b| vocab.rank(&[*b]).is_none()) {
             return Err(format!("the vocabulary lacks the byte {byte:#04x}"));
@@ -248,23 +269,49 @@ impl Vocab {
         }
         let mask = self.slots.len() - 1;
         let key = Slot::key(hash, bytes.len(), self.shift);
+        let first = head(bytes);
         let mut i = (hash >> self.shift) as usize;
         loop {
             // SAFETY: `i` is masked to the table's length, a power of two.
-            let slot = unsafe { *self.slots.get_unchecked(i) };
+            let [word, slot] = unsafe { *self.slots.get_unchecked(i) };
             if slot == 0 {
                 return None;
             }
-            if slot & Slot::KEY == key {
+            if slot & Slot::KEY == key && word == first {
+                if bytes.len() <= 8 {
+                    return Some(Slot::rank(slot));
+                }
                 let start = Slot::start(slot);
-                if let Some(token) = self.bytes.get(start..start + bytes.len()) {
-                    if crate::raw::same_bytes(token, bytes) {
+                if let Some(rest) = self.bytes.get(start + 8..start + bytes.len()) {
+                    if crate::raw::same_bytes(rest, &bytes[8..]) {
                         return Some(Slot::rank(slot));
                     }
                 }
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /// Starts reading the slot where [`Vocab::rank_hashed`] will look for `bytes`, when the
+    /// filter lets them through.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, bytes: &[u8], hash: u64) {
+        let bit = filter_bit(hash);
+        // SAFETY: as in `rank_hashed`.
+        if bytes.len() > self.max_len
+            || unsafe { *self.filter.get_unchecked(bit >> 6) } & 1 << (bit & 63) == 0
+        {
+            return;
+        }
+        let i = (hash >> self.shift) as usize;
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `i` has the table's bits; prefetching reads nothing into the program.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.slots.as_ptr().add(i).cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
     }
 
     #[inline]
@@ -281,48 +328,69 @@ impl Vocab {
     }
 
     /// The number of tokens byte-pair encoding makes of `piece`.
+    #[cfg(test)]
     pub(crate) fn count(&self, piece: &[u8]) -> usize {
+        self.count_by(piece, |bytes| self.rank(bytes).unwrap_or(EMPTY))
+    }
+
+    /// [`Vocab::count`], the ranks of the parts over two bytes that a short piece's merges
+    /// meet read by `rank` (a cache in front of [`Vocab::rank`], `EMPTY` for no token).
+    #[inline]
+    pub(crate) fn count_by(&self, piece: &[u8], rank: impl FnMut(&[u8]) -> u32) -> usize {
         match piece.len() {
             0 | 1 => piece.len(),
-            n if n <= SHORT => self.count_short(piece),
+            n if n <= SHORT => self.count_short(piece, rank),
             _ => self.count_long(piece),
         }
     }
 
     /// tiktoken's merge loop as written: quadratic in the piece's length, fastest on short ones.
-    fn count_short(&self, piece: &[u8]) -> usize {
+    fn count_short(&self, piece: &[u8], mut rank: impl FnMut(&[u8]) -> u32) -> usize {
+        let n = piece.len();
         // (start, rank of the pair that starts here); two ends closing the list.
         let mut parts = [(0u32, EMPTY); SHORT + 1];
-        let mut len = piece.len() + 1;
         let mut min = (EMPTY, 0);
-        for i in 0..piece.len() - 1 {
-            let rank = self.pair_rank(&piece[i..i + 2]);
-            if rank < min.0 {
-                min = (rank, i);
+        for i in 0..n - 1 {
+            let r = self.pairs[(piece[i] as usize) << 8 | piece[i + 1] as usize];
+            if r < min.0 {
+                min = (r, i);
             }
-            parts[i] = (i as u32, rank);
+            parts[i] = (i as u32, r);
         }
-        parts[piece.len() - 1] = (piece.len() as u32 - 1, EMPTY);
-        parts[piece.len()] = (piece.len() as u32, EMPTY);
-        let rank_at = |parts: &[(u32, u32)], len: usize, i: usize| {
-            if i + 3 < len {
-                self.pair_rank(&piece[parts[i].0 as usize..parts[i + 3].0 as usize])
-            } else {
-                EMPTY
-            }
-        };
+        parts[n - 1] = (n as u32 - 1, EMPTY);
+        parts[n] = (n as u32, EMPTY);
+        let mut len = n + 1;
         while min.0 != EMPTY {
             let i = min.1;
+            // Part `i` takes in part `i + 1`: the pairs that start at `i - 1` and at `i` change.
+            let start = |j: usize| parts[j].0 as usize;
+            let before = if i > 0 && i + 2 < len {
+                rank(&piece[start(i - 1)..start(i + 2)])
+            } else {
+                EMPTY
+            };
+            let after = if i + 3 < len {
+                rank(&piece[start(i)..start(i + 3)])
+            } else {
+                EMPTY
+            };
             if i > 0 {
-                parts[i - 1].1 = rank_at(&parts, len, i - 1);
+                parts[i - 1].1 = before;
             }
-            parts[i].1 = rank_at(&parts, len, i);
-            parts.copy_within(i + 2..len, i + 1);
+            parts[i].1 = after;
             len -= 1;
+            // Close the gap after `i` and find the lowest pair, in one pass.
             min = (EMPTY, 0);
-            for (j, &(_, rank)) in parts[..len - 1].iter().enumerate() {
-                if rank < min.0 {
-                    min = (rank, j);
+            for (j, &(_, r)) in parts[..=i].iter().enumerate() {
+                if r < min.0 {
+                    min = (r, j);
+                }
+            }
+            for j in i + 1..len {
+                let part = parts[j + 1];
+                parts[j] = part;
+                if part.1 < min.0 {
+                    min = (part.1, j);
                 }
             }
         }
@@ -424,7 +492,8 @@ mod tests {
                     prop_assert_eq!(ours.count_long(&bytes), theirs, "long: {:?}", bytes);
                 }
                 if (2..=super::SHORT).contains(&bytes.len()) {
-                    prop_assert_eq!(ours.count_short(&bytes), theirs, "short: {:?}", bytes);
+                    let rank = |b: &[u8]| ours.rank(b).unwrap_or(super::EMPTY);
+                    prop_assert_eq!(ours.count_short(&bytes, rank), theirs, "short: {:?}", bytes);
                 }
             }
         }
