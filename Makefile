@@ -149,9 +149,15 @@ CROSS ?= $(if $(filter aarch64-unknown-linux-gnu,$(shell rustup target list --in
 # rebuilds every crate for another linker. tests/install/packages.sh builds the wheel of the
 # sdist with them too.
 PACKAGE_PROFILE := CARGO_PROFILE_RELEASE_STRIP=symbols CARGO_PROFILE_RELEASE_DEBUG=0
+# Their library is also one codegen unit with fat LTO, as scripts/dist/build-lib.sh builds
+# make dist's: the trim 10-14% faster than the release profile builds it
+# (`cargo bench --bench floor -- --lib PATH`, docs/performance.md), for about three times the
+# crate's compile time, which `make build` and `cargo test --release` keep out of their way.
+# tests/install/packages.sh builds the packages it checks without it (PACKAGE_LTO=).
+PACKAGE_LTO ?= CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 ZIG_LINKER = CARGO_TARGET_$(shell echo $(1) | tr a-z A-Z)_UNKNOWN_LINUX_GNU_LINKER=$(abspath scripts/dist/zigcc) \
 	ZIG_PYTHON=$(abspath $(DIST_VENV))/bin/python ZIG_TARGET=$(1)-linux-gnu.2.17
-MATURIN_BUILD = $(PACKAGE_PROFILE) $(DIST_VENV)/bin/maturin build --release --locked --strip \
+MATURIN_BUILD = $(PACKAGE_PROFILE) $(PACKAGE_LTO) $(DIST_VENV)/bin/maturin build --release --locked --strip \
 	--compatibility manylinux2014 -m bindings/python/Cargo.toml --out $(WHEEL_DIR)
 
 $(DIST_VENV)/bin/maturin:
@@ -182,7 +188,7 @@ prebuilds: $(DIST_VENV)/bin/maturin
 	@ls -l $(PREBUILDS)/*/
 
 prebuild: $(DIST_VENV)/bin/maturin
-	$(call ZIG_LINKER,$(ARCH)) $(PACKAGE_PROFILE) \
+	$(call ZIG_LINKER,$(ARCH)) $(PACKAGE_PROFILE) $(PACKAGE_LTO) \
 		$(CARGO) build --release --locked --lib --target $(ARCH)-unknown-linux-gnu
 	mkdir -p $(PREBUILDS)/linux-$(call NODE_ARCH,$(ARCH))
 	cp target/$(ARCH)-unknown-linux-gnu/release/libankita.so $(PREBUILDS)/linux-$(call NODE_ARCH,$(ARCH))/

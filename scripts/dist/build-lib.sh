@@ -17,6 +17,8 @@ dist=$root/target/dist
 python=$dist/venv/bin/python
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target/cross}
 export CARGO_PROFILE_RELEASE_STRIP=symbols CARGO_PROFILE_RELEASE_DEBUG=0
+# One codegen unit with fat LTO, as the Makefile's PACKAGE_LTO builds the packages' library.
+export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 upper=$(echo "$triple" | tr 'a-z-' 'A-Z_')
 use_zig() {
     export "CARGO_TARGET_${upper}_LINKER=$root/scripts/dist/zigcc"

@@ -19,6 +19,8 @@ if [ "${DIST_TREE:-}" = 1 ]; then src=$root; else src=$dist/src; fi
 export PATH="$venv/bin:$PATH"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target/cross}
 export CARGO_PROFILE_RELEASE_STRIP=symbols CARGO_PROFILE_RELEASE_DEBUG=0
+# One codegen unit with fat LTO, as the Makefile's PACKAGE_LTO builds the packages' library.
+export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 installed=$(rustup target list --installed 2>/dev/null)
 if [ $# -gt 0 ]; then
     triples=("$@")
