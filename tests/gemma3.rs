@@ -198,3 +198,78 @@ fn gemini_models_count_with_gemma3() {
     let expected = 3 + reference_count(reference, "user") + reference_count(reference, &text);
     assert_eq!(answer["total"], expected as u64, "{answer}");
 }
+
+/// Counting speed of the built-in encoder and of the `tokenizers` crate with the same
+/// `tokenizer.json`, side by side in one process (runs interleaved, medians of 7), on the
+/// real texts together and on long runs; a timing, run by hand:
+/// `ANKITA_TOKENIZER_FIXTURES=… cargo test --release --test gemma3 -- --ignored --nocapture`.
+#[test]
+#[ignore = "a timing, run by hand"]
+fn speed_against_the_tokenizers_crate() {
+    use std::time::Instant;
+    let Some(reference) = reference() else {
+        return;
+    };
+    let started = Instant::now();
+    GEMMA3.text("load");
+    println!(
+        "first count (reads the tables): {:.0} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    let real: String = fixture_texts().into_iter().map(|(_, text)| text).collect();
+    let cjk: String =
+        "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会"
+            .chars()
+            .cycle()
+            .take(300_000)
+            .collect();
+    let cases = [
+        ("real texts ×20", real.repeat(20)),
+        ("one line at a time", real.clone()),
+        ("CJK without punctuation", cjk),
+        ("1 MB of a", "a".repeat(1_000_000)),
+        ("1 MB of spaces", " ".repeat(1_000_000)),
+    ];
+    println!("| text | MB | ankita MB/s | tokenizers MB/s | ratio |");
+    println!("|---|---|---|---|---|");
+    for (name, text) in &cases {
+        let by_line = *name == "one line at a time";
+        let ours = || {
+            if by_line {
+                text.split_inclusive('\n')
+                    .map(|l| GEMMA3.text(l) as usize)
+                    .sum()
+            } else {
+                GEMMA3.text(text) as usize
+            }
+        };
+        let theirs = || {
+            if by_line {
+                text.split_inclusive('\n')
+                    .map(|l| reference_count(reference, l))
+                    .sum()
+            } else {
+                reference_count(reference, text)
+            }
+        };
+        assert_eq!(ours(), theirs(), "{name}");
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..7 {
+            let t = Instant::now();
+            std::hint::black_box(ours());
+            a.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            std::hint::black_box(theirs());
+            b.push(t.elapsed().as_secs_f64());
+        }
+        a.sort_by(f64::total_cmp);
+        b.sort_by(f64::total_cmp);
+        let mb = text.len() as f64 / 1e6;
+        println!(
+            "| {name} | {mb:.2} | {:.1} | {:.1} | {:.2} |",
+            mb / a[3],
+            mb / b[3],
+            b[3] / a[3]
+        );
+    }
+}

@@ -18,6 +18,7 @@
 //! Each part is encoded with the characters' tokens in one array and a heap of candidate pairs;
 //! only what cannot be cut (a run of one letter, `▁` or `-`) is ever long.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -36,9 +37,13 @@ impl Hasher for Mix {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.write_u64(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
         }
+        let mut last = [0u8; 8];
+        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.write_u64(u64::from_le_bytes(last) ^ (bytes.len() as u64) << 56);
     }
     fn write_u32(&mut self, n: u32) {
         self.write_u64(n as u64);
@@ -49,6 +54,10 @@ impl Hasher for Mix {
 }
 
 type Fast = BuildHasherDefault<Mix>;
+
+/// The words a thread remembers the counts of (at most, cleared when full), and the longest.
+const MEMO_WORDS: usize = 1 << 16;
+const MEMO_BYTES: usize = 48;
 
 /// No symbol (the end of a list), and a symbol merged into the one before it.
 const NONE: u32 = u32::MAX;
@@ -125,9 +134,10 @@ impl Gemma {
         }
         let (n_vocab, n_merges, n_added) = (r.u32()?, r.u32()?, r.u32()?);
         let mut vocab: Vec<&'static [u8]> = Vec::with_capacity(n_vocab as usize);
-        let mut ids: HashMap<&'static [u8], u32> = HashMap::with_capacity(n_vocab as usize);
-        let mut chars = HashMap::default();
-        let mut pairs = HashSet::default();
+        let mut ids: HashMap<&'static [u8], u32, Fast> =
+            HashMap::with_capacity_and_hasher(n_vocab as usize, Fast::default());
+        let mut chars = HashMap::with_capacity_and_hasher(n_vocab as usize / 2, Fast::default());
+        let mut pairs = HashSet::with_capacity_and_hasher(1 << 16, Fast::default());
         for id in 0..n_vocab {
             let len = r.u8()? as usize;
             let token = r.take(len)?;
@@ -269,8 +279,36 @@ impl Gemma {
             .copied()
     }
 
-    /// The tokens of one BPE word.
+    /// The tokens of one BPE word, from this thread's memory of short words when it holds it.
     fn encode(&self, word: &str, work: &mut Work) -> usize {
+        thread_local! {
+            static WORDS: RefCell<HashMap<Box<str>, u32>> = RefCell::new(HashMap::new());
+        }
+        let mut chars = word.chars();
+        if let (Some(c), None) = (chars.next(), chars.next()) {
+            return match self.chars.get(&u32::from(c)) {
+                Some(_) => 1,
+                None => c.len_utf8(),
+            };
+        }
+        if word.len() > MEMO_BYTES {
+            return self.encode_word(word, work);
+        }
+        WORDS.with_borrow_mut(|words| {
+            if let Some(&count) = words.get(word) {
+                return count as usize;
+            }
+            let count = self.encode_word(word, work);
+            if words.len() >= MEMO_WORDS {
+                words.clear();
+            }
+            words.insert(word.into(), count as u32);
+            count
+        })
+    }
+
+    /// The tokens of one BPE word, encoded.
+    fn encode_word(&self, word: &str, work: &mut Work) -> usize {
         let ids = &mut work.ids;
         ids.clear();
         for c in word.chars() {
