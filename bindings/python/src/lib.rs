@@ -10,7 +10,8 @@
 //! - `error.rs`   — the exception classes (core `error`);
 //! - `plan.rs`    — keywords as request options, the core run without the GIL, its plan as
 //!   Python objects (the caller's own for unchanged messages) and its report as a dict;
-//! - `tail.rs`    — the trim of a long history from its newest messages;
+//! - `tail.rs`    — the trim of a long history from its newest messages (`stood_in.rs`: its
+//!   older messages written as JSON with their long free text stood in);
 //! - `convert.rs` — Python objects ↔ `serde_json::Value`, without JSON text;
 //! - `standins.rs` — large screenshots read as their header only.
 //!
@@ -28,6 +29,7 @@ mod plan;
 mod probe;
 mod session;
 mod standins;
+mod stood_in;
 mod tail;
 mod trim;
 
@@ -44,6 +46,7 @@ fn _ankita(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trim::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(trim::sanitize_with_report, m)?)?;
     m.add_function(wrap_pyfunction!(trim::formats, m)?)?;
+    m.add_function(wrap_pyfunction!(trim::_all_dicts, m)?)?;
     m.add_function(wrap_pyfunction!(probe::probe_image, m)?)?;
     m.add_function(wrap_pyfunction!(probe::probe_file, m)?)?;
     m.add_function(wrap_pyfunction!(api::estimate_image_tokens, m)?)?;

@@ -7,12 +7,17 @@
 //! longer one; `None` here sends the whole history (as do short histories, and any error: the
 //! whole history's trim raises it, in its order).
 //!
+//! In a trim with a limit the older messages given go as *stand-ins* (stood_in.rs): written
+//! straight from the caller's objects with their long free text replaced, as each format's
+//! `StandIn` facts allow (the answer never keeps them; message 0, which a pinned system
+//! message is, goes whole). A trim that nothing limits prices every message: they go whole.
+//!
 //! Every number and rule of the driver (the first tail, its widening, the shortest history
-//! sent as a tail, the options that send it whole) and what a plain message is are the core's
-//! facts (`ankita::format::facts::TAIL_DRIVER`, each format's `Plain`; `ankita_formats` gives
-//! the same to the other front ends, Node's lib/tail.js among them). Only the walk over the
-//! caller's dicts is here, and it has to be: its point is that the older messages are never
-//! converted, so it reads Python objects where they are.
+//! sent as a tail, the options that send it whole), what a plain message is and what may be
+//! stood in are the core's facts (`ankita::format::facts::TAIL_DRIVER`, each format's `Plain`
+//! and `StandIn`; `ankita_formats` gives the same to the other front ends, Node's lib/tail.js
+//! among them). Only the walk over the caller's dicts is here, and it has to be: its point is
+//! that the older messages are never converted, so it reads Python objects where they are.
 
 use ankita::format::facts::TAIL_DRIVER;
 use ankita::format::Format;
@@ -25,6 +30,7 @@ use std::ffi::{CStr, CString};
 
 use crate::convert::{message_to_value, request_text, Path};
 use crate::plan::{build_messages, trim_report_dict, without_gil};
+use crate::stood_in::StoodIn;
 
 /// A plain message's role: the user's, the model's, or another (system, developer).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -330,35 +336,64 @@ fn older<'py>(
     earlier
 }
 
-/// The text of a tail request: the options, messages `from..n` (`value(i)` is message `i`'s
-/// JSON), and the window: where the messages start, the older runs the answer may depend on
-/// (`earlier`: each run's start and its messages) and, when given, the roles and lengths of the
-/// plain messages left out (`sizes`). `None` when a message cannot be converted (the whole
-/// history's trim raises it).
+/// Writes message `i` as JSON into the request; `false` when it cannot be written (the whole
+/// history's trim then raises what is wrong with it).
+type Write<'a> = &'a dyn Fn(usize, &mut Vec<u8>) -> bool;
+
+/// The text of a tail request: the options, messages `from..n` (`whole(i, out)` writes message
+/// `i`), and the window: where the messages start, the older runs the answer may depend on
+/// (`earlier`: each run's start and its messages, written by `older`) and, when given, the roles
+/// and lengths of the plain messages left out (`sizes`). `None` when a message cannot be
+/// written.
 fn tail_request(
     options: &Map<String, Value>,
     from: usize,
     n: usize,
     earlier: &[(usize, Vec<usize>)],
     sizes: Option<Vec<Value>>,
-    value: &dyn Fn(usize) -> Option<Value>,
+    whole: Write<'_>,
+    older: Write<'_>,
 ) -> Option<String> {
-    let mut runs = Vec::with_capacity(earlier.len());
-    for (start, run) in earlier {
-        let run: Vec<Value> = run.iter().map(|&i| value(i)).collect::<Option<_>>()?;
-        runs.push(Value::Array(vec![(*start).into(), Value::Array(run)]));
+    let mut out = request_text(&Value::Object(options.clone())).into_bytes();
+    // The options' object, open: the messages and the window follow.
+    out.pop();
+    if !options.is_empty() {
+        out.push(b',');
     }
-    let tail: Vec<Value> = (from..n).map(value).collect::<Option<_>>()?;
-    let mut request = options.clone();
-    request.insert("messages".into(), Value::Array(tail));
-    let mut window = Map::new();
-    window.insert("from".into(), from.into());
-    window.insert("earlier".into(), Value::Array(runs));
+    out.extend_from_slice(b"\"messages\":[");
+    for i in from..n {
+        if i > from {
+            out.push(b',');
+        }
+        if !whole(i, &mut out) {
+            return None;
+        }
+    }
+    out.extend_from_slice(format!("],\"window\":{{\"from\":{from},\"earlier\":[").as_bytes());
+    for (k, (start, run)) in earlier.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(format!("[{start},[").as_bytes());
+        for (j, &i) in run.iter().enumerate() {
+            if j > 0 {
+                out.push(b',');
+            }
+            // Message 0 is kept when it is a pinned system message: it is given whole.
+            let write = if i == 0 { whole } else { older };
+            if !write(i, &mut out) {
+                return None;
+            }
+        }
+        out.extend_from_slice(b"]]");
+    }
+    out.push(b']');
     if let Some(sizes) = sizes {
-        window.insert("sizes".into(), Value::Array(sizes));
+        out.extend_from_slice(b",\"sizes\":");
+        out.extend_from_slice(request_text(&Value::Array(sizes)).as_bytes());
     }
-    request.insert("window".into(), Value::Object(window));
-    Some(request_text(&Value::Object(request)))
+    out.extend_from_slice(b"}}");
+    String::from_utf8(out).ok()
 }
 
 /// The trim of `messages` that nothing limits, in a format that merges no turns: the last
@@ -370,7 +405,7 @@ fn trim_sized<'py>(
     messages: &[Bound<'py, PyAny>],
     options: &Map<String, Value>,
     format: Format,
-    value: &dyn Fn(usize) -> Option<Value>,
+    whole: Write<'_>,
 ) -> PyResult<Option<(Bound<'py, PyList>, Bound<'py, PyDict>)>> {
     let n = messages.len();
     if format.traits().merges_turns || n <= TAIL_DRIVER.min_before {
@@ -391,7 +426,8 @@ fn trim_sized<'py>(
             sizes.push(Value::from(len));
         }
     }
-    let Some(text) = tail_request(options, from, n, &earlier, Some(sizes), value) else {
+    // The given messages are priced: none is stood in.
+    let Some(text) = tail_request(options, from, n, &earlier, Some(sizes), whole, whole) else {
         return Ok(None);
     };
     match without_gil(py, || TailRequest::parse(&text)?.plan()) {
@@ -423,11 +459,19 @@ pub(crate) fn trim_from_tail<'py>(
         return Ok(None);
     };
     let root = Path::Root("messages");
-    let value = |i: usize| message_to_value(&messages[i], Path::Index(&root, i), stand_ins).ok();
+    let whole = |i: usize, out: &mut Vec<u8>| {
+        let Ok(value) = message_to_value(&messages[i], Path::Index(&root, i), stand_ins) else {
+            return false;
+        };
+        out.extend_from_slice(request_text(&value).as_bytes());
+        true
+    };
     let Some(mut size) = TAIL_DRIVER.first_tail(options.get("max_messages"), given) else {
         // Nothing limits the trim: every message is kept and priced.
-        return trim_sized(py, messages, options, format, &value);
+        return trim_sized(py, messages, options, format, &whole);
     };
+    let stood_in = StoodIn::new(py, &format.traits().stand_in);
+    let older = |i: usize, out: &mut Vec<u8>| stood_in.message(&messages[i], out) || whole(i, out);
     let reader = Reader::new(py, format);
     while messages.len() >= size.saturating_add(TAIL_DRIVER.min_before) {
         let Some(tail) = tail_of(messages, &reader, size) else {
@@ -435,7 +479,8 @@ pub(crate) fn trim_from_tail<'py>(
             continue;
         };
         let n = messages.len();
-        let Some(text) = tail_request(options, tail.from, n, &tail.earlier, None, &value) else {
+        let Some(text) = tail_request(options, tail.from, n, &tail.earlier, None, &whole, &older)
+        else {
             return Ok(None);
         };
         match without_gil(py, || TailRequest::parse(&text)?.plan()) {

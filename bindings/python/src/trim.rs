@@ -332,6 +332,30 @@ pub(crate) fn stand_ins(format: Option<&Bound<'_, PyAny>>) -> bool {
     format_named(format).is_some_and(|f| !f.traits().rebuilds_messages)
 }
 
+/// Whether `messages` is a list of dicts whose contents, where they are lists, hold dicts
+/// (exact types each): the package hands such a list over as it is (`_messages.py`). Read
+/// through the C API: a long history is read from its newest messages, and this pass over every
+/// message would be most of a trim's cost in Python.
+#[pyfunction]
+pub fn _all_dicts(messages: &Bound<'_, PyAny>) -> bool {
+    let Ok(list) = messages.cast_exact::<PyList>() else {
+        return false;
+    };
+    let content = pyo3::intern!(messages.py(), "content");
+    list.iter().all(|message| {
+        let Ok(message) = message.cast_exact::<PyDict>() else {
+            return false;
+        };
+        match message.get_item(content) {
+            Ok(Some(content)) => content.cast_exact::<PyList>().map_or(true, |parts| {
+                parts.iter().all(|p| p.cast_exact::<PyDict>().is_ok())
+            }),
+            Ok(None) => true,
+            Err(_) => false,
+        }
+    })
+}
+
 /// Every format's facts (`ankita.format::describe_formats`): `{"default": name, "formats":
 /// [{"name", "takes_system", "merges_turns", "rebuilds_messages", "plain", ...}]}`, read by the
 /// Python package instead of a list of format names of its own.

@@ -330,3 +330,201 @@ def test_subclasses_of_dict_and_str_among_the_older_messages_answer_as_the_whole
     result = ankita.trim(messages, max_messages=40)
     assert json.loads(json.dumps(result.messages)) == expected["messages"]
     assert json.loads(json.dumps(result.report)) == expected["report"]
+
+
+# Agent-shaped histories: nearly every older message holds a call, a result or a part list, so
+# the older messages go to the core as stand-ins (their long free text replaced, as each
+# format's facts allow); the answers must be the whole history's all the same.
+
+
+def long_text(r: random.Random) -> str:
+    return text(r, 600) + "x" * 70
+
+
+def agent_step(fmt: str, r: random.Random, ids: list[str]) -> Msgs:
+    """The model's call of `ids` (with a line of thought or text where the format has one),
+    and their results, of long text."""
+    inputs = [{"path": long_text(r), "lines": [1, 2.5, None, True], "deep": {"q": [long_text(r)]}}]
+    args = [json.dumps(inputs[0]) for _ in ids]
+    outputs = [long_text(r) for _ in ids]
+    if fmt == "openai":
+        calls = [
+            {"id": i, "type": "function", "function": {"name": "read", "arguments": a}}
+            for i, a in zip(ids, args)
+        ]
+        content = long_text(r) if r.random() < 0.3 else None
+        return [
+            {"role": "assistant", "content": content, "tool_calls": calls},
+            *({"role": "tool", "tool_call_id": i, "content": o} for i, o in zip(ids, outputs)),
+        ]
+    if fmt == "anthropic":
+        blocks: list[dict[str, Any]] = [
+            {"type": "thinking", "thinking": long_text(r), "signature": "sig"}
+        ]
+        blocks += [{"type": "tool_use", "id": i, "name": "read", "input": inputs[0]} for i in ids]
+        results = [
+            {"type": "tool_result", "tool_use_id": i, "content": [{"type": "text", "text": o}]}
+            if k % 2
+            else {"type": "tool_result", "tool_use_id": i, "content": o}
+            for k, (i, o) in enumerate(zip(ids, outputs))
+        ]
+        return [{"role": "assistant", "content": blocks}, {"role": "user", "content": results}]
+    if fmt == "responses":
+        summary = [{"type": "summary_text", "text": long_text(r)}]
+        return [
+            {"type": "reasoning", "id": f"rs_{ids[0]}", "summary": summary},
+            *(
+                {"type": "function_call", "call_id": i, "name": "read", "arguments": a}
+                for i, a in zip(ids, args)
+            ),
+            *(
+                {"type": "function_call_output", "call_id": i, "output": o}
+                for i, o in zip(ids, outputs)
+            ),
+        ]
+    if fmt == "gemini":
+        return [
+            {
+                "role": "model",
+                "parts": [{"text": long_text(r)}]
+                + [{"functionCall": {"id": i, "name": "read", "args": inputs[0]}} for i in ids],
+            },
+            {
+                "role": "user",
+                "parts": [
+                    {"functionResponse": {"id": i, "name": "read", "response": {"out": [o]}}}
+                    for i, o in zip(ids, outputs)
+                ],
+            },
+        ]
+    result = [
+        {
+            "type": "tool-result",
+            "toolCallId": i,
+            "toolName": "read",
+            "output": {"type": "text", "value": o},
+        }
+        for i, o in zip(ids, outputs)
+    ]
+    calls = [
+        {"type": "tool-call", "toolCallId": i, "toolName": "read", "input": inputs[0]} for i in ids
+    ]
+    return [
+        {"role": "assistant", "content": [{"type": "text", "text": long_text(r)}, *calls]},
+        {"role": "tool", "content": result},
+    ]
+
+
+def agent_history(fmt: str, length: int, seed: int) -> Msgs:
+    """Turns of a user message (a part list in some), tool loops of long text with parallel
+    calls, the model's answer; odd messages among them (orphan results, unanswered calls,
+    empty messages), as the text histories' events make them."""
+    r = random.Random(seed)
+    events = EVENTS[fmt]
+    odd = [k for k in ("orphan", "unanswered", "empty") if k in events]
+    out: Msgs = []
+    if fmt in ("openai", "responses", "ai-sdk"):
+        out.append({"role": "system", "content": long_text(r)})
+    k = 0
+    while len(out) < length:
+        k += 1
+        if r.random() < 0.4:
+            texts = [long_text(r), text(r, 40)]
+            if fmt == "gemini":
+                out.append({"role": "user", "parts": [{"text": t} for t in texts]})
+            else:
+                kind = "input_text" if fmt == "responses" else "text"
+                out.append({"role": "user", "content": [{"type": kind, "text": t} for t in texts]})
+        else:
+            out += events["user"](r, "")
+        for s in range(r.choice([0, 1, 1, 2, 3])):
+            out += agent_step(fmt, r, [f"c{k}_{s}_{c}" for c in range(r.choice([1, 2]))])
+        if r.random() < 0.05:
+            out += events[r.choice(odd)](r, f"odd{k}")
+        out += events["assistant"](r, "")
+    return out
+
+
+AGENT_OPTIONS: list[dict[str, Any]] = [
+    {"max_messages": 40},
+    {},
+    {"max_messages": 12},
+    {"max_bytes": 30_000},
+    {"max_bytes": 30_000, "max_messages": None},
+    {"context_tokens": 8000},
+    {"max_messages": 300},
+]
+
+
+def answers(messages: Msgs, options: dict[str, Any]) -> dict[str, Any]:
+    result = ankita.trim(messages, **options)
+    actual: dict[str, Any] = {}
+    if "system" in options:
+        actual["system"] = result.system
+    actual["messages"] = json.loads(json.dumps(result.messages))
+    actual["report"] = json.loads(json.dumps(result.report))
+    return actual
+
+
+@pytest.mark.parametrize("fmt", list(EVENTS))
+def test_agent_histories_from_the_tail_answer_the_whole_historys_trim(fmt: str) -> None:
+    for seed in range(1, 4):
+        messages = agent_history(fmt, 500 + seed * 300, seed * 104_729 + len(fmt))
+        for base in AGENT_OPTIONS:
+            for model in (None, MODELS[fmt]):
+                options: dict[str, Any] = {**base, "format": fmt}
+                if model is not None:
+                    options["model"] = model
+                if fmt in ("anthropic", "gemini") and seed % 2 == 0:
+                    options["system"] = "You are terse."
+                expected = whole(messages, options)
+                if "error" in expected:
+                    with pytest.raises(ankita.AnkitaError) as raised:
+                        ankita.trim(messages, **options)
+                    assert raised.value.code == expected["error"]["code"]
+                    continue
+                assert answers(messages, options) == expected, (seed, options)
+
+
+@pytest.mark.parametrize("fmt", list(EVENTS))
+def test_odd_values_in_older_agent_messages_answer_as_the_whole_history(fmt: str) -> None:
+    # A str subclass, a tuple, an int beyond 64 bits, a float, non-ASCII text, a long text
+    # with every character JSON escapes: written whole or stood in, the answer is the whole
+    # history's.
+    messages = agent_history(fmt, 900, 11)
+    step = agent_step(fmt, random.Random(3), ["odd_a", "odd_b"])
+    at = 1 if fmt == "responses" else 0
+    call, result = step[at], step[-1]
+    if fmt == "responses":
+        call = {**call, "arguments": Text(call["arguments"])}
+        result = {**result, "output": "ünïcödé 😀 " * 20}
+    elif fmt == "gemini":
+        call = {**call, "parts": tuple(call["parts"])}
+        result = {**result, "extra": [2**70, 1.5, -0.0, '\u0000\x1f"\\']}
+    else:
+        call = {**call, "content": Text("a str subclass, " * 8)} if fmt == "openai" else call
+        result = {**result, "note": [2**70, 1.5, '\u0000\x1f"\\' * 30, "ünï" * 40]}
+    step[at], step[-1] = call, result
+    messages[300:300] = step
+    limits: list[dict[str, Any]] = [{"max_messages": 40}, {"max_bytes": 20_000}]
+    for limit in limits:
+        options = {**limit, "format": fmt}
+        assert answers(messages, options) == whole(messages, options), options
+
+
+@pytest.mark.parametrize("fmt", list(EVENTS))
+def test_a_lone_surrogate_in_long_older_text_is_named_as_in_the_whole_history(fmt: str) -> None:
+    # Text that is not Unicode is never stood in: the whole history's error, with its path.
+    messages = agent_history(fmt, 900, 13)
+    bad = "x" * 100 + "\ud800"
+    messages[200] = (
+        {"role": "user", "parts": [{"text": bad}]}
+        if fmt == "gemini"
+        else {"role": "user", "content": [{"type": "text", "text": bad}]}
+    )
+    options: dict[str, Any] = {"max_messages": 40, "format": fmt}
+    with pytest.raises(ankita.AnkitaError) as raised:
+        ankita.trim(messages, **options)
+    assert raised.value.code == "invalid_request"
+    assert raised.value.path is not None and "messages[200]" in raised.value.path
+    assert "lone surrogate" in str(raised.value)

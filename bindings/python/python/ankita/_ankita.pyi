@@ -32,6 +32,7 @@ __all__ = [
     "Session",
     "TrimResult",
     "__version__",
+    "_all_dicts",
     "count_tokens",
     "estimate_image_tokens",
     "formats",
@@ -348,6 +349,9 @@ def sanitize_with_report(
     messages: Sequence[_M], *, format: MessageFormat | None = None
 ) -> tuple[list[_M], SanitizeReport]:
     """Like ``sanitize``, but also returns the report: ``(messages, {"repaired": [...]})``."""
+
+def _all_dicts(messages: object) -> bool:
+    """Whether ``messages`` is a list of dicts whose list contents hold dicts (exact types)."""
 
 def formats() -> dict[str, Any]:
     """Every format's facts, as the core states them: ``{"default": name, "formats": [{"name",

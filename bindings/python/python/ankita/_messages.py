@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping, Sequence
-from itertools import repeat
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from . import _ankita
@@ -88,30 +87,10 @@ def _as_mapping(message: Any) -> Any:
     return copy
 
 
-def _all_dicts(messages: Any) -> bool:
-    """The common case, checked first and fast: a list of dicts whose content lists hold
-    dicts."""
-    if type(messages) is not list:
-        return False
-    # Read by C-level iteration (a long history is read from its newest messages: this pass
-    # over every message is most of a trim's cost otherwise).
-    if not set(map(type, messages)) <= {dict}:
-        return False
-    if list not in set(map(type, map(dict.get, messages, repeat("content")))):
-        return True
-    for message in messages:
-        content = message.get("content")
-        if type(content) is list:
-            for part in content:
-                if type(part) is not dict:
-                    return False
-    return True
-
-
 def _prepared(messages: Any) -> tuple[Any, dict[int, Any]]:
     """The messages to hand over, and the caller's object of each one handed over as its dict
     form (by the dict's id); the messages themselves when none needs a dict form."""
-    if _all_dicts(messages):
+    if _ankita._all_dicts(messages):
         return messages, {}
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
         return messages, {}  # the native function says what is wrong with it

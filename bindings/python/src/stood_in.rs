@@ -1,0 +1,322 @@
+//! The older messages of a long history written as JSON text straight from the caller's
+//! objects, their long free text stood in (tail.rs; core: `ankita::tail`).
+//!
+//! A message before the tail is read by the trim only for what repair and the tail's checks
+//! read (roles, tool calls' ids, types and names, replies' ids, whether a content is empty, the
+//! JSON type of a call's input), and the answer never keeps it. So each format's facts
+//! (`ankita::format::StandIn`) name the keys whose strings are free text (`text_keys`: a
+//! string that is such a member's value, at any depth) or whose whole value is the caller's
+//! data (`data_keys`: any string inside it), and such a string, when it is longer than
+//! `StandIn::LONGER_THAN` characters and well-formed Unicode, is written as
+//! `StandIn::REPLACEMENT`: a tool result of kilobytes crosses as a few bytes, and is never
+//! copied into a `serde_json::Value` first.
+//!
+//! The writer reads dicts, lists, strs, ints, floats, bools and `None` through the C API
+//! (borrowed references, items as stored, as `convert.rs` reads them; no Python code is run: a
+//! str subclass is written whole and no method of it is called). Anything else (a tuple,
+//! another mapping, an SDK object, bytes, a nesting too deep) makes it give up on the message,
+//! which is then converted whole (`convert.rs`), errors and all.
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use ankita::format::StandIn;
+
+use crate::convert::MAX_DEPTH;
+
+/// Where a value sits, as far as standing in is concerned.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// Written as it is.
+    Kept,
+    /// The value of a text key: a long string is stood in.
+    Text,
+    /// Inside the value of a data key: every long string is stood in.
+    Data,
+}
+
+/// Writes messages with their long free text stood in, for one format's facts.
+pub(crate) struct StoodIn<'py> {
+    longer_than: isize,
+    /// The stand-in, as JSON text (a quoted string).
+    stand_in: String,
+    /// The facts' keys, as JSON strings.
+    text_keys: Vec<Vec<u8>>,
+    data_keys: Vec<Vec<u8>>,
+    isascii: Bound<'py, PyString>,
+}
+
+impl<'py> StoodIn<'py> {
+    pub(crate) fn new(py: Python<'py>, facts: &StandIn) -> StoodIn<'py> {
+        let quoted = |name: &&str| {
+            let mut out = Vec::new();
+            write_str(name.as_bytes(), &mut out);
+            out
+        };
+        let mut stand_in = Vec::new();
+        write_str(StandIn::REPLACEMENT.as_bytes(), &mut stand_in);
+        StoodIn {
+            longer_than: isize::try_from(StandIn::LONGER_THAN).unwrap_or(isize::MAX),
+            stand_in: String::from_utf8(stand_in).unwrap_or_default(),
+            text_keys: facts.text_keys.iter().map(quoted).collect(),
+            data_keys: facts.data_keys.iter().map(quoted).collect(),
+            isascii: PyString::intern(py, "isascii"),
+        }
+    }
+
+    /// Writes `message` as JSON into `out`, its long free text stood in; `false` (and `out` as
+    /// it was) when it holds a value the writer does not read (see the module documentation).
+    pub(crate) fn message(&self, message: &Bound<'py, PyAny>, out: &mut Vec<u8>) -> bool {
+        let start = out.len();
+        // SAFETY: `message` is alive and the GIL held; the writer reads borrowed references of
+        // containers' items while it runs no Python code, so nothing changes them.
+        let written = unsafe { self.value(message.as_ptr(), out, 0, Slot::Kept) };
+        if !written {
+            out.truncate(start);
+        }
+        written
+    }
+
+    /// # Safety
+    /// `value` is a live object, the GIL held.
+    unsafe fn value(
+        &self,
+        value: *mut ffi::PyObject,
+        out: &mut Vec<u8>,
+        depth: usize,
+        slot: Slot,
+    ) -> bool {
+        // SAFETY: every object read is `value` or borrowed from it (see `message`).
+        unsafe {
+            if ffi::PyUnicode_Check(value) != 0 {
+                return self.string(value, out, slot);
+            }
+            if depth >= MAX_DEPTH {
+                return false;
+            }
+            if ffi::PyDict_Check(value) != 0 {
+                out.push(b'{');
+                let (mut pos, mut key, mut item) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+                let mut first = true;
+                while ffi::PyDict_Next(value, &mut pos, &mut key, &mut item) != 0 {
+                    if ffi::PyUnicode_Check(key) == 0 {
+                        return false;
+                    }
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    let at = out.len();
+                    if !self.string(key, out, Slot::Kept) {
+                        return false;
+                    }
+                    // The key as written, quoted: compared with the facts' keys, quoted too.
+                    let written = &out[at..];
+                    let inner = match slot {
+                        Slot::Data => Slot::Data,
+                        _ if self.data_keys.iter().any(|k| k == written) => Slot::Data,
+                        _ if self.text_keys.iter().any(|k| k == written) => Slot::Text,
+                        _ => Slot::Kept,
+                    };
+                    out.push(b':');
+                    if !self.value(item, out, depth + 1, inner) {
+                        return false;
+                    }
+                }
+                out.push(b'}');
+                return true;
+            }
+            if ffi::PyList_Check(value) != 0 {
+                out.push(b'[');
+                let inner = if slot == Slot::Data {
+                    Slot::Data
+                } else {
+                    Slot::Kept
+                };
+                for k in 0..ffi::PyList_Size(value) {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    let item = ffi::PyList_GetItem(value, k);
+                    if item.is_null() || !self.value(item, out, depth + 1, inner) {
+                        ffi::PyErr_Clear();
+                        return false;
+                    }
+                }
+                out.push(b']');
+                return true;
+            }
+            if value == ffi::Py_None() {
+                out.extend_from_slice(b"null");
+                return true;
+            }
+            if ffi::PyBool_Check(value) != 0 {
+                let text: &[u8] = if value == ffi::Py_True() {
+                    b"true"
+                } else {
+                    b"false"
+                };
+                out.extend_from_slice(text);
+                return true;
+            }
+            if ffi::PyLong_Check(value) != 0 {
+                let mut overflow = 0;
+                let int = ffi::PyLong_AsLongLongAndOverflow(value, &mut overflow);
+                if overflow != 0 || (int == -1 && !ffi::PyErr_Occurred().is_null()) {
+                    ffi::PyErr_Clear();
+                    return false;
+                }
+                out.extend_from_slice(int.to_string().as_bytes());
+                return true;
+            }
+            if ffi::PyFloat_Check(value) != 0 {
+                let float = ffi::PyFloat_AsDouble(value);
+                let Some(number) = serde_json::Number::from_f64(float) else {
+                    return false;
+                };
+                out.extend_from_slice(number.to_string().as_bytes());
+                return true;
+            }
+            false
+        }
+    }
+
+    /// Writes the str `text`: the stand-in when `slot` allows it and the text is long and
+    /// well-formed, else the text; `false` when it is not Unicode (a lone surrogate).
+    ///
+    /// # Safety
+    /// `text` is a live str, the GIL held.
+    unsafe fn string(&self, text: *mut ffi::PyObject, out: &mut Vec<u8>, slot: Slot) -> bool {
+        // SAFETY: forwarded.
+        unsafe {
+            let len = ffi::PyUnicode_GetLength(text);
+            let exact = ffi::PyUnicode_CheckExact(text) != 0;
+            if slot != Slot::Kept && exact && len > self.longer_than {
+                // ASCII text is well-formed (`str.isascii` reads a flag); other text is encoded
+                // to tell.
+                if !self.is_ascii(text) {
+                    let bytes = ffi::PyUnicode_AsUTF8String(text);
+                    if bytes.is_null() {
+                        ffi::PyErr_Clear();
+                        return false;
+                    }
+                    ffi::Py_DecRef(bytes);
+                }
+                out.extend_from_slice(self.stand_in.as_bytes());
+                return true;
+            }
+            // Short text (keys, roles, ids, names) is copied out as code points, with no
+            // object made.
+            if let Ok(short) = usize::try_from(len) {
+                if short <= SHORT {
+                    let mut chars = [0; SHORT];
+                    let copied = ffi::PyUnicode_AsUCS4(text, chars.as_mut_ptr(), len, 0);
+                    if copied.is_null() {
+                        ffi::PyErr_Clear();
+                        return false;
+                    }
+                    return write_chars(&chars[..short], out);
+                }
+            }
+            let bytes = ffi::PyUnicode_AsUTF8String(text);
+            if bytes.is_null() {
+                ffi::PyErr_Clear();
+                return false;
+            }
+            let data = ffi::PyBytes_AsString(bytes);
+            let size = ffi::PyBytes_Size(bytes);
+            let written = !data.is_null() && size >= 0;
+            if written {
+                write_str(
+                    std::slice::from_raw_parts(data.cast::<u8>(), size as usize),
+                    out,
+                );
+            }
+            ffi::Py_DecRef(bytes);
+            written
+        }
+    }
+
+    /// `str.isascii()` of an exact str.
+    ///
+    /// # Safety
+    /// `text` is a live exact str, the GIL held.
+    unsafe fn is_ascii(&self, text: *mut ffi::PyObject) -> bool {
+        // SAFETY: forwarded.
+        unsafe {
+            let ascii = ffi::PyObject_CallMethodObjArgs(
+                text,
+                self.isascii.as_ptr(),
+                std::ptr::null_mut::<ffi::PyObject>(),
+            );
+            if ascii.is_null() {
+                ffi::PyErr_Clear();
+                return false;
+            }
+            let yes = ascii == ffi::Py_True();
+            ffi::Py_DecRef(ascii);
+            yes
+        }
+    }
+}
+
+/// The longest text copied out as code points (longer text is encoded by Python).
+const SHORT: usize = 64;
+
+/// Writes the code points `chars` as a JSON string; `false` at a lone surrogate.
+fn write_chars(chars: &[u32], out: &mut Vec<u8>) -> bool {
+    out.push(b'"');
+    for &c in chars {
+        if let Ok(byte) = u8::try_from(c) {
+            if (0x20..0x7f).contains(&byte) && byte != b'"' && byte != b'\\' {
+                out.push(byte);
+                continue;
+            }
+            if byte.is_ascii() {
+                push_escaped(byte, out);
+                continue;
+            }
+        }
+        let Some(c) = char::from_u32(c) else {
+            return false;
+        };
+        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+    }
+    out.push(b'"');
+    true
+}
+
+/// Writes the ASCII byte `b`, escaped as JSON needs.
+fn push_escaped(b: u8, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match b {
+        b'"' => out.extend_from_slice(b"\\\""),
+        b'\\' => out.extend_from_slice(b"\\\\"),
+        b'\n' => out.extend_from_slice(b"\\n"),
+        b'\r' => out.extend_from_slice(b"\\r"),
+        b'\t' => out.extend_from_slice(b"\\t"),
+        0x00..=0x1f => {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 0xf)]);
+        }
+        _ => out.push(b),
+    }
+}
+
+/// Writes the UTF-8 text `text` as a JSON string.
+fn write_str(text: &[u8], out: &mut Vec<u8>) {
+    out.reserve(text.len() + 2);
+    out.push(b'"');
+    let mut start = 0;
+    for (i, &b) in text.iter().enumerate() {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            out.extend_from_slice(&text[start..i]);
+            push_escaped(b, out);
+            start = i + 1;
+        }
+    }
+    out.extend_from_slice(&text[start..]);
+    out.push(b'"');
+}
