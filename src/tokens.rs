@@ -40,9 +40,7 @@ pub enum Tokenizer {
 }
 
 impl Tokenizer {
-    #[cfg(feature = "gemma3")]
-    pub const NAMES: &'static [&'static str] = &["bytes", "o200k_base", "cl100k_base", "gemma3"];
-    #[cfg(not(feature = "gemma3"))]
+    /// The names `tokenizer` takes (Gemma 3 is chosen by a Gemini model's name).
     pub const NAMES: &'static [&'static str] = &["bytes", "o200k_base", "cl100k_base"];
 
     pub fn from_name(name: &str) -> Option<Tokenizer> {
@@ -50,8 +48,6 @@ impl Tokenizer {
             "bytes" => Tokenizer::Bytes,
             "o200k_base" => Tokenizer::O200kBase,
             "cl100k_base" => Tokenizer::Cl100kBase,
-            #[cfg(feature = "gemma3")]
-            "gemma3" => Tokenizer::Gemma3,
             _ => return None,
         })
     }
