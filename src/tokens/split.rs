@@ -288,7 +288,40 @@ impl Scan<'_> {
         }
     }
 
+    /// A word of ASCII letters at `p`, perhaps after an ASCII character that may stand before
+    /// one, when an ASCII character (or the end) follows it: there each letter is in exactly one
+    /// of o200k_base's classes, so both word alternatives match the uppercase run, then the
+    /// lowercase run, then a contraction. `None` where the general scan decides.
+    #[inline(always)]
+    fn ascii_word(&self, p: usize) -> Option<usize> {
+        let b = self.bytes;
+        let mut i = p;
+        let c = b[i];
+        if !c.is_ascii_alphabetic() {
+            if c >= 0x80 || c.is_ascii_digit() || c == b'\r' || c == b'\n' {
+                return None;
+            }
+            i += 1;
+            if !b.get(i)?.is_ascii_alphabetic() {
+                return None;
+            }
+        }
+        while b.get(i).is_some_and(u8::is_ascii_uppercase) {
+            i += 1;
+        }
+        while b.get(i).is_some_and(u8::is_ascii_lowercase) {
+            i += 1;
+        }
+        if b.get(i).is_some_and(|&next| next >= 0x80) {
+            return None;
+        }
+        Some(self.contraction(i))
+    }
+
     fn o200k(&self, p: usize) -> usize {
+        if let Some(end) = self.ascii_word(p) {
+            return end;
+        }
         let (c, n) = self.at(p);
         if c & L != 0 {
             // A letter opens a word: an uppercase-then-lowercase one, or all uppercase.
