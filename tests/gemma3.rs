@@ -173,6 +173,17 @@ fn hard_texts_count_as_hugging_face_counts_them() {
         "no spaces",
         "Donaudampfschifffahrtsgesellschaftskapitänsmützen".repeat(200),
     );
+    // Letters without a space: nearly every pair of letters is inside some token, so few cuts.
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let letters: String = (0..200_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(b'a' + (state % 26) as u8)
+        })
+        .collect();
+    add("random letters", letters);
     add("empty", String::new());
     agree(&texts);
 }
