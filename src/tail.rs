@@ -21,8 +21,7 @@
 //! left-out messages are listed among `dropped_messages` (the answer checks that no message
 //! before `from` is kept but a pinned system message 0).
 //!
-//! A given message before `from` but message 0 may be a *stand-in* in a trim with a limit
-//! (no `window.sizes`): the caller's message with its long free text replaced, as each
+//! A given message before `from` but message 0 may be a *stand-in*: the caller's message with its long free text replaced, as each
 //! format's [`crate::format::StandIn`] facts say (`stand_in` of `ankita_formats`: strings
 //! longer than `longer_than` under a key of `text_keys`, and any such string inside the value
 //! of a key of `data_keys`, become `replacement`). The trim reads of those strings only that
@@ -30,20 +29,24 @@
 //! and is repaired as the caller's message, and only what it costs differs, which no answer
 //! shows: the answer keeps no message before `from` but a pinned system message 0 (else
 //! `widen`), and reports the older ones by index and by their repairs, which read ids, roles
-//! and the presence of content. A trim that nothing limits keeps and prices every message: its
-//! messages go as they are.
+//! and the presence of content. A trim that nothing limits (`window.sizes`) keeps and prices
+//! every message: its stand-ins come with `window.stood_in`, the UTF-8 and compact JSON lengths
+//! of every string replaced, in order (a string equal to the replacement where a stand-in may
+//! be counts as one), and each kept message is priced as the caller's (a text a unit reads by
+//! its UTF-8 length, any other string by its JSON); a message repair changes is written from what was given,
+//! so unless its stand-ins all lie in the calls repair removed, the whole history answers.
 //!
 //! The request is a trim request whose `messages` are the caller's messages from index `from`
 //! on, with the key `window`: `{"from": <index>, "earlier": [[<start>, [<messages>]], ...]}`,
 //! `earlier` being the given messages before `from`, as runs of consecutive messages with the
-//! index of their first, in order. Without `window`, `messages` is the whole history and the
-//! answer is its plan.
+//! index of their first, in order (and `sizes`, `stood_in`: see above). Without `window`,
+//! `messages` is the whole history and the answer is its plan.
 
 use crate::api::{
     options_of, read_request, text_of, write_plan_answer, write_plan_answer_styled, Answer,
 };
 use crate::error::{Error, ErrorCode};
-use crate::format::Out;
+use crate::format::{Out, StandIn};
 use crate::model::{Role, Session, ToolCalls, UnitKind};
 use crate::raw::{get, kind, Doc, Kind, Raw};
 use crate::report::Style;
@@ -65,6 +68,9 @@ pub struct TailRequest<'a> {
     /// `window.sizes`: every left-out message's role (a JSON string) and content's UTF-8
     /// length, in order, when the caller gives them (a trim that nothing limits keeps them).
     pub sizes: Option<Vec<(Raw<'a>, u64)>>,
+    /// `window.stood_in`: with `sizes`, the UTF-8 and compact JSON lengths of every string the
+    /// given messages hold as a stand-in, in order ([`TailRequest::stood_in_costs`]).
+    pub stood_in: Option<Vec<(u64, u64)>>,
 }
 
 /// What a tail trim answers.
@@ -90,8 +96,8 @@ impl<'a> TailRequest<'a> {
         let window = get(&fields, "window");
         fields.retain(|(k, _)| k != "window");
         let (system, options) = options_of(&fields)?;
-        let (from, earlier, sizes) = match window {
-            None => (0, Vec::new(), None),
+        let (from, earlier, sizes, stood_in) = match window {
+            None => (0, Vec::new(), None, None),
             Some(w) => read_window(&doc, w)?,
         };
         Ok(TailRequest {
@@ -102,6 +108,7 @@ impl<'a> TailRequest<'a> {
             from,
             earlier,
             sizes,
+            stood_in,
         })
     }
 
@@ -137,13 +144,14 @@ impl<'a> TailRequest<'a> {
             format: format_of(&map)?,
             ..TrimOptions::default()
         };
-        let (from, earlier, sizes) = match get(&fields, "window") {
-            None => (0, Vec::new(), None),
+        let (from, earlier, sizes, stood_in) = match get(&fields, "window") {
+            None => (0, Vec::new(), None, None),
             Some(w) => read_window(&doc, w)?,
         };
-        if sizes.is_some() {
+        if sizes.is_some() || stood_in.is_some() {
             return Err(Error::invalid_request(
-                "window.sizes is for trims (sanitize keeps the left-out messages as given)",
+                "window.sizes and window.stood_in are for trims (sanitize keeps the left-out \
+                 messages as given)",
                 "window.sizes",
             ));
         }
@@ -155,6 +163,7 @@ impl<'a> TailRequest<'a> {
             from,
             earlier,
             sizes,
+            stood_in,
         })
     }
 
@@ -230,6 +239,12 @@ impl<'a> TailRequest<'a> {
         };
         if let Some(sizes) = &self.sizes {
             return self.plan_sized(session, &gaps, sizes, budget);
+        }
+        if self.stood_in.is_some() {
+            return Err(Error::invalid_request(
+                "window.stood_in goes with window.sizes (a trim with a limit needs no lengths)",
+                "window.stood_in",
+            ));
         }
         let old_users = !gaps.is_empty()
             || session.messages.iter().any(|m| {
@@ -340,6 +355,11 @@ impl<'a> TailRequest<'a> {
             };
             extra += meta + u128::from(length);
         }
+        // What the given messages' stand-ins cost less than the caller's messages, by message.
+        let stood_in = match &self.stood_in {
+            Some(lengths) => self.stood_in_costs(&session, lengths)?,
+            None => Vec::new(),
+        };
         let Ok((mut plan, reach)) =
             plan_split_reach(&self.doc, session, options, None, None, false)
         else {
@@ -347,6 +367,33 @@ impl<'a> TailRequest<'a> {
         };
         if reach.stopped_at.is_some() {
             return Ok(whole);
+        }
+        if !stood_in.is_empty() {
+            for out in &plan.messages {
+                let index = match out {
+                    Out::Same(i) => *i,
+                    // A changed message is written from what was given: a stand-in's text is
+                    // not the caller's.
+                    Out::Edited(edit) if stood_in.iter().all(|&(p, ..)| p != edit.index) => {
+                        edit.index
+                    }
+                    // Repair removed the calls of a message whose stand-ins are all in
+                    // them (and wrote its note): what they stood for is not kept.
+                    Out::Edited(edit) => match stood_in.iter().find(|s| s.0 == edit.index) {
+                        Some(&(_, more, true)) => {
+                            if !edit.remove_tool_calls {
+                                extra += u128::from(more);
+                            }
+                            continue;
+                        }
+                        _ => return Ok(whole),
+                    },
+                    _ => return Ok(whole),
+                };
+                if let Ok(k) = stood_in.binary_search_by_key(&index, |&(p, ..)| p) {
+                    extra += u128::from(stood_in[k].1);
+                }
+            }
         }
         let messages = put_back(std::mem::take(&mut plan.messages), gaps);
         let report = &mut plan.report;
@@ -356,6 +403,82 @@ impl<'a> TailRequest<'a> {
             .min(crate::pricing::MAX_PRICE);
         plan.messages = messages;
         Ok(TailPlan::Plan(Box::new(plan)))
+    }
+
+    /// The given messages' stand-ins (`window.stood_in`, with `sizes`): every string equal to
+    /// the format's [`StandIn::REPLACEMENT`] where a stand-in may be, in the given messages but
+    /// message 0, in order, stands for a string of the caller's whose UTF-8 and compact JSON
+    /// lengths `lengths` gives. Returns, for each message holding one (ascending), what the
+    /// caller's message costs more than the one given (a string a text unit reads costs its
+    /// UTF-8 length, any other, such as a call's arguments, its JSON), and whether all its
+    /// stand-ins lie in its list of calls (the format's [`crate::format::ToolInputs::list`]).
+    fn stood_in_costs(
+        &self,
+        session: &Session<'a>,
+        lengths: &[(u64, u64)],
+    ) -> Result<Vec<(usize, u64, bool)>, Error> {
+        let doc = &self.doc;
+        let traits = self.options.format.traits();
+        let stand_in = &traits.stand_in;
+        let mut found: Vec<(usize, Raw<'a>)> = Vec::new();
+        // The messages whose stand-ins all lie in their calls.
+        let mut in_calls: Vec<usize> = Vec::new();
+        for &(start, run) in &self.earlier {
+            for (k, &message) in doc.items(run).unwrap_or_default().iter().enumerate() {
+                if start + k == 0 {
+                    continue;
+                }
+                let first = found.len();
+                stand_ins_in(doc, stand_in, message, false, start + k, &mut found);
+                let calls = traits.tool_inputs.list.and_then(|key| {
+                    let fields = doc.fields(message)?;
+                    let calls = get(&fields, key)?;
+                    let at = calls.as_ptr() as usize;
+                    Some(at..at + calls.len())
+                });
+                let all_in = |calls: &std::ops::Range<usize>| {
+                    found[first..]
+                        .iter()
+                        .all(|(_, t)| calls.contains(&(t.as_ptr() as usize)))
+                };
+                if found.len() > first && calls.as_ref().is_some_and(all_in) {
+                    in_calls.push(start + k);
+                }
+            }
+        }
+        if found.len() != lengths.len() {
+            return Err(Error::invalid_request(
+                format!(
+                    "window.stood_in gives {} lengths where the given messages hold {} stand-ins",
+                    lengths.len(),
+                    found.len()
+                ),
+                "window.stood_in",
+            ));
+        }
+        // The strings text units read, by where their token lies in the request.
+        let read: std::collections::HashSet<usize> = session
+            .units
+            .iter()
+            .filter_map(|u| match u.text {
+                crate::model::TextSource::Raw(token) => Some(token.as_ptr() as usize),
+                _ => None,
+            })
+            .collect();
+        let given = crate::format::StandIn::REPLACEMENT;
+        let mut costs: Vec<(usize, u64, bool)> = Vec::new();
+        for (&(p, token), &(utf8, json)) in found.iter().zip(lengths) {
+            let more = if read.contains(&(token.as_ptr() as usize)) {
+                utf8.saturating_sub(given.len() as u64)
+            } else {
+                json.saturating_sub(crate::raw::string_len_as_json(given))
+            };
+            match costs.last_mut() {
+                Some((last, sum, _)) if *last == p => *sum = sum.saturating_add(more),
+                _ => costs.push((p, more, in_calls.binary_search(&p).is_ok())),
+            }
+        }
+        Ok(costs)
     }
 
     /// The given messages split into one session, numbered as the caller's.
@@ -488,11 +611,55 @@ fn plain_meta(role: &str, options: &TrimOptions) -> Option<u128> {
     (session.messages.len() == 1).then(|| session.cost(0) - 1)
 }
 
-/// A window read: `from`, the runs given before it, the left-out messages' sizes.
-type Window<'a> = (usize, Vec<(usize, Raw<'a>)>, Option<Vec<(Raw<'a>, u64)>>);
+/// Collects into `found` the strings of `value` (of the caller's message `p`) that are
+/// [`StandIn::REPLACEMENT`] where a stand-in may be: the value of a member named in
+/// `text_keys`, or any string inside a member named in `data_keys` (`data`: inside one), in
+/// document order.
+fn stand_ins_in<'a>(
+    doc: &Doc<'a>,
+    stand_in: &StandIn,
+    value: Raw<'a>,
+    data: bool,
+    p: usize,
+    found: &mut Vec<(usize, Raw<'a>)>,
+) {
+    let is_replacement =
+        |raw: Raw<'_>| crate::raw::string(raw).is_some_and(|s| s == StandIn::REPLACEMENT);
+    match kind(value) {
+        Kind::String if data && is_replacement(value) => found.push((p, value)),
+        Kind::Object => {
+            for (key, item) in doc.fields(value).unwrap_or_default() {
+                if kind(item) == Kind::String {
+                    let text = data || stand_in.text_keys.contains(&key.as_ref());
+                    if text && is_replacement(item) {
+                        found.push((p, item));
+                    }
+                } else {
+                    let data = data || stand_in.data_keys.contains(&key.as_ref());
+                    stand_ins_in(doc, stand_in, item, data, p, found);
+                }
+            }
+        }
+        Kind::Array => {
+            for item in doc.items(value).unwrap_or_default() {
+                stand_ins_in(doc, stand_in, item, data, p, found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A window read: `from`, the runs given before it, the left-out messages' sizes, the
+/// stand-ins' lengths.
+type Window<'a> = (
+    usize,
+    Vec<(usize, Raw<'a>)>,
+    Option<Vec<(Raw<'a>, u64)>>,
+    Option<Vec<(u64, u64)>>,
+);
 
 /// Reads `window`: `{"from": n, "earlier": [[start, [...]], ...], "sizes"?: [role, length,
-/// ...]}`.
+/// ...], "stood_in"?: [UTF-8 length, JSON length, ...]}`.
 fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'a>, Error> {
     let bad = |what: &str, path: &str| Error::invalid_request(what.to_owned(), path.to_owned());
     let fields = doc
@@ -500,10 +667,10 @@ fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'a>, Error> 
         .ok_or_else(|| bad("window must be an object", "window"))?;
     if let Some((key, _)) = fields
         .iter()
-        .find(|(k, _)| k != "from" && k != "earlier" && k != "sizes")
+        .find(|(k, _)| !matches!(k.as_ref(), "from" | "earlier" | "sizes" | "stood_in"))
     {
         return Err(bad(
-            &format!("unknown key {key:?} in window (from, earlier, sizes)"),
+            &format!("unknown key {key:?} in window (from, earlier, sizes, stood_in)"),
             "window",
         ));
     }
@@ -576,7 +743,34 @@ fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'a>, Error> 
             Some(sizes)
         }
     };
-    Ok((from, earlier, sizes))
+    let stood_in = match get(&fields, "stood_in") {
+        None => None,
+        Some(list) => {
+            let items = doc
+                .items(list)
+                .filter(|i| i.len() % 2 == 0)
+                .ok_or_else(|| {
+                    bad(
+                        "window.stood_in must be an array [UTF-8 length, JSON length, ...]",
+                        "window.stood_in",
+                    )
+                })?;
+            let mut lengths = Vec::with_capacity(items.len() / 2);
+            for (k, pair) in items.chunks_exact(2).enumerate() {
+                let length = |i: usize| {
+                    pair[i].trim().parse::<u64>().map_err(|_| {
+                        bad(
+                            "must be a non-negative integer",
+                            &format!("window.stood_in[{}]", 2 * k + i),
+                        )
+                    })
+                };
+                lengths.push((length(0)?, length(1)?));
+            }
+            Some(lengths)
+        }
+    };
+    Ok((from, earlier, sizes, stood_in))
 }
 
 /// The answer's messages `outs` with the left-out messages (`gaps`, ascending) put back in

@@ -54,20 +54,33 @@ fn facts(format: &str) -> Facts {
 
 /// `value` with the long strings the facts allow replaced (`keep` of them left: a binding may
 /// leave any); counts the replacements in `made`.
+/// With `noted` (a trim that nothing limits), the strings equal to the replacement are
+/// replaced too, and each replaced string's UTF-8 and JSON lengths noted, in order.
 fn stand_in(
     value: &Value,
     facts: &Facts,
-    data: bool,
-    text: bool,
+    (data, text): (bool, bool),
     rng: &mut Rng,
     made: &mut usize,
+    noted: &mut Option<Vec<u64>>,
 ) -> Value {
     match value {
+        Value::String(s) if (data || text) && *s == facts.replacement && noted.is_some() => {
+            let list = noted.as_mut().unwrap();
+            list.extend([
+                s.len() as u64,
+                Value::String(s.clone()).to_string().len() as u64,
+            ]);
+            value.clone()
+        }
         Value::String(s) if (data || text) && s.chars().count() > facts.longer_than => {
             if rng.range(0, 7) == 0 {
                 value.clone()
             } else {
                 *made += 1;
+                if let Some(list) = noted {
+                    list.extend([s.len() as u64, value.to_string().len() as u64]);
+                }
                 Value::String(facts.replacement.clone())
             }
         }
@@ -76,14 +89,17 @@ fn stand_in(
             for (key, v) in map {
                 let data = data || facts.data_keys.iter().any(|k| k == key);
                 let text = facts.text_keys.iter().any(|k| k == key);
-                out.insert(key.clone(), stand_in(v, facts, data, text, rng, made));
+                out.insert(
+                    key.clone(),
+                    stand_in(v, facts, (data, text), rng, made, noted),
+                );
             }
             Value::Object(out)
         }
         Value::Array(items) => Value::Array(
             items
                 .iter()
-                .map(|v| stand_in(v, facts, data, false, rng, made))
+                .map(|v| stand_in(v, facts, (data, false), rng, made, noted))
                 .collect(),
         ),
         other => other.clone(),
@@ -166,6 +182,15 @@ fn decorate(format: &str, messages: Vec<Value>, rng: &mut Rng) -> Vec<Value> {
             || m["parts"]
                 .as_array()
                 .is_some_and(|p| p.iter().any(|p| p.get("functionCall").is_some()));
+        // The replacement as the caller's own text.
+        if pick == 10 && rng.range(0, 1) == 0 {
+            match format {
+                "gemini" => m["parts"][0]["text"] = json!("(stand-in)"),
+                "responses" if m.get("output").is_some() => m["output"] = json!("(stand-in)"),
+                _ if m["content"].is_string() => m["content"] = json!("(stand-in)"),
+                _ => {}
+            }
+        }
         match (format, role.as_str()) {
             ("openai", "user") if pick < 4 => {
                 m["content"] = json!([
@@ -338,7 +363,9 @@ fn older(messages: &[Value], from: usize) -> Vec<usize> {
     given
 }
 
-/// A tail request from `from`, every given older message but message 0 as its stand-in.
+/// A tail request from `from`, every given older message but message 0 as its stand-in;
+/// with `sized` (a trim that nothing limits), the left-out messages' sizes and the stand-ins'
+/// lengths.
 fn window_request(
     base: &Value,
     messages: &[Value],
@@ -346,13 +373,16 @@ fn window_request(
     facts: &Facts,
     rng: &mut Rng,
     made: &mut usize,
+    sized: bool,
 ) -> Value {
+    let given = older(messages, from);
+    let mut noted = sized.then(Vec::new);
     let mut runs: Vec<(usize, Vec<Value>)> = Vec::new();
-    for i in older(messages, from) {
+    for &i in &given {
         let sent = if i == 0 {
             messages[0].clone()
         } else {
-            stand_in(&messages[i], facts, false, false, rng, made)
+            stand_in(&messages[i], facts, (false, false), rng, made, &mut noted)
         };
         match runs.last_mut() {
             Some((start, run)) if *start + run.len() == i => run.push(sent),
@@ -363,6 +393,17 @@ fn window_request(
     request["messages"] = Value::Array(messages[from..].to_vec());
     let earlier: Vec<Value> = runs.into_iter().map(|(s, r)| json!([s, r])).collect();
     request["window"] = json!({"from": from, "earlier": earlier});
+    if let Some(noted) = noted {
+        let mut sizes = Vec::new();
+        for (i, m) in messages[..from].iter().enumerate() {
+            if given.binary_search(&i).is_err() {
+                sizes.push(m["role"].clone());
+                sizes.push(json!(m["content"].as_str().map_or(0, str::len)));
+            }
+        }
+        request["window"]["sizes"] = Value::Array(sizes);
+        request["window"]["stood_in"] = json!(noted);
+    }
     request
 }
 
@@ -380,6 +421,15 @@ fn drive(
     let n = messages.len();
     let given = |key: &str| base.get(key).is_some_and(|v| !v.is_null());
     let mut size = TAIL_DRIVER.first_tail(base.get("max_messages"), given);
+    if size.is_none() && n > TAIL_DRIVER.min_before && !merges(format) {
+        let request = window_request(base, messages, n - 1, &facts, &mut rng, &mut made, true);
+        let text = answer(&request);
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        if answer.get("plan").is_some() {
+            return (text, "sizes", made);
+        }
+        assert_eq!(answer["widen"], true, "{answer}");
+    }
     while let Some(tail) = size.filter(|&s| n >= s.saturating_add(TAIL_DRIVER.min_before)) {
         let lowest = (n - tail).saturating_sub(tail).max(1);
         let mut from = n - tail;
@@ -390,7 +440,7 @@ fn drive(
             size = TAIL_DRIVER.widened(tail, None);
             continue;
         }
-        let request = window_request(base, messages, from, &facts, &mut rng, &mut made);
+        let request = window_request(base, messages, from, &facts, &mut rng, &mut made, false);
         let text = answer(&request);
         let answer: Value = serde_json::from_str(&text).unwrap();
         if answer.get("plan").is_some() {
@@ -409,8 +459,19 @@ fn drive(
     (answer(&request), "whole", made)
 }
 
-/// Trims with a limit (stand-ins are for those).
+/// Whether the format merges turns (its trims that nothing limits are sent whole).
+fn merges(format: &str) -> bool {
+    let all = describe_formats();
+    let facts = all["formats"].as_array().unwrap();
+    facts
+        .iter()
+        .any(|f| f["name"] == format && f["merges_turns"] == true)
+}
+
+/// Trims with a limit, and two that nothing limits (their stand-ins come with their lengths).
 const OPTIONS: &[&str] = &[
+    r#"{"max_messages": null}"#,
+    r#"{"max_messages": null, "bytes_per_token": 3}"#,
     r#"{"max_messages": 40}"#,
     r#"{"max_messages": 12}"#,
     r#"{"max_bytes": 20000, "max_messages": null}"#,
@@ -524,4 +585,49 @@ fn no_key_the_trim_reads_is_listed() {
         }
         assert!(facts.longer_than > facts.replacement.chars().count());
     }
+}
+
+/// A trim that nothing limits is answered from stand-ins with their lengths in the formats
+/// that merge no turns: every message kept, priced as the caller's (no call left unanswered:
+/// repair would change a message given as a stand-in, and the whole history answers that).
+#[test]
+fn trims_that_keep_everything_are_answered_from_stand_ins_and_their_lengths() {
+    for format in FORMATS.iter().filter(|f| !merges(f)) {
+        for options in [
+            r#"{"max_messages": null}"#,
+            r#"{"max_messages": null, "bytes_per_token": 3}"#,
+        ] {
+            let (messages, _) = write(format, &agent_loop::steps(5, 150));
+            let messages = decorate(format, messages, &mut Rng::new(5));
+            let mut base: Value = serde_json::from_str(options).unwrap();
+            base["format"] = json!(format);
+            let mut whole = base.clone();
+            whole["messages"] = Value::Array(messages.clone());
+            let expected = answer(&whole);
+            let (got, how, made) = drive(&base, &messages, format, 5);
+            assert_eq!(got, expected, "{format} {options}");
+            assert_eq!(how, "sizes", "{format} {options}");
+            assert!(made > 100, "{format}: {made} strings stood in");
+        }
+    }
+}
+
+/// Lengths that do not match the stand-ins given are refused, naming window.stood_in.
+#[test]
+fn stand_in_lengths_must_match() {
+    let (messages, base) = case(5, "openai", r#"{"max_messages": null}"#, 400);
+    let facts = facts("openai");
+    let (mut rng, mut made) = (Rng::new(1), 0);
+    let n = messages.len();
+    let mut request = window_request(&base, &messages, n - 1, &facts, &mut rng, &mut made, true);
+    request["window"]["stood_in"]
+        .as_array_mut()
+        .unwrap()
+        .truncate(2);
+    let got: Value = serde_json::from_str(&answer(&request)).unwrap();
+    assert_eq!(got["error"]["code"], "invalid_request", "{got}");
+    assert_eq!(got["error"]["path"], "window.stood_in", "{got}");
+    request["window"].as_object_mut().unwrap().remove("sizes");
+    let got: Value = serde_json::from_str(&answer(&request)).unwrap();
+    assert_eq!(got["error"]["path"], "window.stood_in", "{got}");
 }

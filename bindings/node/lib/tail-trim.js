@@ -102,7 +102,9 @@ export class TailTrim {
       try {
         const tail = sizedOf(this.messages, this.format);
         if (tail !== null) {
-          const request = tailRequest(this.options, tail, serialise);
+          // The older messages as their stand-ins, with the lengths they stand for.
+          const standIn = standInOf(this.format);
+          const request = tailRequest(this.options, tail, serialise, standIn);
           tailStats.sized++;
           return { call: "trimTail", whole: false, ...request };
         }

@@ -348,9 +348,11 @@ export function sanitizeTailRequest(messages, options, serialise) {
  * arrays on the way to a replaced string are copied (the message itself when nothing is
  * replaced); an object that is not plain data (a toJSON, a class instance) is left as it is,
  * for JSON.stringify to write its own way.
+ * With `noted` (an array), the strings equal to `replacement` are replaced too, and each
+ * replaced string's UTF-8 and JSON lengths are pushed onto it, in the order JSON writes them.
  *
  * @param {import("./native.js").FormatFacts["formats"][number]["stand_in"]} facts
- * @returns {(message: unknown) => unknown}
+ * @returns {(message: unknown, noted?: number[] | null) => unknown}
  */
 function standInMaker(facts) {
   const longer = facts.longer_than;
@@ -358,13 +360,23 @@ function standInMaker(facts) {
   const textKeys = new Set(facts.text_keys);
   const dataKeys = new Set(facts.data_keys);
   const free = (text) => text.length > longer && isText(text);
+  // With `lengths` (a trim that prices what it keeps): the strings equal to the replacement too,
+  // and each one's UTF-8 and JSON lengths noted, in order.
+  let lengths = null;
+  const replace = (text) => {
+    if (lengths === null) return free(text) ? replacement : text;
+    if (text !== replacement && !free(text)) return text;
+    const utf8 = utf8Length(text);
+    lengths.push(utf8, utf8 + (escaped.test(text) ? JSON.stringify(text).length - text.length : 2));
+    return replacement;
+  };
   const plain = (value) => {
     const proto = Object.getPrototypeOf(value);
     return (proto === Object.prototype || proto === null) && value.toJSON === undefined;
   };
   // The value with its long strings replaced (inside `data`: every one), or itself.
   const make = (value, data) => {
-    if (typeof value === "string") return data && free(value) ? replacement : value;
+    if (typeof value === "string") return data ? replace(value) : value;
     if (value === null || typeof value !== "object") return value;
     if (Array.isArray(value)) {
       if (value.toJSON !== undefined) return value;
@@ -386,8 +398,8 @@ function standInMaker(facts) {
       const item = value[key];
       const made =
         typeof item === "string"
-          ? (data || textKeys.has(key)) && free(item)
-            ? replacement
+          ? data || textKeys.has(key)
+            ? replace(item)
             : item
           : make(item, data || dataKeys.has(key));
       if (made !== item) {
@@ -397,8 +409,18 @@ function standInMaker(facts) {
     }
     return out;
   };
-  return (message) => make(message, false);
+  return (message, noted = null) => {
+    lengths = noted;
+    try {
+      return make(message, false);
+    } finally {
+      lengths = null;
+    }
+  };
 }
+
+/** A character JSON writes as an escape. */
+const escaped = /["\\\u0000-\u001f]/;
 
 /** Each format's stand-in maker, made when first needed. */
 const makers = new Map();
@@ -407,7 +429,7 @@ const makers = new Map();
  * The stand-in maker of the format `format` names.
  *
  * @param {unknown} format
- * @returns {(message: unknown) => unknown}
+ * @returns {(message: unknown, noted?: number[] | null) => unknown}
  */
 export function standInOf(format) {
   const facts = formatFacts(format);
@@ -420,13 +442,14 @@ export function standInOf(format) {
 }
 
 /**
- * The request text of a tail, with its stand-ins' originals; with `standIn` (a trim with a
- * limit), every older message but message 0 written as its stand-in.
+ * The request text of a tail, with its stand-ins' originals; with `standIn`, every older
+ * message but message 0 sent as its stand-in (with `sizes`, a trim nothing limits, with the
+ * lengths of what each replaced string stood for: `window.stood_in`).
  *
  * @param {Record<string, unknown>} options
  * @param {{ from: number, earlier: { start: number, messages: unknown[] }[], tail: unknown[], sizes?: (string | number)[] }} tail
  * @param {(value: unknown, what: string) => string} serialise
- * @param {((message: unknown) => unknown) | null} [standIn]
+ * @param {((message: unknown, noted?: number[] | null) => unknown) | null} [standIn]
  */
 export function tailRequest(options, tail, serialise, standIn = null) {
   let originals = null;
@@ -440,12 +463,14 @@ export function tailRequest(options, tail, serialise, standIn = null) {
   };
   const earlier = tail.earlier.map((run) => [run.start, stand(run.messages)]);
   const messages = stand(tail.tail);
-  if (standIn !== null && tail.sizes === undefined) {
+  // A trim that prices what it keeps (sizes) is told what its stand-ins stand for.
+  const noted = tail.sizes === undefined ? null : [];
+  if (standIn !== null) {
     for (const run of earlier) {
       const [start, list] = run;
       run[1] = list.map((message, j) => {
         if (start + j === 0) return message;
-        const sent = standIn(message);
+        const sent = standIn(message, noted);
         if (sent !== message) tailStats.standIns++;
         return sent;
       });
@@ -453,6 +478,7 @@ export function tailRequest(options, tail, serialise, standIn = null) {
   }
   const window = { from: tail.from, earlier };
   if (tail.sizes !== undefined) window.sizes = tail.sizes;
+  if (standIn !== null && noted !== null) window.stood_in = noted;
   return {
     text: serialise({ ...options, messages, window }, "request"),
     originals,

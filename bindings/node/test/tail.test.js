@@ -522,8 +522,8 @@ const AGENT = {
 
 /** An agent session of about `length` messages in `format`: tasks (a user message, plain or
  * in parts) of tool steps; orphan results, unanswered calls and empty messages anywhere,
- * the newest ones included. */
-function agentHistory(format, length, seed) {
+ * the newest ones included (unless not `odd`). */
+function agentHistory(format, length, seed, odd = true) {
   const rand = random(seed);
   const events = EVENTS[format];
   const out = [];
@@ -535,10 +535,10 @@ function agentHistory(format, length, seed) {
     out.push(...(rand() < 0.5 ? events.user(rand) : events.parts(rand)));
     const steps = 1 + Math.floor(rand() * 8);
     for (let s = 0; s < steps; s++) {
-      const odd = rand();
-      if (odd < 0.04) out.push(...events.orphan(rand, `c${id++}`));
-      else if (odd < 0.08) out.push(...events.unanswered(rand, `c${id++}`));
-      else if (odd < 0.1) out.push(...events.empty(rand));
+      const event = odd ? rand() : 1;
+      if (event < 0.04) out.push(...events.orphan(rand, `c${id++}`));
+      else if (event < 0.08) out.push(...events.unanswered(rand, `c${id++}`));
+      else if (event < 0.1) out.push(...events.empty(rand));
       out.push(...AGENT[format](rand, `c${id++}`));
     }
     out.push(...events.assistant(rand));
@@ -624,5 +624,24 @@ test("an older message that the core refuses, or that JSON writes its own way, a
     const actual = mine(() => trim(messages, options));
     if (expected.error) assert.equal(actual.error?.code, expected.error.code);
     else assert.equal(JSON.stringify(actual), JSON.stringify(expected));
+  }
+});
+
+// (A message repair changes — its calls cut, a note added to its text — is written from what
+// was sent: when that was a stand-in, the whole history answers.)
+test("an agent history that keeps everything is answered from its stand-ins and their lengths", () => {
+  for (const format of ["openai", "responses"]) {
+    for (const options of [
+      { max_messages: null, format },
+      { max_messages: null, bytes_per_token: 3, format },
+    ]) {
+      const messages = agentHistory(format, 3000, 29, false);
+      const before = { ...tailStats };
+      const expected = whole(messages, options);
+      assert.equal(JSON.stringify(mine(() => trim(messages, options))), JSON.stringify(expected));
+      assert.equal(tailStats.sized - before.sized, 1, format);
+      assert.equal(tailStats.whole - before.whole, 0, format);
+      assert.ok(tailStats.standIns - before.standIns > 1000, format);
+    }
   }
 });
