@@ -419,6 +419,15 @@ mod tests {
     use super::*;
 
     #[test]
+    #[ignore = "a timing, run by hand"]
+    fn load_time() {
+        // `cargo test --release --lib gemma::tests::load_time -- --ignored --nocapture`
+        let t = std::time::Instant::now();
+        Gemma::read(DATA).unwrap();
+        eprintln!("the tables read in {:?}", t.elapsed());
+    }
+
+    #[test]
     fn reads_the_built_in_tables() {
         let g = gemma3();
         assert_eq!(g.vocab.len(), 262_144);
