@@ -95,7 +95,7 @@ impl Counter {
             merges(self.pattern).count(self.vocab, piece)
         } else {
             self.vocab
-                .count_by(piece, |bytes| hot.rank(self.vocab, bytes))
+                .count_by(piece, |a, b| hot.ranks(self.vocab, a, b))
         }
     }
 
@@ -217,27 +217,67 @@ impl Hot {
         })
     }
 
-    /// The rank of the token that is `bytes` (more than 2 of them), `u32::MAX` when none.
+    /// The ranks of the tokens that are `a` and `b` (`u32::MAX` when none or empty): those
+    /// the table lacks looked up in the vocabulary, both slots fetched before either is read.
     #[inline]
-    fn rank(&mut self, vocab: &Vocab, bytes: &[u8]) -> u32 {
+    fn ranks(&mut self, vocab: &Vocab, a: &[u8], b: &[u8]) -> (u32, u32) {
+        let known_a = self.known_rank(a);
+        let known_b = self.known_rank(b);
+        let hash_a = known_a.is_none().then(|| hash(a));
+        let hash_b = known_b.is_none().then(|| hash(b));
+        if let Some(h) = hash_a {
+            vocab.prefetch(a, h);
+        }
+        if let Some(h) = hash_b {
+            vocab.prefetch(b, h);
+        }
+        let mut look_up = |bytes: &[u8], known: Option<u32>, h: Option<u64>| match (known, h) {
+            (Some(rank), _) => rank,
+            (None, Some(h)) => {
+                let rank = vocab.rank_hashed(bytes, h).unwrap_or(u32::MAX);
+                self.keep_rank(bytes, rank);
+                rank
+            }
+            (None, None) => u32::MAX,
+        };
+        (look_up(a, known_a, hash_a), look_up(b, known_b, hash_b))
+    }
+
+    /// The rank of `bytes` when the table of ranks has it (`u32::MAX` for empty bytes).
+    #[inline(always)]
+    fn known_rank(&mut self, bytes: &[u8]) -> Option<u32> {
+        if bytes.is_empty() {
+            return Some(u32::MAX);
+        }
         if bytes.len() > Self::MAX_LEN {
-            return vocab.rank(bytes).unwrap_or(u32::MAX);
+            return None;
         }
         let key = Self::key(bytes);
-        let i = (Self::mix(key) >> (64 - Self::RANK_BITS)) as usize;
-        // SAFETY: `i` has `RANK_BITS` bits; the table has `1 << RANK_BITS` slots.
-        let slot = unsafe { self.ranks.get_unchecked_mut(i) };
-        if slot.head == key.head && slot.tail == key.tail && slot.len == key.len {
-            return slot.count;
+        let slot = self.rank_slot(key);
+        (slot.head == key.head && slot.tail == key.tail && slot.len == key.len)
+            .then_some(slot.count)
+    }
+
+    /// Keeps the rank of `bytes` (when short enough) in the table of ranks.
+    #[inline(always)]
+    fn keep_rank(&mut self, bytes: &[u8], rank: u32) {
+        if bytes.len() > Self::MAX_LEN {
+            return;
         }
-        let rank = vocab.rank(bytes).unwrap_or(u32::MAX);
-        *slot = HotSlot {
+        let key = Self::key(bytes);
+        *self.rank_slot(key) = HotSlot {
             head: key.head,
             tail: key.tail,
             len: key.len,
             count: rank,
         };
-        rank
+    }
+
+    #[inline(always)]
+    fn rank_slot(&mut self, key: HotKey) -> &mut HotSlot {
+        let i = (Self::mix(key) >> (64 - Self::RANK_BITS)) as usize;
+        // SAFETY: `i` has `RANK_BITS` bits; the table has `1 << RANK_BITS` slots.
+        unsafe { self.ranks.get_unchecked_mut(i) }
     }
 
     #[inline(always)]

@@ -330,22 +330,35 @@ impl Vocab {
     /// The number of tokens byte-pair encoding makes of `piece`.
     #[cfg(test)]
     pub(crate) fn count(&self, piece: &[u8]) -> usize {
-        self.count_by(piece, |bytes| self.rank(bytes).unwrap_or(EMPTY))
+        let rank = |bytes: &[u8]| match bytes {
+            [] => EMPTY,
+            _ => self.rank(bytes).unwrap_or(EMPTY),
+        };
+        self.count_by(piece, |a, b| (rank(a), rank(b)))
     }
 
     /// [`Vocab::count`], the ranks of the parts over two bytes that a short piece's merges
-    /// meet read by `rank` (a cache in front of [`Vocab::rank`], `EMPTY` for no token).
+    /// meet read by `ranks`, two at a time (a cache in front of [`Vocab::rank`]; `EMPTY` for no
+    /// token and for an empty part).
     #[inline]
-    pub(crate) fn count_by(&self, piece: &[u8], rank: impl FnMut(&[u8]) -> u32) -> usize {
+    pub(crate) fn count_by(
+        &self,
+        piece: &[u8],
+        ranks: impl FnMut(&[u8], &[u8]) -> (u32, u32),
+    ) -> usize {
         match piece.len() {
             0 | 1 => piece.len(),
-            n if n <= SHORT => self.count_short(piece, rank),
+            n if n <= SHORT => self.count_short(piece, ranks),
             _ => self.count_long(piece),
         }
     }
 
     /// tiktoken's merge loop as written: quadratic in the piece's length, fastest on short ones.
-    fn count_short(&self, piece: &[u8], mut rank: impl FnMut(&[u8]) -> u32) -> usize {
+    fn count_short(
+        &self,
+        piece: &[u8],
+        mut ranks: impl FnMut(&[u8], &[u8]) -> (u32, u32),
+    ) -> usize {
         let n = piece.len();
         // (start, rank of the pair that starts here); two ends closing the list.
         let mut parts = [(0u32, EMPTY); SHORT + 1];
@@ -364,16 +377,17 @@ impl Vocab {
             let i = min.1;
             // Part `i` takes in part `i + 1`: the pairs that start at `i - 1` and at `i` change.
             let start = |j: usize| parts[j].0 as usize;
-            let before = if i > 0 && i + 2 < len {
-                rank(&piece[start(i - 1)..start(i + 2)])
+            let before: &[u8] = if i > 0 && i + 2 < len {
+                &piece[start(i - 1)..start(i + 2)]
             } else {
-                EMPTY
+                &[]
             };
-            let after = if i + 3 < len {
-                rank(&piece[start(i)..start(i + 3)])
+            let after: &[u8] = if i + 3 < len {
+                &piece[start(i)..start(i + 3)]
             } else {
-                EMPTY
+                &[]
             };
+            let (before, after) = ranks(before, after);
             if i > 0 {
                 parts[i - 1].1 = before;
             }
@@ -492,8 +506,12 @@ mod tests {
                     prop_assert_eq!(ours.count_long(&bytes), theirs, "long: {:?}", bytes);
                 }
                 if (2..=super::SHORT).contains(&bytes.len()) {
-                    let rank = |b: &[u8]| ours.rank(b).unwrap_or(super::EMPTY);
-                    prop_assert_eq!(ours.count_short(&bytes, rank), theirs, "short: {:?}", bytes);
+                    let rank = |b: &[u8]| match b {
+                        [] => super::EMPTY,
+                        _ => ours.rank(b).unwrap_or(super::EMPTY),
+                    };
+                    let ranks = |a: &[u8], b: &[u8]| (rank(a), rank(b));
+                    prop_assert_eq!(ours.count_short(&bytes, ranks), theirs, "short: {:?}", bytes);
                 }
             }
         }
