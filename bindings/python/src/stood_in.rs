@@ -20,6 +20,7 @@
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
+use std::cell::RefCell;
 
 use ankita::format::StandIn;
 
@@ -36,6 +37,10 @@ enum Slot {
     Data,
 }
 
+/// A key seen: the str (kept alive, so that its address stays its own), its JSON, the slot of
+/// its value.
+type Key<'py> = (Bound<'py, PyAny>, Vec<u8>, Slot);
+
 /// Writes messages with their long free text stood in, for one format's facts.
 pub(crate) struct StoodIn<'py> {
     longer_than: isize,
@@ -45,10 +50,18 @@ pub(crate) struct StoodIn<'py> {
     text_keys: Vec<Vec<u8>>,
     data_keys: Vec<Vec<u8>>,
     isascii: Bound<'py, PyString>,
+    /// With `Some`, the UTF-8 and JSON lengths of every string written as the stand-in, or
+    /// equal to it where a stand-in may be, in order (`window.stood_in` of a trim that nothing
+    /// limits, which prices the caller's messages).
+    lengths: Option<RefCell<Vec<u64>>>,
+    /// The keys seen, each with its JSON and its value's slot (see `key`).
+    keys: RefCell<Vec<Key<'py>>>,
 }
 
 impl<'py> StoodIn<'py> {
-    pub(crate) fn new(py: Python<'py>, facts: &StandIn) -> StoodIn<'py> {
+    /// A writer for a format's facts; with `lengths`, one that keeps what each stand-in
+    /// stands for (see [`StoodIn::lengths`]).
+    pub(crate) fn new(py: Python<'py>, facts: &StandIn, lengths: bool) -> StoodIn<'py> {
         let quoted = |name: &&str| {
             let mut out = Vec::new();
             write_str(name.as_bytes(), &mut out);
@@ -62,18 +75,30 @@ impl<'py> StoodIn<'py> {
             text_keys: facts.text_keys.iter().map(quoted).collect(),
             data_keys: facts.data_keys.iter().map(quoted).collect(),
             isascii: PyString::intern(py, "isascii"),
+            lengths: lengths.then(|| RefCell::new(Vec::new())),
+            keys: RefCell::new(Vec::new()),
         }
+    }
+
+    /// The UTF-8 and JSON lengths of the strings the messages written hold as stand-ins, in
+    /// order: `window.stood_in`.
+    pub(crate) fn lengths(&self) -> Option<Vec<u64>> {
+        self.lengths.as_ref().map(|l| l.borrow().clone())
     }
 
     /// Writes `message` as JSON into `out`, its long free text stood in; `false` (and `out` as
     /// it was) when it holds a value the writer does not read (see the module documentation).
     pub(crate) fn message(&self, message: &Bound<'py, PyAny>, out: &mut Vec<u8>) -> bool {
         let start = out.len();
+        let counted = self.lengths.as_ref().map_or(0, |l| l.borrow().len());
         // SAFETY: `message` is alive and the GIL held; the writer reads borrowed references of
         // containers' items while it runs no Python code, so nothing changes them.
         let written = unsafe { self.value(message.as_ptr(), out, 0, Slot::Kept) };
         if !written {
             out.truncate(start);
+            if let Some(lengths) = &self.lengths {
+                lengths.borrow_mut().truncate(counted);
+            }
         }
         written
     }
@@ -107,17 +132,13 @@ impl<'py> StoodIn<'py> {
                         out.push(b',');
                     }
                     first = false;
-                    let at = out.len();
-                    if !self.string(key, out, Slot::Kept) {
+                    let Some(key_slot) = self.key(key, out) else {
                         return false;
-                    }
-                    // The key as written, quoted: compared with the facts' keys, quoted too.
-                    let written = &out[at..];
-                    let inner = match slot {
-                        Slot::Data => Slot::Data,
-                        _ if self.data_keys.iter().any(|k| k == written) => Slot::Data,
-                        _ if self.text_keys.iter().any(|k| k == written) => Slot::Text,
-                        _ => Slot::Kept,
+                    };
+                    let inner = if slot == Slot::Data {
+                        Slot::Data
+                    } else {
+                        key_slot
                     };
                     out.push(b':');
                     if !self.value(item, out, depth + 1, inner) {
@@ -182,6 +203,41 @@ impl<'py> StoodIn<'py> {
         }
     }
 
+    /// Writes the key `key` (a str) and answers the slot of its value; `None` when it is not
+    /// Unicode. Keys are few and shared by the messages (interned, or one object per key as
+    /// `json.loads` makes them): each one seen is kept, written, with its slot.
+    ///
+    /// # Safety
+    /// `key` is a live str, the GIL held.
+    unsafe fn key(&self, key: *mut ffi::PyObject, out: &mut Vec<u8>) -> Option<Slot> {
+        let mut keys = self.keys.borrow_mut();
+        if let Some((_, json, slot)) = keys.iter().find(|(k, _, _)| k.as_ptr() == key) {
+            out.extend_from_slice(json);
+            return Some(*slot);
+        }
+        let at = out.len();
+        // SAFETY: forwarded.
+        if !unsafe { self.string(key, out, Slot::Kept) } {
+            return None;
+        }
+        // The key as written, quoted: compared with the facts' keys, quoted too.
+        let written = &out[at..];
+        let slot = if self.data_keys.iter().any(|k| k == written) {
+            Slot::Data
+        } else if self.text_keys.iter().any(|k| k == written) {
+            Slot::Text
+        } else {
+            Slot::Kept
+        };
+        if keys.len() < KEYS_KEPT {
+            // SAFETY: `key` is a live object; the reference taken keeps it (and its address)
+            // alive while it is compared with.
+            let owned = unsafe { Bound::from_borrowed_ptr(self.isascii.py(), key) };
+            keys.push((owned, written.to_vec(), slot));
+        }
+        Some(slot)
+    }
+
     /// Writes the str `text`: the stand-in when `slot` allows it and the text is long and
     /// well-formed, else the text; `false` when it is not Unicode (a lone surrogate).
     ///
@@ -193,19 +249,51 @@ impl<'py> StoodIn<'py> {
             let len = ffi::PyUnicode_GetLength(text);
             let exact = ffi::PyUnicode_CheckExact(text) != 0;
             if slot != Slot::Kept && exact && len > self.longer_than {
-                // ASCII text is well-formed (`str.isascii` reads a flag); other text is encoded
-                // to tell.
-                if !self.is_ascii(text) {
-                    let bytes = ffi::PyUnicode_AsUTF8String(text);
-                    if bytes.is_null() {
-                        ffi::PyErr_Clear();
-                        return false;
+                match &self.lengths {
+                    // ASCII text is well-formed (`str.isascii` reads a flag); other text is
+                    // encoded to tell.
+                    None if self.is_ascii(text) => {}
+                    lengths => {
+                        let bytes = ffi::PyUnicode_AsUTF8String(text);
+                        if bytes.is_null() {
+                            ffi::PyErr_Clear();
+                            return false;
+                        }
+                        if let Some(lengths) = lengths {
+                            let utf8 = bytes_of(bytes);
+                            let json = json_len(utf8);
+                            lengths.borrow_mut().extend([utf8.len() as u64, json]);
+                        }
+                        ffi::Py_DecRef(bytes);
                     }
-                    ffi::Py_DecRef(bytes);
                 }
                 out.extend_from_slice(self.stand_in.as_bytes());
                 return true;
             }
+            let at = out.len();
+            if !self.whole_string(text, len, out) {
+                return false;
+            }
+            // The caller's own text equal to the stand-in, where one may be, is read as one.
+            if let Some(lengths) = &self.lengths {
+                if slot != Slot::Kept && out[at..] == *self.stand_in.as_bytes() {
+                    let replacement = StandIn::REPLACEMENT.len() as u64;
+                    lengths
+                        .borrow_mut()
+                        .extend([replacement, self.stand_in.len() as u64]);
+                }
+            }
+            true
+        }
+    }
+
+    /// Writes the str `text` of `len` code points as it is; `false` when it is not Unicode.
+    ///
+    /// # Safety
+    /// `text` is a live str, the GIL held.
+    unsafe fn whole_string(&self, text: *mut ffi::PyObject, len: isize, out: &mut Vec<u8>) -> bool {
+        // SAFETY: forwarded.
+        unsafe {
             // Short text (keys, roles, ids, names) is copied out as code points, with no
             // object made.
             if let Ok(short) = usize::try_from(len) {
@@ -224,17 +312,9 @@ impl<'py> StoodIn<'py> {
                 ffi::PyErr_Clear();
                 return false;
             }
-            let data = ffi::PyBytes_AsString(bytes);
-            let size = ffi::PyBytes_Size(bytes);
-            let written = !data.is_null() && size >= 0;
-            if written {
-                write_str(
-                    std::slice::from_raw_parts(data.cast::<u8>(), size as usize),
-                    out,
-                );
-            }
+            write_str(bytes_of(bytes), out);
             ffi::Py_DecRef(bytes);
-            written
+            true
         }
     }
 
@@ -261,8 +341,42 @@ impl<'py> StoodIn<'py> {
     }
 }
 
+/// How many distinct keys are kept written (`StoodIn::key`): more than the messages of any
+/// format hold, fewer than a search of them would cost more than writing a key.
+const KEYS_KEPT: usize = 32;
+
 /// The longest text copied out as code points (longer text is encoded by Python).
 const SHORT: usize = 64;
+
+/// The contents of the bytes object `bytes`.
+///
+/// # Safety
+/// `bytes` is a live bytes object, which outlives the slice.
+unsafe fn bytes_of<'a>(bytes: *mut ffi::PyObject) -> &'a [u8] {
+    // SAFETY: forwarded; a bytes object's buffer holds its size.
+    unsafe {
+        let data = ffi::PyBytes_AsString(bytes);
+        let size = usize::try_from(ffi::PyBytes_Size(bytes)).unwrap_or(0);
+        if data.is_null() {
+            return &[];
+        }
+        std::slice::from_raw_parts(data.cast::<u8>(), size)
+    }
+}
+
+/// The length of the UTF-8 text `text` written as a compact JSON string (as the core counts
+/// it: `"`, `\\`, and the controls with a short escape take two bytes, other controls six).
+fn json_len(text: &[u8]) -> u64 {
+    let escapes: u64 = text
+        .iter()
+        .map(|&b| match b {
+            b'"' | b'\\' | 0x08 | b'\t' | b'\n' | 0x0c | b'\r' => 1,
+            0x00..=0x1f => 5,
+            _ => 0,
+        })
+        .sum();
+    2 + text.len() as u64 + escapes
+}
 
 /// Writes the code points `chars` as a JSON string; `false` at a lone surrogate.
 fn write_chars(chars: &[u32], out: &mut Vec<u8>) -> bool {

@@ -10,7 +10,8 @@
 //! In a trim with a limit the older messages given go as *stand-ins* (stood_in.rs): written
 //! straight from the caller's objects with their long free text replaced, as each format's
 //! `StandIn` facts allow (the answer never keeps them; message 0, which a pinned system
-//! message is, goes whole). A trim that nothing limits prices every message: they go whole.
+//! message is, goes whole). A trim that nothing limits keeps and prices every message: its
+//! stand-ins go with the UTF-8 and JSON lengths of the text each replaced.
 //!
 //! Every number and rule of the driver (the first tail, its widening, the shortest history
 //! sent as a tail, the options that send it whole), what a plain message is and what may be
@@ -343,8 +344,9 @@ type Write<'a> = &'a dyn Fn(usize, &mut Vec<u8>) -> bool;
 /// The text of a tail request: the options, messages `from..n` (`whole(i, out)` writes message
 /// `i`), and the window: where the messages start, the older runs the answer may depend on
 /// (`earlier`: each run's start and its messages, written by `older`) and, when given, the roles
-/// and lengths of the plain messages left out (`sizes`). `None` when a message cannot be
-/// written.
+/// and lengths of the plain messages left out (`sizes`) and the lengths of what the stand-ins
+/// `stood_in` wrote stand for. `None` when a message cannot be written.
+#[allow(clippy::too_many_arguments)]
 fn tail_request(
     options: &Map<String, Value>,
     from: usize,
@@ -353,6 +355,7 @@ fn tail_request(
     sizes: Option<Vec<Value>>,
     whole: Write<'_>,
     older: Write<'_>,
+    stood_in: Option<&StoodIn<'_>>,
 ) -> Option<String> {
     let mut out = request_text(&Value::Object(options.clone())).into_bytes();
     // The options' object, open: the messages and the window follow.
@@ -392,13 +395,18 @@ fn tail_request(
         out.extend_from_slice(b",\"sizes\":");
         out.extend_from_slice(request_text(&Value::Array(sizes)).as_bytes());
     }
+    if let Some(lengths) = stood_in.and_then(|s| s.lengths()) {
+        out.extend_from_slice(b",\"stood_in\":");
+        out.extend_from_slice(request_text(&Value::from(lengths)).as_bytes());
+    }
     out.extend_from_slice(b"}}");
     String::from_utf8(out).ok()
 }
 
 /// The trim of `messages` that nothing limits, in a format that merges no turns: the last
-/// message, the older ones the answer may depend on, and of the plain ones left out their role
-/// and text's UTF-8 length (`window.sizes`): the core keeps them as given and prices them.
+/// message, the older ones the answer may depend on as stand-ins with the lengths of what they
+/// stand for (`window.stood_in`), and of the plain ones left out their role and text's UTF-8
+/// length (`window.sizes`): the core keeps them as given and prices them as the caller's.
 /// `None`: send the whole history (a short one, tokens, a format that merges turns, an error).
 fn trim_sized<'py>(
     py: Python<'py>,
@@ -426,8 +434,19 @@ fn trim_sized<'py>(
             sizes.push(Value::from(len));
         }
     }
-    // The given messages are priced: none is stood in.
-    let Some(text) = tail_request(options, from, n, &earlier, Some(sizes), whole, whole) else {
+    // The given messages are priced: their stand-ins go with what each stands for.
+    let stood_in = StoodIn::new(py, &format.traits().stand_in, true);
+    let older = |i: usize, out: &mut Vec<u8>| stood_in.message(&messages[i], out) || whole(i, out);
+    let Some(text) = tail_request(
+        options,
+        from,
+        n,
+        &earlier,
+        Some(sizes),
+        whole,
+        &older,
+        Some(&stood_in),
+    ) else {
         return Ok(None);
     };
     match without_gil(py, || TailRequest::parse(&text)?.plan()) {
@@ -470,7 +489,7 @@ pub(crate) fn trim_from_tail<'py>(
         // Nothing limits the trim: every message is kept and priced.
         return trim_sized(py, messages, options, format, &whole);
     };
-    let stood_in = StoodIn::new(py, &format.traits().stand_in);
+    let stood_in = StoodIn::new(py, &format.traits().stand_in, false);
     let older = |i: usize, out: &mut Vec<u8>| stood_in.message(&messages[i], out) || whole(i, out);
     let reader = Reader::new(py, format);
     while messages.len() >= size.saturating_add(TAIL_DRIVER.min_before) {
@@ -479,7 +498,8 @@ pub(crate) fn trim_from_tail<'py>(
             continue;
         };
         let n = messages.len();
-        let Some(text) = tail_request(options, tail.from, n, &tail.earlier, None, &whole, &older)
+        let earlier = &tail.earlier;
+        let Some(text) = tail_request(options, tail.from, n, earlier, None, &whole, &older, None)
         else {
             return Ok(None);
         };

@@ -447,6 +447,7 @@ def agent_history(fmt: str, length: int, seed: int) -> Msgs:
 
 AGENT_OPTIONS: list[dict[str, Any]] = [
     {"max_messages": 40},
+    {"max_messages": None},
     {},
     {"max_messages": 12},
     {"max_bytes": 30_000},
@@ -506,7 +507,18 @@ def test_odd_values_in_older_agent_messages_answer_as_the_whole_history(fmt: str
         result = {**result, "note": [2**70, 1.5, '\u0000\x1f"\\' * 30, "ünï" * 40]}
     step[at], step[-1] = call, result
     messages[300:300] = step
-    limits: list[dict[str, Any]] = [{"max_messages": 40}, {"max_bytes": 20_000}]
+    # The caller's own text equal to the stand-in, short and long, where one may be.
+    replacement = ankita._ankita.formats()["formats"][0]["stand_in"]["replacement"]
+    messages[310:310] = agent_step(fmt, random.Random(5), ["same_a"])
+    for message in messages[310:312]:
+        for key in ("content", "output", "text"):
+            if isinstance(message.get(key), str):
+                message[key] = replacement
+    limits: list[dict[str, Any]] = [
+        {"max_messages": 40},
+        {"max_bytes": 20_000},
+        {"max_messages": None},
+    ]
     for limit in limits:
         options = {**limit, "format": fmt}
         assert answers(messages, options) == whole(messages, options), options
