@@ -4,10 +4,11 @@
 use super::*;
 
 /// How text is counted, from `tokenizer`, `model` and `token_factor`: `tokenizer` names it;
-/// otherwise a model whose tokenizer is known selects it (an estimate, with its family's
-/// factor, for Claude and Gemini); otherwise `context_tokens` counts in o200k_base tokens (an
-/// estimate) unless `bytes_per_token` asks for the byte rule; otherwise bytes. A byte budget (`max_bytes`) keeps bytes
-/// unless `tokenizer` is given, and then the two conflict.
+/// otherwise a model whose tokenizer is known selects it (Gemma 3's for Gemini 2.0, 2.5 and 3;
+/// an estimate, with its family's factor, for Claude and the other Gemini models); otherwise
+/// `context_tokens` counts in o200k_base tokens (an estimate) unless `bytes_per_token` asks for
+/// the byte rule; otherwise bytes. A byte budget (`max_bytes`) keeps bytes unless `tokenizer` is
+/// given, and then the two conflict.
 pub fn measure_of(request: &Map<String, Value>) -> Result<Measure, Error> {
     let given = |key: &str| request.get(key).filter(|v| !v.is_null());
     let model_name = given("model").and_then(Value::as_str);
