@@ -14,6 +14,7 @@
 //!           | ' '?[^\s\p{L}\p{N}]+[\r\n]* | \s*[\r\n]+ | \s+(?!\S) | \s+
 //! ```
 
+use std::sync::atomic::{AtomicU8, Ordering};
 use unicode_general_category::{get_general_category, GeneralCategory as Gc};
 
 /// A letter (`\p{L}`).
@@ -62,8 +63,29 @@ static ASCII: [u8; 128] = {
     table
 };
 
+/// The classes of the characters of the Basic Multilingual Plane met so far, `0x80 | classes`
+/// (0 where not yet): 64 KB of zeroed memory until used, so that the characters of a script are
+/// looked up in the Unicode tables once a process.
+static BMP: [AtomicU8; 1 << 16] = [const { AtomicU8::new(0) }; 1 << 16];
+
 /// The classes of a character that is not ASCII.
+#[inline]
 fn class_of(c: char) -> u8 {
+    let Some(known) = BMP.get(c as usize) else {
+        return look_up_class(c);
+    };
+    match known.load(Ordering::Relaxed) {
+        0 => {
+            let class = look_up_class(c);
+            known.store(0x80 | class, Ordering::Relaxed);
+            class
+        }
+        classes => classes & 0x7f,
+    }
+}
+
+/// The classes of a character that is not ASCII, from the Unicode tables.
+fn look_up_class(c: char) -> u8 {
     if c.is_whitespace() {
         return S;
     }
