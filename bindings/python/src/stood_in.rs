@@ -367,15 +367,40 @@ unsafe fn bytes_of<'a>(bytes: *mut ffi::PyObject) -> &'a [u8] {
 /// The length of the UTF-8 text `text` written as a compact JSON string (as the core counts
 /// it: `"`, `\\`, and the controls with a short escape take two bytes, other controls six).
 fn json_len(text: &[u8]) -> u64 {
-    let escapes: u64 = text
-        .iter()
-        .map(|&b| match b {
-            b'"' | b'\\' | 0x08 | b'\t' | b'\n' | 0x0c | b'\r' => 1,
-            0x00..=0x1f => 5,
-            _ => 0,
-        })
-        .sum();
+    let escaped = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
+    let escapes: u64 = if any_escaped(text) {
+        text.iter()
+            .filter(|&&b| escaped(b))
+            .map(|&b| match b {
+                b'"' | b'\\' | 0x08 | b'\t' | b'\n' | 0x0c | b'\r' => 1,
+                _ => 5,
+            })
+            .sum()
+    } else {
+        0
+    };
     2 + text.len() as u64 + escapes
+}
+
+/// Whether `text` holds a byte JSON escapes (a control, `"` or `\\`), read eight bytes at a
+/// time: most text holds none.
+fn any_escaped(text: &[u8]) -> bool {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    // The exact test for a byte below `n` (n ≤ 128) in a word: a borrow into its high bit.
+    let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH != 0;
+    let words = text.chunks_exact(8);
+    let rest = words.remainder();
+    for word in words {
+        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        if below(w, 0x20)
+            || below(w ^ (ONES * u64::from(b'"')), 1)
+            || below(w ^ (ONES * u64::from(b'\\')), 1)
+        {
+            return true;
+        }
+    }
+    rest.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 /// Writes the code points `chars` as a JSON string; `false` at a lone surrogate.
@@ -433,4 +458,27 @@ fn write_str(text: &[u8], out: &mut Vec<u8>) {
     }
     out.extend_from_slice(&text[start..]);
     out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{any_escaped, json_len};
+
+    #[test]
+    fn json_lengths_count_escapes_as_the_core_does() {
+        assert_eq!(json_len(b"plain text of some length"), 27);
+        assert_eq!(json_len(b"a\"b\\c\nd\te\x08f\x0cg\rh"), 2 + 15 + 7);
+        assert_eq!(json_len(b"\x01 and \x1f"), 2 + 7 + 10);
+        assert_eq!(json_len("d\u{e9}j\u{e0}".as_bytes()), 2 + 6);
+        for at in 0..20 {
+            for b in [b'"', b'\\', 0x00, 0x1f] {
+                let mut text = vec![b'x'; 20];
+                text[at] = b;
+                assert!(any_escaped(&text), "{at} {b}");
+            }
+        }
+        assert!(!any_escaped(
+            &[0x20, 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']'].repeat(3)
+        ));
+    }
 }
