@@ -557,7 +557,24 @@ impl<'a> TailRequest<'a> {
             .map(|&(start, run)| (start, start + self.doc.items(run).map_or(0, |i| i.len())))
             .collect();
         let mut gaps = Vec::new();
-        let plain = |p: usize| plain_role(session, p);
+        // Each caller's message's logical messages (the first, and how many), read in one
+        // pass: a gap's ends are looked up there, not by a scan of the session each.
+        let mut logicals: Vec<(usize, u32)> = Vec::new();
+        for (i, m) in session.messages.iter().enumerate() {
+            let Some(p) = m.physical else { continue };
+            let p = p as usize;
+            if logicals.len() <= p {
+                logicals.resize(p + 1, (0, 0));
+            }
+            if logicals[p].1 == 0 {
+                logicals[p].0 = i;
+            }
+            logicals[p].1 += 1;
+        }
+        let plain = |p: usize| match logicals.get(p) {
+            Some(&(i, 1)) => plain_role(session, i),
+            _ => None,
+        };
         for k in 0..ends.len() {
             let end = ends[k].1;
             let next = ends.get(k + 1).map_or(self.from, |&(start, _)| start);
@@ -574,18 +591,11 @@ impl<'a> TailRequest<'a> {
     }
 }
 
-/// The role of the caller's message `p` when it is plain (one logical message of a known
-/// role, with content and nothing else: no tool call or reply, note or refusal).
-fn plain_role(session: &Session<'_>, p: usize) -> Option<Role> {
-    let mut logicals = session
-        .messages
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.physical == Some(p as u32));
-    let (i, m) = logicals.next()?;
-    if logicals.next().is_some() {
-        return None;
-    }
+/// The role of logical message `i` when it is plain (the only logical message of its
+/// caller's message, the caller checks; of a known role, with content and nothing else: no
+/// tool call or reply, note or refusal).
+fn plain_role(session: &Session<'_>, i: usize) -> Option<Role> {
+    let m = session.messages.get(i)?;
     let simple = matches!(
         m.role,
         Some(Role::User | Role::Assistant | Role::System | Role::Developer)
@@ -607,8 +617,11 @@ fn plain_meta(role: &str, options: &TrimOptions) -> Option<u128> {
     let text = format!("[{{\"role\":{role},\"content\":\"x\"}}]");
     let doc = Doc::parse(&text).ok()?;
     let session = split(&doc, doc.root(), Start::Whole(None), options).ok()?;
+    if session.messages.len() != 1 || session.messages[0].physical != Some(0) {
+        return None;
+    }
     plain_role(&session, 0)?;
-    (session.messages.len() == 1).then(|| session.cost(0) - 1)
+    Some(session.cost(0) - 1)
 }
 
 /// Collects into `found` the strings of `value` (of the caller's message `p`) that are
