@@ -312,7 +312,8 @@ pub static OPTIONS: &[TrimOption] = &[
         "string",
         "The target model (`gpt-4o`, `claude-sonnet-4`, `gemini-2.5-flash`, …): its images are \
          priced as its provider bills them, its text counted in its tokens when its tokenizer \
-         is known (an estimate for Claude and Gemini), and its context window is the budget \
+         is known (exact for Gemini 2.0, 2.5 and 3, counted with Gemma 3's tokenizer; an \
+         estimate for Claude and the other Gemini models), and its context window is the budget \
          when none is given. Any name answers (provider prefixes and routes, Bedrock ids, dated \
          suffixes): one no family claims is priced by the default recipe, counted with \
          `o200k_base` × 1.35, and the report warns `unknown_model`.",
@@ -383,8 +384,8 @@ pub static OPTIONS: &[TrimOption] = &[
     option(
         "token_factor",
         "number",
-        "Multiplies token counts (default 1; 1.35 for Claude and 1.25 for Gemini models, \
-         counted with `o200k_base`).",
+        "Multiplies token counts (default 1; 1.35 for Claude and 1.25 for the Gemini models \
+         counted with `o200k_base`: 1.5, 3.1 and later).",
     ),
     option(
         "observed_usage",

@@ -164,7 +164,8 @@ def trim(messages: Sequence[Any], **options: Any) -> TrimResult[Any]:
     - ``tokenizer`` ("o200k_base", "cl100k_base" or "bytes"), or a ``model`` whose tokenizer is
       known (GPT-4o, 4.1, 5.x, o-series, GPT-4, 3.5): costs are then the model's tokens and the
       budget is ``context_tokens - max_output_tokens - overhead_tokens`` minus the tokens of
-      ``tools`` and ``memory``; Claude and Gemini models are estimated (o200k_base times a
+      ``tools`` and ``memory``; Gemini 2.0, 2.5 and 3 are counted exactly with Gemma 3's
+      tokenizer; Claude and the other Gemini models are estimated (o200k_base times a
       safety factor, ``token_factor`` overriding it);
     - ``image_profile`` or ``model`` (e.g. "gpt-4o"): how images are priced; ``image_sizes``:
       ``{url: (width, height)}`` for remote images whose size the caller knows (``file_sizes``:

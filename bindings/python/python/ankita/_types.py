@@ -230,9 +230,10 @@ class AdapterOptions(TypedDict, total=False):
     model: Optional[str]
     """The target model (``gpt-4o``, ``claude-sonnet-4``, ``gemini-2.5-flash``, …): its images are
     priced as its provider bills them, its text counted in its tokens when its tokenizer is known
-    (an estimate for Claude and Gemini), and its context window is the budget when none is given.
-    Any name answers (provider prefixes and routes, Bedrock ids, dated suffixes): one no family
-    claims is priced by the default recipe, counted with ``o200k_base`` × 1.35, and the report warns
+    (exact for Gemini 2.0, 2.5 and 3, counted with Gemma 3's tokenizer; an estimate for Claude and
+    the other Gemini models), and its context window is the budget when none is given. Any name
+    answers (provider prefixes and routes, Bedrock ids, dated suffixes): one no family claims is
+    priced by the default recipe, counted with ``o200k_base`` × 1.35, and the report warns
     ``unknown_model``."""
     image_sizes: Optional[Mapping[str, Sequence[int]]]
     """Pixel sizes of remote (http/https) images by URL: ``{url: [width, height]}``."""
@@ -247,8 +248,8 @@ class AdapterOptions(TypedDict, total=False):
     it): its exact text counts, framing estimated. Default: the tokenizer of ``model`` when known,
     else ``o200k_base`` (an estimate) with ``context_tokens``, bytes with ``max_bytes``."""
     token_factor: Optional[float]
-    """Multiplies token counts (default 1; 1.35 for Claude and 1.25 for Gemini models, counted with
-    ``o200k_base``)."""
+    """Multiplies token counts (default 1; 1.35 for Claude and 1.25 for the Gemini models counted
+    with ``o200k_base``: 1.5, 3.1 and later)."""
     observed_usage: Optional[Sequence[Sequence[int]]]
     """The provider's counts of earlier requests, ``[[counted, input_tokens], ...]``: each answer's
     report.token_factor.counted and the input tokens the provider reported for it; the factor of a
@@ -360,14 +361,14 @@ class _TokenFactorFields(TypedDict):
 
 
 class TokenFactor(_TokenFactorFields, total=False):
-    """``report["token_factor"]`` (reports in tokens) and what ``Session.observe_usage``
-    answers: the factor token counts were multiplied by, and where it comes from:
-    ``"tokenizer"`` (the tokenizer's own counts, 1), ``"fixed_margin"`` (the model family's
-    safety margin: Claude o200k_base × 1.35, Gemini × 1.25, …), ``"caller"`` (``token_factor``)
-    or ``"observed"`` (set by the provider's counts, ``Session.observe_usage`` or
-    ``observed_usage``); ``observations``: how many were given. In a report, ``counted`` is the
-    trim's count of the request before the factor (history, tools, memory), to pair with the
-    provider's input tokens of that request in the next call's ``observed_usage``."""
+    """``report["token_factor"]`` (reports in tokens) and what ``Session.observe_usage`` answers:
+    the factor token counts were multiplied by, and where it comes from: ``"tokenizer"`` (the
+    tokenizer's own counts, 1), ``"fixed_margin"`` (the model family's safety margin: Claude
+    o200k_base × 1.35, Gemini 1.5 and 3.1+ × 1.25, …), ``"caller"`` (``token_factor``) or
+    ``"observed"`` (set by the provider's counts, ``Session.observe_usage`` or ``observed_usage``);
+    ``observations``: how many were given. In a report, ``counted`` is the trim's count of the
+    request before the factor (history, tools, memory), to pair with the provider's input tokens of
+    that request in the next call's ``observed_usage``."""
 
     counted: int
 
@@ -443,8 +444,9 @@ class _TokenCountFields(TypedDict):
 class TokenCount(_TokenCountFields, total=False):
     """What ``count_tokens`` answers: each message's cost as ``trim`` prices it, their
     ``total``, and how they were counted (``exact`` is False for bytes and for the estimates of
-    Claude and Gemini models). ``system`` is the Anthropic format's top-level system's cost;
-    ``warnings`` is there when the model is one no family claims (``unknown_model``)."""
+    Claude models and the Gemini models Gemma 3 does not count). ``system`` is the Anthropic
+    format's top-level system's cost; ``warnings`` is there when the model is one no family
+    claims (``unknown_model``)."""
 
     system: int
     warnings: list[TrimWarning]

@@ -245,11 +245,11 @@ def _priced_alone(message: BaseMessage) -> dict[str, Any]:
 
 
 def count_tokens(messages: Sequence[BaseMessage], *, model: str | None = None) -> int:
-    """The tokens of ``messages`` as ankita prices them (images by their pixels): in ``model``'s
-    own tokens when its tokenizer is known (``"gpt-4o"``: exact o200k_base counts; Claude and
-    Gemini models: estimates), else at 4 bytes a token. Usable as the ``token_counter`` of
-    ``langchain_core.messages.trim_messages``, with ``functools.partial(count_tokens,
-    model=...)`` for a model.
+    """The tokens of ``messages`` as ankita prices them (images by their pixels): in ``model``'s own
+    tokens when its tokenizer is known (``"gpt-4o"``: exact o200k_base counts;
+    ``"gemini-2.5-flash"``: exact Gemma 3 counts; Claude models: estimates), else at 4 bytes a
+    token. Usable as the ``token_counter`` of ``langchain_core.messages.trim_messages``, with
+    ``functools.partial(count_tokens, model=...)`` for a model.
 
     Each message is priced as it stands: a list that is only a piece of a history (LangChain's
     ``trim_messages`` passes its candidates newest first, a tool reply before its call) costs
