@@ -23,7 +23,7 @@ wasm:
 		rustup target add wasm32-unknown-unknown
 	cd $(WASM_SRC) && CARGO_TARGET_DIR=$(WASM_TARGET_DIR) $(PACKAGE_PROFILE) \
 		$(CARGO) rustc --release --locked --lib --crate-type cdylib \
-		--target wasm32-unknown-unknown --no-default-features \
+		--target wasm32-unknown-unknown --no-default-features --features gemma3 \
 		-- -C link-arg=--export=__stack_pointer
 	mkdir -p $(WASM_NODE) $(WASM_DIST)
 	cp $(WASM_FILE) $(WASM_NODE)/ankita.wasm
