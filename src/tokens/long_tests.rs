@@ -1,9 +1,9 @@
 //! Long pieces against tiktoken itself (the `tiktoken-rs` crate: tiktoken's regex and its merge
 //! loop): runs without a break of one letter, of CJK, of mixed letters of several scripts, of
-//! symbols, and pieces of random bytes, at every length up to past the point where the heap
-//! merge hands over to the backtracking encoder ([`super::vocab`]'s `LONG`), at lengths spread
-//! up to 5,000 bytes, and at 100,000. tiktoken's merge is quadratic in a piece: the longest
-//! lengths are few.
+//! symbols, of punctuation characters repeated, and pieces of random bytes, at every length up
+//! to past the point where the heap merge hands over to the backtracking encoder
+//! ([`super::vocab`]'s `LONG`), at lengths spread up to 5,000 bytes, and at 100,000. tiktoken's
+//! merge is quadratic in a piece: the longest lengths are few.
 
 use super::count::{merges, vocab};
 use super::split::Pattern;
@@ -89,6 +89,25 @@ fn long_texts(len: usize) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Runs of punctuation without a break: of one character (whose tokens of many repeats, up to
+/// 112 `-` in o200k_base, make the encoder go back often), of two or three alternating, and of
+/// a few drawn at random.
+fn punctuation_runs(len: usize) -> Vec<(String, String)> {
+    let mut runs: Vec<(String, String)> =
+        ["-", "=", "*", ".", "_", "#", "~", "-=", "=-=", "*-", "._"]
+            .iter()
+            .map(|unit| {
+                (
+                    format!("a run of {unit}"),
+                    unit.repeat(len.div_ceil(unit.len()))[..len].to_string(),
+                )
+            })
+            .collect();
+    let few: Vec<char> = "-=_*".chars().collect();
+    runs.push(("-=_* at random".into(), text_of(&few, len, len as u64 + 5)));
+    runs
+}
+
 fn check_text(what: &str, text: &str) {
     for tokenizer in TOKENIZERS {
         let ours = Measure::exact(tokenizer).text(text);
@@ -142,6 +161,15 @@ fn runs_of_100_000_bytes_count_as_tiktoken_counts() {
 }
 
 #[test]
+fn punctuation_runs_count_as_tiktoken_counts() {
+    for len in (1..=1200).chain((1201..=5000).step_by(97)).chain([100_000]) {
+        for (what, text) in punctuation_runs(len) {
+            check_text(&what, &text);
+        }
+    }
+}
+
+#[test]
 fn random_bytes_count_as_tiktoken_counts() {
     let mut seeds = numbers(0x9e37_79b9_7f4a_7c15);
     for len in (2..=1200).chain((1201..=5000).step_by(97)).chain([20_000]) {
@@ -158,7 +186,11 @@ fn backtracking_counts_short_pieces_as_the_merge_loops() {
         let v = vocab(pattern(tokenizer));
         let merges = merges(pattern(tokenizer));
         for len in 2..=300 {
-            for (what, text) in long_texts(len) {
+            let punctuation = punctuation_runs(len).into_iter();
+            let texts = long_texts(len)
+                .into_iter()
+                .map(|(what, text)| (what.into(), text));
+            for (what, text) in texts.chain(punctuation) {
                 let piece = text.as_bytes();
                 assert_eq!(
                     merges.count(v, piece),
