@@ -9,9 +9,11 @@ nothing big (a child is counted from its fork, with its parent's pages).
 
     cargo build --release && python3 scripts/long_runs.py [CASE ...]
 
-CASE is `a:MB` (that many megabytes of `a`) or `cjk:MB` (of common CJK characters without
-punctuation); the default is a:5 a:50 cjk:3. Prints a row per case: input bytes, exit code,
-CPU seconds, peak RSS in MB and its ratio to the input.
+CASE is `a:MB` (that many megabytes of `a`), `cjk:MB` (of common CJK characters without
+punctuation) or `punct=UNIT:MB` (of the punctuation UNIT repeated: `punct=-:5` is 5 MB of `-`,
+`punct=-=:5` of `-=-=`); the default is a:5 a:50 cjk:3 and 5 MB of each of `-`, `=`, `*`, `.`,
+`_`, `#`, `~` and `-=`. Prints a row per case: input bytes, exit code, CPU seconds, peak RSS in
+MB and its ratio to the input.
 """
 
 import json
@@ -29,9 +31,17 @@ CJK = (
 )
 
 
+PUNCTUATION = ["-", "=", "*", ".", "_", "#", "~", "-="]
+
+
 def text_of(case: str) -> str:
-    kind, _, mb = case.partition(":")
+    kind, _, mb = case.rpartition(":")
     size = int(float(mb) * 1_000_000)
+    if kind.startswith("punct="):
+        unit = kind.removeprefix("punct=")
+        if not unit or any(c.isalnum() or c.isspace() for c in unit):
+            raise SystemExit(f"{case!r}: punctuation, no letters, digits or spaces")
+        return (unit * (size // len(unit) + 1))[:size]
     if kind == "a":
         return "a" * size
     if kind == "cjk":
@@ -43,7 +53,7 @@ def text_of(case: str) -> str:
             state ^= (state << 17) & 0xFFFFFFFFFFFFFFFF
             out.append(CJK[state % len(CJK)])
         return "".join(out)
-    raise SystemExit(f"unknown case {case!r}: a:MB or cjk:MB")
+    raise SystemExit(f"unknown case {case!r}: a:MB, cjk:MB or punct=UNIT:MB")
 
 
 def measure(case: str, path: str) -> None:
@@ -62,7 +72,7 @@ def measure(case: str, path: str) -> None:
     err = proc.stderr.decode(errors="replace").strip().splitlines()
     note = f"  ({err[-1][:60]})" if proc.returncode not in (0, 1) and err else ""
     print(
-        f"{case:8} {size / 1e6:7.1f} MB  exit {proc.returncode}  "
+        f"{case:11} {size / 1e6:7.1f} MB  exit {proc.returncode}  "
         f"cpu {cpu:6.2f} s  peak {peak_mb:7.1f} MB  {ratio:4.1f}x input{note}",
         flush=True,
     )
@@ -72,7 +82,7 @@ def main() -> None:
     if os.environ.get("LONG_RUNS_CHILD"):
         measure(sys.argv[1], sys.argv[2])
         return
-    cases = sys.argv[1:] or ["a:5", "a:50", "cjk:3"]
+    cases = sys.argv[1:] or ["a:5", "a:50", "cjk:3"] + [f"punct={u}:5" for u in PUNCTUATION]
     env = dict(os.environ, LONG_RUNS_CHILD="1")
     for case in cases:
         text = text_of(case)

@@ -16,13 +16,11 @@
 //! have come first.
 
 use super::vocab::Vocab;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 const NONE: u32 = u32::MAX;
 
 /// What the backtracking encoder knows of a vocabulary beyond its tokens, built on first use
-/// (5.9 MB for `o200k_base`, 3.4 MB of it the map of merges; tens of milliseconds).
+/// (2.5 MB for `o200k_base`, tens of milliseconds).
 pub(crate) struct Merges {
     /// The two tokens each token was merged from (the halves its own encoding joins last);
     /// `(t, t)` for a single byte.
@@ -32,33 +30,6 @@ pub(crate) struct Merges {
     /// The length of the longest token that starts with each pair of bytes (`a << 8 | b`), 1
     /// where no token does: longest-prefix matching looks for no longer token.
     longest: Vec<u8>,
-    /// The token each merge makes, by its two halves (the inverse of `split`): a merge is
-    /// looked up by two ids, not by hashing the bytes of the token it would make.
-    merges: HashMap<(u32, u32), u32, BuildHasherDefault<PairHasher>>,
-}
-
-/// A multiplicative hash of two token ids (the key of [`Merges::merges`]), as rustc's FxHasher:
-/// the keys are not chosen by an adversary, and a lookup is a multiply or two.
-#[derive(Default)]
-struct PairHasher(u64);
-
-impl Hasher for PairHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u32(b.into());
-        }
-    }
-
-    #[inline]
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (self.0.rotate_left(26) ^ u64::from(n)).wrapping_mul(0xf135_7aea_2e62_a9c5);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0.rotate_left(26)
-    }
 }
 
 impl Merges {
@@ -71,7 +42,6 @@ impl Merges {
             split: Vec::with_capacity(n),
             next_prefix: Vec::with_capacity(n),
             longest: vec![1; 1 << 16],
-            merges: HashMap::with_capacity_and_hasher(n, Default::default()),
         };
         for id in 0..n as u32 {
             let token = vocab.token(id);
@@ -97,35 +67,47 @@ impl Merges {
                 }
                 let len = vocab.token_len(left);
                 if let Some(right) = vocab.rank(&token[len..]) {
-                    if left < id && right < id && merges.valid_pair(left, right) {
+                    if left < id && right < id && merges.valid_pair(vocab, token, len, left, right)
+                    {
                         break (left, right);
                     }
                 }
                 left = merges.next_prefix[left as usize];
             };
             merges.split.push(split);
-            if split != (id, id) {
-                merges.merges.insert(split, id);
-            }
         }
         merges
     }
 
-    /// The token a merge of `left` and `right` makes, when one does.
+    /// The token a merge of `left` and `right` makes, when one does: `left` ends and `right`
+    /// starts at `at` in `text`.
     #[inline]
-    fn merged(&self, left: u32, right: u32) -> Option<u32> {
-        self.merges.get(&(left, right)).copied()
+    fn merged(&self, vocab: &Vocab, text: &[u8], at: usize, left: u32, right: u32) -> Option<u32> {
+        let start = at - vocab.token_len(left);
+        let end = at + vocab.token_len(right);
+        if end - start > vocab.max_len() {
+            return None;
+        }
+        let token = vocab.rank(&text[start..end])?;
+        (self.split.get(token as usize) == Some(&(left, right))).then_some(token)
     }
 
-    /// Whether encoding the bytes of `left` then `right` gives those two tokens: `bpe`'s
-    /// `is_valid_token_pair`. The merges that made the two tokens are undone from the last; the
-    /// pair is not valid when the parts on either side of the boundary would have merged before
-    /// the merge undone (`limit`).
-    fn valid_pair(&self, mut left: u32, mut right: u32) -> bool {
+    /// Whether encoding the bytes of `left` then `right` (meeting at `at` in `text`) gives those
+    /// two tokens: `bpe`'s `is_valid_token_pair`. The merges that made the two tokens are undone
+    /// from the last; the pair is not valid when the parts on either side of the boundary would
+    /// have merged before the merge undone (`limit`).
+    fn valid_pair(
+        &self,
+        vocab: &Vocab,
+        text: &[u8],
+        at: usize,
+        mut left: u32,
+        mut right: u32,
+    ) -> bool {
         let mut limit = u32::MAX;
         loop {
             if self
-                .merged(left, right)
+                .merged(vocab, text, at, left, right)
                 .is_some_and(|merged| merged < limit)
             {
                 return false;
@@ -184,7 +166,7 @@ impl Merges {
         let mut open = vec![!0u64; n / 64 + 1];
         let is_open = |open: &[u64], i: usize| open[i / 64] >> (i % 64) & 1 != 0;
         let mut tokens: Vec<u32> = Vec::new();
-        let mut pairs = PairCache::new();
+        let mut pairs = PairCache::new(n);
         let mut dropped = 0;
         let mut pos = 0;
         let mut next = (n > 0).then(|| self.longest_match(vocab, piece));
@@ -195,7 +177,9 @@ impl Merges {
             }
             loop {
                 let end = pos + vocab.token_len(token);
-                if is_open(&open, end) && last.is_none_or(|last| pairs.valid(self, last, token)) {
+                if is_open(&open, end)
+                    && last.is_none_or(|last| pairs.valid(self, vocab, piece, pos, last, token))
+                {
                     if tokens.len() >= keep.saturating_mul(2) {
                         tokens.drain(..keep);
                         dropped += keep;
@@ -223,31 +207,46 @@ impl Merges {
 }
 
 /// The pairs [`Merges::valid_pair`] told of lately, by their ids: a run of a few characters
-/// meets the same few hundred pairs again and again (a run of `-` tries each position with up
-/// to 28 tokens of dashes before it backtracks), and walking their merges each time was most of
-/// its count. Direct-mapped, 32 KB.
-struct PairCache(Vec<u64>);
+/// meets the same few hundred pairs again and again (a run of `-` tries most positions with up
+/// to 28 tokens of dashes before it goes back), and walking their merges each time, hashing the
+/// bytes of each merge, was most of its count. Direct-mapped, a slot (8 bytes) for each 4 bytes
+/// of the piece, from 64 slots to 2^15 (256 KB).
+struct PairCache {
+    slots: Vec<u64>,
+    shift: u32,
+}
 
 impl PairCache {
-    const BITS: u32 = 12;
     const EMPTY: u64 = u64::MAX;
 
-    fn new() -> PairCache {
-        PairCache(vec![Self::EMPTY; 1 << Self::BITS])
+    fn new(piece_len: usize) -> PairCache {
+        let len = (piece_len / 4).clamp(64, 1 << 15).next_power_of_two();
+        PairCache {
+            slots: vec![Self::EMPTY; len],
+            shift: 64 - len.trailing_zeros(),
+        }
     }
 
-    /// [`Merges::valid_pair`], remembered: an entry holds the left id in its high half, the
-    /// right id and the answer in its low (ids are below 2^31; `EMPTY`'s left id is none).
+    /// [`Merges::valid_pair`], remembered: a slot holds the left id in its high half, the right
+    /// id and the answer in its low (ids are below 2^31; `EMPTY`'s left id is none).
     #[inline]
-    fn valid(&mut self, merges: &Merges, left: u32, right: u32) -> bool {
+    fn valid(
+        &mut self,
+        merges: &Merges,
+        vocab: &Vocab,
+        text: &[u8],
+        at: usize,
+        left: u32,
+        right: u32,
+    ) -> bool {
         let key = u64::from(left) << 32 | u64::from(right) << 1;
-        let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - Self::BITS)) as usize;
-        let entry = &mut self.0[slot];
-        if *entry & !1 == key {
-            return *entry & 1 != 0;
+        let i = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
+        let slot = &mut self.slots[i];
+        if *slot & !1 == key {
+            return *slot & 1 != 0;
         }
-        let valid = merges.valid_pair(left, right);
-        *entry = key | u64::from(valid);
+        let valid = merges.valid_pair(vocab, text, at, left, right);
+        *slot = key | u64::from(valid);
         valid
     }
 }
