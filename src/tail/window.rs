@@ -1,0 +1,129 @@
+//! The `window` key of a tail request: where the tail starts, the messages given before it,
+//! and the lengths the left-out and stood-in messages stand for.
+
+use crate::error::Error;
+use crate::raw::{get, kind, Doc, Kind, Raw};
+
+/// A window read: `from`, the runs given before it, the left-out messages' sizes, the
+/// stand-ins' lengths.
+pub(super) type Window<'a> = (
+    usize,
+    Vec<(usize, Raw<'a>)>,
+    Option<Vec<(Raw<'a>, u64)>>,
+    Option<Vec<(u64, u64)>>,
+);
+
+/// Reads `window`: `{"from": n, "earlier": [[start, [...]], ...], "sizes"?: [role, length,
+/// ...], "stood_in"?: [UTF-8 length, JSON length, ...]}`.
+pub(super) fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'a>, Error> {
+    let bad = |what: &str, path: &str| Error::invalid_request(what.to_owned(), path.to_owned());
+    let fields = doc
+        .fields(window)
+        .ok_or_else(|| bad("window must be an object", "window"))?;
+    if let Some((key, _)) = fields
+        .iter()
+        .find(|(k, _)| !matches!(k.as_ref(), "from" | "earlier" | "sizes" | "stood_in"))
+    {
+        return Err(bad(
+            &format!("unknown key {key:?} in window (from, earlier, sizes, stood_in)"),
+            "window",
+        ));
+    }
+    let index = |raw: Option<Raw<'_>>, path: &str| -> Result<usize, Error> {
+        raw.and_then(|r| r.trim().parse::<usize>().ok())
+            .ok_or_else(|| bad("must be a non-negative integer", path))
+    };
+    let from = index(get(&fields, "from"), "window.from")?;
+    let mut earlier = Vec::new();
+    if let Some(runs) = get(&fields, "earlier") {
+        let runs = doc
+            .items(runs)
+            .ok_or_else(|| bad("window.earlier must be an array", "window.earlier"))?;
+        let mut next = 0;
+        for (k, run) in runs.iter().enumerate() {
+            let path = format!("window.earlier[{k}]");
+            let pair = doc
+                .items(run)
+                .filter(|p| p.len() == 2 && kind(p[1]) == Kind::Array)
+                .ok_or_else(|| bad("each run is [start, [messages]]", &path))?;
+            let start = index(Some(pair[0]), &path)?;
+            let len = doc.items(pair[1]).map_or(0, |i| i.len());
+            if (k == 0 && start != 0) || (k > 0 && start <= next) || len == 0 {
+                return Err(bad(
+                    "runs start at message 0, hold messages and leave a gap between them",
+                    &path,
+                ));
+            }
+            next = start + len;
+            earlier.push((start, pair[1]));
+        }
+        if next > from {
+            return Err(bad("the runs end before window.from", "window.earlier"));
+        }
+    }
+    if from > 0 && earlier.is_empty() {
+        return Err(bad(
+            "window.earlier must give message 0 when from is past it",
+            "window.earlier",
+        ));
+    }
+    let sizes = match get(&fields, "sizes") {
+        None => None,
+        Some(list) => {
+            let items = doc
+                .items(list)
+                .filter(|i| i.len() % 2 == 0)
+                .ok_or_else(|| {
+                    bad(
+                        "window.sizes must be an array [role, length, role, length, ...]",
+                        "window.sizes",
+                    )
+                })?;
+            let mut sizes = Vec::with_capacity(items.len() / 2);
+            for (k, pair) in items.chunks_exact(2).enumerate() {
+                if kind(pair[0]) != Kind::String {
+                    return Err(bad(
+                        "must be a role (a string)",
+                        &format!("window.sizes[{}]", 2 * k),
+                    ));
+                }
+                let length = pair[1].trim().parse::<u64>().map_err(|_| {
+                    bad(
+                        "must be a non-negative integer",
+                        &format!("window.sizes[{}]", 2 * k + 1),
+                    )
+                })?;
+                sizes.push((pair[0], length));
+            }
+            Some(sizes)
+        }
+    };
+    let stood_in = match get(&fields, "stood_in") {
+        None => None,
+        Some(list) => {
+            let items = doc
+                .items(list)
+                .filter(|i| i.len() % 2 == 0)
+                .ok_or_else(|| {
+                    bad(
+                        "window.stood_in must be an array [UTF-8 length, JSON length, ...]",
+                        "window.stood_in",
+                    )
+                })?;
+            let mut lengths = Vec::with_capacity(items.len() / 2);
+            for (k, pair) in items.chunks_exact(2).enumerate() {
+                let length = |i: usize| {
+                    pair[i].trim().parse::<u64>().map_err(|_| {
+                        bad(
+                            "must be a non-negative integer",
+                            &format!("window.stood_in[{}]", 2 * k + i),
+                        )
+                    })
+                };
+                lengths.push((length(0)?, length(1)?));
+            }
+            Some(lengths)
+        }
+    };
+    Ok((from, earlier, sizes, stood_in))
+}
