@@ -13,20 +13,9 @@ use std::ffi::{c_char, CStr};
 use std::hint::black_box;
 use std::time::Duration;
 
-fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid timespec out-pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
+#[path = "support/clock.rs"]
+mod clock;
+use clock::{median, thread_cpu};
 
 /// `ankita_trim` through the C ABI, as a host calls it (length-taking variant); the answer is
 /// checked by its first bytes only (a host that needs its length takes it once, with strlen).
