@@ -21,6 +21,19 @@
 //! left-out messages are listed among `dropped_messages` (the answer checks that no message
 //! before `from` is kept but a pinned system message 0).
 //!
+//! A trim with a limit may also leave out runs of *whole turns* (`window.gaps` names each gap
+//! `"plain"` or `"turns"`, in order; without it every gap is plain): each format's
+//! [`crate::format::facts::Turns`] facts say what they hold — plain messages, messages of the
+//! user's of text parts, and whole tool exchanges whose calls are answered one to one, in
+//! order, ids and names matching, by non-empty replies right after them — messages that split
+//! as written, need no repair and warn of nothing. Such a run starts with a message of the
+//! user's, and the core checks that the given message after it is one too (the user's first,
+//! no tool reply in it: [`crate::format::Adapter::closes_exchanges`]) and is not `from`: every
+//! format's repair reads messages in order, and such a message ends every exchange and step
+//! before it, so the given messages on either side are repaired and grouped as in the whole
+//! history, and the messages left out, never kept (the check below), are all among
+//! `dropped_messages`. A trim that nothing limits (`sizes`) and sanitize take plain gaps only.
+//!
 //! A given message before `from` but message 0 may be a *stand-in*: the caller's message with its long free text replaced, as each
 //! format's [`crate::format::StandIn`] facts say (`stand_in` of `ankita_formats`: strings
 //! longer than `longer_than` under a key of `text_keys`, and any such string inside the value
@@ -55,7 +68,8 @@ use crate::request::TrimOptions;
 use crate::trim::{plan_sanitize_split, plan_split_reach, split, Plan, Start, EARLIER_ANCHORS};
 
 mod window;
-use window::read_window;
+pub use window::GapKind;
+use window::{read_window, Window};
 
 /// A trim request for the tail of a history (see the module documentation).
 pub struct TailRequest<'a> {
@@ -68,6 +82,8 @@ pub struct TailRequest<'a> {
     /// The given messages before `from`: runs of consecutive messages (a JSON array each)
     /// with the caller's index of their first.
     pub earlier: Vec<(usize, Raw<'a>)>,
+    /// `window.gaps`: what each run left out holds, in order (plain messages when not given).
+    pub gaps: Vec<GapKind>,
     /// `window.sizes`: every left-out message's role (a JSON string) and content's UTF-8
     /// length, in order, when the caller gives them (a trim that nothing limits keeps them).
     pub sizes: Option<Vec<(Raw<'a>, u64)>>,
@@ -99,8 +115,8 @@ impl<'a> TailRequest<'a> {
         let window = get(&fields, "window");
         fields.retain(|(k, _)| k != "window");
         let (system, options) = options_of(&fields)?;
-        let (from, earlier, sizes, stood_in) = match window {
-            None => (0, Vec::new(), None, None),
+        let window = match window {
+            None => Window::whole(),
             Some(w) => read_window(&doc, w)?,
         };
         Ok(TailRequest {
@@ -108,10 +124,11 @@ impl<'a> TailRequest<'a> {
             messages,
             system,
             options,
-            from,
-            earlier,
-            sizes,
-            stood_in,
+            from: window.from,
+            earlier: window.earlier,
+            gaps: window.gaps,
+            sizes: window.sizes,
+            stood_in: window.stood_in,
         })
     }
 
@@ -147,15 +164,22 @@ impl<'a> TailRequest<'a> {
             format: format_of(&map)?,
             ..TrimOptions::default()
         };
-        let (from, earlier, sizes, stood_in) = match get(&fields, "window") {
-            None => (0, Vec::new(), None, None),
+        let window = match get(&fields, "window") {
+            None => Window::whole(),
             Some(w) => read_window(&doc, w)?,
         };
-        if sizes.is_some() || stood_in.is_some() {
+        if window.sizes.is_some() || window.stood_in.is_some() {
             return Err(Error::invalid_request(
                 "window.sizes and window.stood_in are for trims (sanitize keeps the left-out \
                  messages as given)",
                 "window.sizes",
+            ));
+        }
+        if let Some(k) = window.gaps.iter().position(|&g| g != GapKind::Plain) {
+            return Err(Error::invalid_request(
+                "sanitize leaves out plain messages only (a gap of whole turns is for trims \
+                 with a limit)",
+                format!("window.gaps[{k}]"),
             ));
         }
         Ok(TailRequest {
@@ -163,10 +187,11 @@ impl<'a> TailRequest<'a> {
             messages,
             system: None,
             options,
-            from,
-            earlier,
-            sizes,
-            stood_in,
+            from: window.from,
+            earlier: window.earlier,
+            gaps: window.gaps,
+            sizes: window.sizes,
+            stood_in: window.stood_in,
         })
     }
 
@@ -241,6 +266,13 @@ impl<'a> TailRequest<'a> {
             return Ok(TailPlan::Widen { scale: None });
         };
         if let Some(sizes) = &self.sizes {
+            if let Some(k) = self.gaps.iter().position(|&g| g != GapKind::Plain) {
+                return Err(Error::invalid_request(
+                    "window.sizes gives the sizes of plain messages: a trim that nothing \
+                     limits keeps every message, and leaves out plain ones only",
+                    format!("window.gaps[{k}]"),
+                ));
+            }
             return self.plan_sized(session, &gaps, sizes, budget);
         }
         if self.stood_in.is_some() {
@@ -550,9 +582,11 @@ impl<'a> TailRequest<'a> {
     }
 
     /// The runs of left-out messages, each as its range of caller's indices; `None` when a gap
-    /// is not bounded by plain messages one of which is not the model's (in the Responses
-    /// format, a step of the model runs until a message that is not the model's: such a
-    /// bound keeps the steps on either side of the gap apart, as the messages left out did).
+    /// of plain messages is not bounded by plain messages one of which is not the model's (in
+    /// the Responses format, a step of the model runs until a message that is not the model's:
+    /// such a bound keeps the steps on either side of the gap apart, as the messages left out
+    /// did), or when a gap of whole turns is not followed by a given message of the user's that
+    /// holds no tool reply, before `from` (see [`Self::turn_starts`]).
     fn gaps(&self, session: &Session<'_>) -> Option<Vec<std::ops::Range<usize>>> {
         let ends: Vec<(usize, usize)> = self
             .earlier
@@ -578,19 +612,54 @@ impl<'a> TailRequest<'a> {
             Some(&(i, 1)) => plain_role(session, i),
             _ => None,
         };
+        let adapter = self.options.format.adapter();
+        let mut kinds = self.gaps.iter();
         for k in 0..ends.len() {
             let end = ends[k].1;
             let next = ends.get(k + 1).map_or(self.from, |&(start, _)| start);
             if next == end {
                 continue;
             }
-            let (before, after) = (plain(end - 1)?, plain(next)?);
-            if before == Role::Assistant && after == Role::Assistant {
-                return None;
+            match kinds.next() {
+                Some(GapKind::Turns) => {
+                    let &(first, count) = logicals.get(next)?;
+                    let after = session.messages.get(first..first + count as usize)?;
+                    if next == self.from || !Self::turn_starts(adapter, after) {
+                        return None;
+                    }
+                }
+                _ => {
+                    let (before, after) = (plain(end - 1)?, plain(next)?);
+                    if before == Role::Assistant && after == Role::Assistant {
+                        return None;
+                    }
+                }
             }
             gaps.push(end..next);
         }
         Some(gaps)
+    }
+
+    /// Whether a given message, split into `logicals`, may follow a gap of whole turns: it is
+    /// the user's and holds no tool reply (the format's
+    /// [`crate::format::Adapter::closes_exchanges`]), and is not `from` (the newest group
+    /// before the tail is a given one, so that selection, fill and refill, which go back one
+    /// group at a time, meet a given message before a left-out one).
+    ///
+    /// A gap of whole turns starts with a message of the user's and holds only whole groups
+    /// that repair leaves as they are ([`crate::format::facts::Turns`]): every format's repair
+    /// reads the messages in order, and a message of the user's that is no tool reply ends
+    /// every exchange (and every Responses step) before it and starts a group. So the given
+    /// message before the gap is repaired alike whether the gap's first message or this one
+    /// follows it, and this one alike whether the gap's last message or that one precedes it:
+    /// the report's repairs of the given messages are the whole history's, and the gap's
+    /// messages, never kept (the tail's check), are all among `dropped_messages`.
+    fn turn_starts(
+        adapter: &dyn crate::format::Adapter,
+        logicals: &[crate::model::Message<'_>],
+    ) -> bool {
+        logicals.first().is_some_and(|m| m.role == Some(Role::User))
+            && adapter.closes_exchanges(logicals)
     }
 }
 

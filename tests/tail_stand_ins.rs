@@ -8,101 +8,23 @@
 
 #[path = "../examples/agent_loop/mod.rs"]
 mod agent_loop;
+#[path = "support/tail.rs"]
+mod support;
 
 use agent_loop::{write, Rng, Step, FORMATS};
 use ankita::format::facts::{describe_formats, TAIL_DRIVER};
 use ankita::tail::trim_tail_json;
 use proptest::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+use support::{facts, older, older_with_turns, plain, runs, stand_in, turns, Facts, Pick};
 
 fn answer(request: &Value) -> String {
     trim_tail_json(&request.to_string())
 }
 
-/// A format's stand-in facts, as `ankita_formats` gives them.
-struct Facts {
-    longer_than: usize,
-    replacement: String,
-    text_keys: Vec<String>,
-    data_keys: Vec<String>,
-}
-
-fn facts(format: &str) -> Facts {
-    let all = describe_formats();
-    let facts = all["formats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == format)
-        .unwrap();
-    let s = &facts["stand_in"];
-    let list = |key: &str| -> Vec<String> {
-        s[key]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|k| k.as_str().unwrap().to_owned())
-            .collect()
-    };
-    Facts {
-        longer_than: s["longer_than"].as_u64().unwrap() as usize,
-        replacement: s["replacement"].as_str().unwrap().to_owned(),
-        text_keys: list("text_keys"),
-        data_keys: list("data_keys"),
-    }
-}
-
-/// `value` with the long strings the facts allow replaced (`keep` of them left: a binding may
-/// leave any); counts the replacements in `made`.
-/// With `noted` (a trim that nothing limits), the strings equal to the replacement are
-/// replaced too, and each replaced string's UTF-8 and JSON lengths noted, in order.
-fn stand_in(
-    value: &Value,
-    facts: &Facts,
-    (data, text): (bool, bool),
-    rng: &mut Rng,
-    made: &mut usize,
-    noted: &mut Option<Vec<u64>>,
-) -> Value {
-    match value {
-        Value::String(s) if (data || text) && *s == facts.replacement && noted.is_some() => {
-            let list = noted.as_mut().unwrap();
-            list.extend([
-                s.len() as u64,
-                Value::String(s.clone()).to_string().len() as u64,
-            ]);
-            value.clone()
-        }
-        Value::String(s) if (data || text) && s.chars().count() > facts.longer_than => {
-            if rng.range(0, 7) == 0 {
-                value.clone()
-            } else {
-                *made += 1;
-                if let Some(list) = noted {
-                    list.extend([s.len() as u64, value.to_string().len() as u64]);
-                }
-                Value::String(facts.replacement.clone())
-            }
-        }
-        Value::Object(map) => {
-            let mut out = Map::new();
-            for (key, v) in map {
-                let data = data || facts.data_keys.iter().any(|k| k == key);
-                let text = facts.text_keys.iter().any(|k| k == key);
-                out.insert(
-                    key.clone(),
-                    stand_in(v, facts, (data, text), rng, made, noted),
-                );
-            }
-            Value::Object(out)
-        }
-        Value::Array(items) => Value::Array(
-            items
-                .iter()
-                .map(|v| stand_in(v, facts, (data, false), rng, made, noted))
-                .collect(),
-        ),
-        other => other.clone(),
+impl Pick for Rng {
+    fn keep(&mut self) -> bool {
+        self.range(0, 7) == 0
     }
 }
 
@@ -293,106 +215,41 @@ fn decorate(format: &str, messages: Vec<Value>, rng: &mut Rng) -> Vec<Value> {
     out
 }
 
-/// A message the bindings may leave out: a role and a non-empty string content (or Gemini text
-/// parts), nothing else.
-fn plain(message: &Value) -> Option<&str> {
-    let object = message.as_object()?;
-    let role = object.get("role")?.as_str()?;
-    if object.len() != 2 {
-        return None;
-    }
-    match (object.get("content"), object.get("parts")) {
-        (Some(Value::String(s)), None) if !s.is_empty() => Some(role),
-        (None, Some(Value::Array(parts)))
-            if !parts.is_empty()
-                && parts.iter().all(|p| {
-                    p.as_object().is_some_and(|o| {
-                        o.len() == 1
-                            && o.get("text")
-                                .and_then(Value::as_str)
-                                .is_some_and(|t| !t.is_empty())
-                    })
-                }) =>
-        {
-            Some(role)
-        }
-        _ => None,
-    }
-}
-
-fn is_turn(role: &str) -> bool {
-    role != "assistant" && role != "model"
-}
-
-/// The given messages before `from`: message 0, every message not plain, the first and last
-/// of each run of plain ones (and one not the model's when both are).
-fn older(messages: &[Value], from: usize) -> Vec<usize> {
-    let mut given = vec![0];
-    let mut i = 1;
-    while i < from {
-        let Some(role) = plain(&messages[i]) else {
-            given.push(i);
-            i += 1;
-            continue;
-        };
-        let mut end = i + 1;
-        let mut last = role;
-        let mut turn = is_turn(role).then_some(i);
-        while end < from {
-            let Some(next) = plain(&messages[end]) else {
-                break;
-            };
-            if turn.is_none() && is_turn(next) {
-                turn = Some(end);
-            }
-            last = next;
-            end += 1;
-        }
-        given.push(i);
-        if end - i > 2 && !is_turn(role) && !is_turn(last) {
-            match turn {
-                Some(t) => given.push(t),
-                None => given.extend(i + 1..end - 1),
-            }
-        }
-        if end - i > 1 {
-            given.push(end - 1);
-        }
-        i = end;
-    }
-    given
-}
-
 /// A tail request from `from`, every given older message but message 0 as its stand-in;
 /// with `sized` (a trim that nothing limits), the left-out messages' sizes and the stand-ins'
-/// lengths.
+/// lengths; with `turned` (a trim with a limit), the runs of whole turns the format's `turns`
+/// facts describe left out too.
+#[allow(clippy::too_many_arguments)]
 fn window_request(
     base: &Value,
     messages: &[Value],
     from: usize,
-    facts: &Facts,
+    format: &str,
     rng: &mut Rng,
     made: &mut usize,
     sized: bool,
+    turned: bool,
 ) -> Value {
-    let given = older(messages, from);
+    let facts: Facts = facts(format);
+    let (given, kinds) = if turned && !sized {
+        older_with_turns(messages, from, &turns(format))
+    } else {
+        (older(messages, from), Vec::new())
+    };
     let mut noted = sized.then(Vec::new);
-    let mut runs: Vec<(usize, Vec<Value>)> = Vec::new();
-    for &i in &given {
-        let sent = if i == 0 {
+    let earlier = runs(&given, |i| {
+        if i == 0 {
             messages[0].clone()
         } else {
-            stand_in(&messages[i], facts, (false, false), rng, made, &mut noted)
-        };
-        match runs.last_mut() {
-            Some((start, run)) if *start + run.len() == i => run.push(sent),
-            _ => runs.push((i, vec![sent])),
+            stand_in(&messages[i], &facts, (false, false), rng, made, &mut noted)
         }
-    }
+    });
     let mut request = base.clone();
     request["messages"] = Value::Array(messages[from..].to_vec());
-    let earlier: Vec<Value> = runs.into_iter().map(|(s, r)| json!([s, r])).collect();
     request["window"] = json!({"from": from, "earlier": earlier});
+    if !kinds.is_empty() {
+        request["window"]["gaps"] = json!(kinds);
+    }
     if let Some(noted) = noted {
         let mut sizes = Vec::new();
         for (i, m) in messages[..from].iter().enumerate() {
@@ -407,22 +264,31 @@ fn window_request(
     request
 }
 
-/// Trims as the bindings do, with stand-ins: the answer, how it was reached, how many strings
-/// were stood in.
+/// Trims as the bindings do, with stand-ins (and, with `turned`, runs of whole turns left out
+/// of a trim with a limit): the answer, how it was reached, how many strings were stood in.
 fn drive(
     base: &Value,
     messages: &[Value],
     format: &str,
     seed: u64,
+    turned: bool,
 ) -> (String, &'static str, usize) {
-    let facts = facts(format);
     let mut rng = Rng::new(seed);
     let mut made = 0;
     let n = messages.len();
     let given = |key: &str| base.get(key).is_some_and(|v| !v.is_null());
     let mut size = TAIL_DRIVER.first_tail(base.get("max_messages"), given);
     if size.is_none() && n > TAIL_DRIVER.min_before && !merges(format) {
-        let request = window_request(base, messages, n - 1, &facts, &mut rng, &mut made, true);
+        let request = window_request(
+            base,
+            messages,
+            n - 1,
+            format,
+            &mut rng,
+            &mut made,
+            true,
+            false,
+        );
         let text = answer(&request);
         let answer: Value = serde_json::from_str(&text).unwrap();
         if answer.get("plan").is_some() {
@@ -440,7 +306,9 @@ fn drive(
             size = TAIL_DRIVER.widened(tail, None);
             continue;
         }
-        let request = window_request(base, messages, from, &facts, &mut rng, &mut made, false);
+        let request = window_request(
+            base, messages, from, format, &mut rng, &mut made, false, turned,
+        );
         let text = answer(&request);
         let answer: Value = serde_json::from_str(&text).unwrap();
         if answer.get("plan").is_some() {
@@ -501,6 +369,7 @@ proptest! {
         format in 0..FORMATS.len(),
         option in 0..OPTIONS.len(),
         length in 300usize..900,
+        turned in any::<bool>(),
     ) {
         let format = FORMATS[format];
         let (messages, base) = case(seed, format, OPTIONS[option], length);
@@ -508,8 +377,8 @@ proptest! {
         whole["messages"] = Value::Array(messages.clone());
         let expected = answer(&whole);
         prop_assert!(expected.starts_with(r#"{"ok":true"#), "{}", expected);
-        let (got, how, _) = drive(&base, &messages, format, seed);
-        prop_assert_eq!(got, expected, "{} {} via {}", format, OPTIONS[option], how);
+        let (got, how, _) = drive(&base, &messages, format, seed, turned);
+        prop_assert_eq!(got, expected, "{} {} via {} (turns: {})", format, OPTIONS[option], how, turned);
     }
 }
 
@@ -522,10 +391,15 @@ fn agent_histories_are_answered_from_stand_ins() {
         let mut whole = base.clone();
         whole["messages"] = Value::Array(messages.clone());
         let expected = answer(&whole);
-        let (got, how, made) = drive(&base, &messages, format, 11);
-        assert_eq!(got, expected, "{format}");
-        assert_eq!(how, "tail", "{format}");
-        assert!(made > 100, "{format}: {made} strings stood in");
+        for turned in [false, true] {
+            let (got, how, made) = drive(&base, &messages, format, 11, turned);
+            assert_eq!(got, expected, "{format} {turned}");
+            assert_eq!(how, "tail", "{format} {turned}");
+            // Left out as whole turns, fewer messages go as stand-ins.
+            let least = if turned { 0 } else { 100 };
+            assert!(made > least, "{format}: {made} strings stood in");
+        }
+        let (got, _, _) = drive(&base, &messages, format, 11, false);
         let got: Value = serde_json::from_str(&got).unwrap();
         let repaired = got["report"]["repaired"].as_array().unwrap();
         assert!(
@@ -604,7 +478,7 @@ fn trims_that_keep_everything_are_answered_from_stand_ins_and_their_lengths() {
             let mut whole = base.clone();
             whole["messages"] = Value::Array(messages.clone());
             let expected = answer(&whole);
-            let (got, how, made) = drive(&base, &messages, format, 5);
+            let (got, how, made) = drive(&base, &messages, format, 5, false);
             assert_eq!(got, expected, "{format} {options}");
             assert_eq!(how, "sizes", "{format} {options}");
             assert!(made > 100, "{format}: {made} strings stood in");
@@ -616,10 +490,18 @@ fn trims_that_keep_everything_are_answered_from_stand_ins_and_their_lengths() {
 #[test]
 fn stand_in_lengths_must_match() {
     let (messages, base) = case(5, "openai", r#"{"max_messages": null}"#, 400);
-    let facts = facts("openai");
     let (mut rng, mut made) = (Rng::new(1), 0);
     let n = messages.len();
-    let mut request = window_request(&base, &messages, n - 1, &facts, &mut rng, &mut made, true);
+    let mut request = window_request(
+        &base,
+        &messages,
+        n - 1,
+        "openai",
+        &mut rng,
+        &mut made,
+        true,
+        false,
+    );
     request["window"]["stood_in"]
         .as_array_mut()
         .unwrap()

@@ -7,12 +7,15 @@
 
 #[path = "../examples/agent_loop/mod.rs"]
 mod agent_loop;
+#[path = "support/tail.rs"]
+mod support;
 
 use agent_loop::{write, Rng, Step, FORMATS};
 use ankita::format::facts::TAIL_DRIVER;
 use ankita::tail::trim_tail_json;
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use support::{older, plain};
 
 fn answer(request: &Value) -> Value {
     serde_json::from_str(&trim_tail_json(&request.to_string())).unwrap()
@@ -51,76 +54,6 @@ fn history(seed: u64, length: usize) -> Vec<Step> {
     }
     out.push(Step::User("And now?".into()));
     out
-}
-
-/// Whether a message is plain (a role and a non-empty string content, or Gemini text parts,
-/// nothing else): the rule of the bindings' light pass, a shade stricter (no `name`).
-fn plain(message: &Value) -> Option<&str> {
-    let object = message.as_object()?;
-    let role = object.get("role")?.as_str()?;
-    if object.len() != 2 {
-        return None;
-    }
-    match (object.get("content"), object.get("parts")) {
-        (Some(Value::String(s)), None) if !s.is_empty() => Some(role),
-        (None, Some(Value::Array(parts)))
-            if !parts.is_empty()
-                && parts.iter().all(|p| {
-                    p.as_object().is_some_and(|o| {
-                        o.len() == 1
-                            && o.get("text")
-                                .and_then(Value::as_str)
-                                .is_some_and(|t| !t.is_empty())
-                    })
-                }) =>
-        {
-            Some(role)
-        }
-        _ => None,
-    }
-}
-
-fn is_turn(role: &str) -> bool {
-    role != "assistant" && role != "model"
-}
-
-/// The given messages before `from`: message 0, every message not plain, the first and last
-/// of each run of plain ones (and one not the model's when both are).
-fn older(messages: &[Value], from: usize) -> Vec<usize> {
-    let mut given = vec![0];
-    let mut i = 1;
-    while i < from {
-        let Some(role) = plain(&messages[i]) else {
-            given.push(i);
-            i += 1;
-            continue;
-        };
-        let mut end = i + 1;
-        let mut last = role;
-        let mut turn = is_turn(role).then_some(i);
-        while end < from {
-            let Some(next) = plain(&messages[end]) else {
-                break;
-            };
-            if turn.is_none() && is_turn(next) {
-                turn = Some(end);
-            }
-            last = next;
-            end += 1;
-        }
-        given.push(i);
-        if end - i > 2 && !is_turn(role) && !is_turn(last) {
-            match turn {
-                Some(t) => given.push(t),
-                None => given.extend(i + 1..end - 1),
-            }
-        }
-        if end - i > 1 {
-            given.push(end - 1);
-        }
-        i = end;
-    }
-    given
 }
 
 fn window_request(base: &Value, messages: &[Value], from: usize, sizes: bool) -> Value {

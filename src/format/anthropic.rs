@@ -27,6 +27,7 @@
 //! their bytes, as the byte rule prices opaque data), never edited.
 
 use super::calls::{part_call_names, CallIds};
+use super::facts::{field, Part, PartKind, Val, TEXT_PART};
 use super::parts::PartWriter;
 use super::split::{split_all, Input, Step};
 use super::units::{string_unit, text_unit};
@@ -97,6 +98,44 @@ static TRAITS: Traits = Traits {
     stand_in: super::StandIn {
         text_keys: &["content", "text", "thinking"],
         data_keys: &["input"],
+    },
+    turns: super::Turns {
+        user_parts: Some(&[
+            field("role", Val::Is("user")),
+            field("content", Val::Parts(&[TEXT_PART])),
+        ]),
+        call: &[
+            field("role", Val::Is("assistant")),
+            field(
+                "content",
+                Val::Parts(&[
+                    TEXT_PART,
+                    Part {
+                        kind: PartKind::Call,
+                        fields: &[
+                            field("type", Val::Is("tool_use")),
+                            field("id", Val::Id),
+                            field("name", Val::Name),
+                            field("input", Val::Object),
+                        ],
+                    },
+                ]),
+            ),
+        ],
+        reply: &[
+            field("role", Val::Is("user")),
+            field(
+                "content",
+                Val::Parts(&[Part {
+                    kind: PartKind::Reply,
+                    fields: &[
+                        field("type", Val::Is("tool_result")),
+                        field("tool_use_id", Val::Id),
+                        field("content", Val::Text),
+                    ],
+                }]),
+            ),
+        ],
     },
 };
 

@@ -79,6 +79,152 @@ impl StandIn {
     }
 }
 
+/// What else than plain messages a front end may leave out of the tail of a trim with a
+/// limit ([`crate::tail`], `"gaps": ["turns", ...]`): runs of *whole turns*. Such a run starts
+/// with a message of the user's — a plain one, or one of `user_parts` — and ends right before
+/// a given message of the user's (plain or of `user_parts`, and not `from`); it holds plain
+/// messages, messages of `user_parts`, and whole tool exchanges: one message of `call` (or,
+/// where a `call` message is one call itself, a run of them) whose calls are answered one to
+/// one, in order, by the messages of `reply` right after it (each answering the calls of its
+/// reply parts, or, where a `reply` message is one reply itself, one call). In an exchange the
+/// calls' ids are distinct, each reply's id is its call's, and a reply's name, where it has one,
+/// is its call's. Nothing else: such messages are split as written, need no repair, warn of
+/// nothing and end every exchange before the next message of the user's, which the core checks
+/// is given after the run (see [`crate::tail`]). Every string in them, keys and data included,
+/// is well-formed Unicode, and every value is JSON (an object with string keys, a list, a
+/// string, a finite number, a boolean, null): a message that would make the whole history's
+/// trim an error is never left out.
+#[derive(Debug)]
+pub struct Turns {
+    /// A message of the user's holding text parts only; `None` where plain messages have
+    /// them (Gemini).
+    pub user_parts: Option<&'static [Field]>,
+    /// A message of the model's that calls tools: its calls are the `call` parts of its one
+    /// [`Val::Parts`], or the message is one call itself when its fields hold a [`Val::Id`].
+    pub call: &'static [Field],
+    /// A message answering calls: its replies are the `reply` parts of its one [`Val::Parts`],
+    /// or the message is one reply itself when its fields hold a [`Val::Id`].
+    pub reply: &'static [Field],
+}
+
+/// One member of an object of [`Turns`]: its key, its value, and whether it may be absent.
+/// An object has the members its fields list and no other.
+#[derive(Debug)]
+pub struct Field {
+    pub key: &'static str,
+    pub value: Val,
+    pub optional: bool,
+}
+
+/// What a [`Field`]'s value is.
+#[derive(Debug)]
+pub enum Val {
+    /// This string.
+    Is(&'static str),
+    /// A non-empty string.
+    Text,
+    /// A string, empty or not.
+    Str,
+    /// A string, or null.
+    StrOrNull,
+    /// A call's id (a non-empty string, distinct among its exchange's calls), or the id of the
+    /// call a reply answers.
+    Id,
+    /// A call's tool name (a non-empty string), or a reply's: its call's.
+    Name,
+    /// A JSON object, whatever it holds.
+    Object,
+    /// Any JSON value.
+    Json,
+    /// An object of these fields.
+    Fields(&'static [Field]),
+    /// A non-empty list of objects, each of one of these parts' fields (the first that fits).
+    Parts(&'static [Part]),
+}
+
+/// A part of a [`Val::Parts`] list: what it is, and its fields.
+#[derive(Debug)]
+pub struct Part {
+    pub kind: PartKind,
+    pub fields: &'static [Field],
+}
+
+/// What a part of a [`Val::Parts`] list is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartKind {
+    Text,
+    Call,
+    Reply,
+}
+
+/// A text part: `{"type": "text", "text": <non-empty string>}`.
+pub const TEXT_PART: Part = Part {
+    kind: PartKind::Text,
+    fields: &[field("type", Val::Is("text")), field("text", Val::Text)],
+};
+
+/// A member that must be there.
+pub const fn field(key: &'static str, value: Val) -> Field {
+    Field {
+        key,
+        value,
+        optional: false,
+    }
+}
+
+/// A member that may be absent.
+pub const fn optional(key: &'static str, value: Val) -> Field {
+    Field {
+        key,
+        value,
+        optional: true,
+    }
+}
+
+impl Turns {
+    fn describe(&self) -> Value {
+        json!({
+            "user_parts": self.user_parts.map(describe_fields),
+            "call": describe_fields(self.call),
+            "reply": describe_fields(self.reply),
+        })
+    }
+}
+
+/// Fields as JSON: `[{"key", "value", "optional"}, ...]`; a value is `"text"`, `"string"`,
+/// `"string_or_null"`, `"id"`, `"name"`, `"object"`, `"json"`, `{"is": <string>}`,
+/// `{"fields": [...]}` or `{"parts": [{"kind": "text" | "call" | "reply", "fields": [...]}]}`.
+fn describe_fields(fields: &[Field]) -> Value {
+    let value = |v: &Val| match v {
+        Val::Is(s) => json!({ "is": s }),
+        Val::Text => json!("text"),
+        Val::Str => json!("string"),
+        Val::StrOrNull => json!("string_or_null"),
+        Val::Id => json!("id"),
+        Val::Name => json!("name"),
+        Val::Object => json!("object"),
+        Val::Json => json!("json"),
+        Val::Fields(f) => json!({ "fields": describe_fields(f) }),
+        Val::Parts(parts) => json!({
+            "parts": parts
+                .iter()
+                .map(|p| json!({
+                    "kind": match p.kind {
+                        PartKind::Text => "text",
+                        PartKind::Call => "call",
+                        PartKind::Reply => "reply",
+                    },
+                    "fields": describe_fields(p.fields),
+                }))
+                .collect::<Vec<_>>()
+        }),
+    };
+    fields
+        .iter()
+        .map(|f| json!({"key": f.key, "value": value(&f.value), "optional": f.optional}))
+        .collect()
+}
+
 /// How a front end drives the trim of a long history from its newest messages (the requests
 /// of `ankita_trim_tail` and `ankita_sanitize_tail`, [`crate::tail`]): every number and rule
 /// of the driver, so that each binding holds only its walk over its own language's objects
@@ -200,6 +346,7 @@ impl Traits {
             "content_key": self.content_key,
             "plain": self.plain.describe(),
             "stand_in": self.stand_in.describe(),
+            "turns": self.turns.describe(),
         })
     }
 }
@@ -215,8 +362,8 @@ impl Format {
 /// [{"name", "takes_system", "merges_turns", "user_turn_first", "rebuilds_messages",
 /// "content_key", "plain": {"user", "model", "other_roles", "text_key", "text_parts",
 /// "extra_key", "extra_value"}, "stand_in": {"longer_than", "replacement", "text_keys",
-/// "data_keys"}}, ...], "tail": {"min_before", ...}}` (`ankita_formats`; `tail`: [`TAIL_DRIVER`];
-/// `stand_in`: [`StandIn`]).
+/// "data_keys"}, "turns": {"user_parts", "call", "reply"}}, ...], "tail": {"min_before", ...}}`
+/// (`ankita_formats`; `tail`: [`TAIL_DRIVER`]; `stand_in`: [`StandIn`]; `turns`: [`Turns`]).
 pub fn describe_formats() -> Value {
     json!({
         "default": Format::default().name(),

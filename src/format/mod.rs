@@ -34,7 +34,7 @@ use crate::raw::{self, get, kind, str_len, Doc, Kind, Raw};
 use crate::repair::Repaired;
 use crate::tokens::Measure;
 pub(crate) use costs::{blocks_meta_cost, fields_cost};
-pub use facts::{describe_formats, Plain, StandIn};
+pub use facts::{describe_formats, Plain, StandIn, Turns};
 pub use inputs::ToolInputs;
 pub use split::Input;
 use std::borrow::Cow;
@@ -182,6 +182,9 @@ pub struct Traits {
     /// What of an older message a front end may replace by a stand-in ([`StandIn`]), for the
     /// tail of a trim with a limit.
     pub stand_in: StandIn,
+    /// What runs of whole turns look like ([`Turns`]), which the tail of a trim with a limit
+    /// may leave out besides plain messages.
+    pub turns: Turns,
 }
 
 /// The format a part of type `part_type` was meant for, when it is not the format `here`'s:

@@ -1,31 +1,60 @@
 //! The `window` key of a tail request: where the tail starts, the messages given before it,
-//! and the lengths the left-out and stood-in messages stand for.
+//! what the runs left out between them hold, and the lengths the left-out and stood-in
+//! messages stand for.
 
 use crate::error::Error;
 use crate::raw::{get, kind, Doc, Kind, Raw};
 
-/// A window read: `from`, the runs given before it, the left-out messages' sizes, the
-/// stand-ins' lengths.
-pub(super) type Window<'a> = (
-    usize,
-    Vec<(usize, Raw<'a>)>,
-    Option<Vec<(Raw<'a>, u64)>>,
-    Option<Vec<(u64, u64)>>,
-);
+/// What a gap (a run of left-out messages) holds, as `window.gaps` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GapKind {
+    /// `"plain"`: plain messages only, bounded by given plain messages (the default).
+    Plain,
+    /// `"turns"`: whole turns, as each format's [`crate::format::facts::Turns`] says: the gap
+    /// starts with a message of the user's and the given message after it is one.
+    Turns,
+}
 
-/// Reads `window`: `{"from": n, "earlier": [[start, [...]], ...], "sizes"?: [role, length,
-/// ...], "stood_in"?: [UTF-8 length, JSON length, ...]}`.
+/// A window read: `from`, the runs given before it, the kind of each gap between them (in
+/// order), the left-out messages' sizes, the stand-ins' lengths.
+pub(super) struct Window<'a> {
+    pub from: usize,
+    pub earlier: Vec<(usize, Raw<'a>)>,
+    pub gaps: Vec<GapKind>,
+    pub sizes: Option<Vec<(Raw<'a>, u64)>>,
+    pub stood_in: Option<Vec<(u64, u64)>>,
+}
+
+impl Window<'_> {
+    /// The window of a request without one: the whole history.
+    pub(super) fn whole() -> Window<'static> {
+        Window {
+            from: 0,
+            earlier: Vec::new(),
+            gaps: Vec::new(),
+            sizes: None,
+            stood_in: None,
+        }
+    }
+}
+
+/// Reads `window`: `{"from": n, "earlier": [[start, [...]], ...], "gaps"?: ["plain" |
+/// "turns", ...], "sizes"?: [role, length, ...], "stood_in"?: [UTF-8 length, JSON length,
+/// ...]}`. `gaps` names what each run left out holds, in order (one entry a gap: between two
+/// runs, and between the last run and `from`); without it, every gap is of plain messages.
 pub(super) fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'a>, Error> {
     let bad = |what: &str, path: &str| Error::invalid_request(what.to_owned(), path.to_owned());
     let fields = doc
         .fields(window)
         .ok_or_else(|| bad("window must be an object", "window"))?;
-    if let Some((key, _)) = fields
-        .iter()
-        .find(|(k, _)| !matches!(k.as_ref(), "from" | "earlier" | "sizes" | "stood_in"))
-    {
+    if let Some((key, _)) = fields.iter().find(|(k, _)| {
+        !matches!(
+            k.as_ref(),
+            "from" | "earlier" | "gaps" | "sizes" | "stood_in"
+        )
+    }) {
         return Err(bad(
-            &format!("unknown key {key:?} in window (from, earlier, sizes, stood_in)"),
+            &format!("unknown key {key:?} in window (from, earlier, gaps, sizes, stood_in)"),
             "window",
         ));
     }
@@ -35,6 +64,8 @@ pub(super) fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'
     };
     let from = index(get(&fields, "from"), "window.from")?;
     let mut earlier = Vec::new();
+    // How many gaps the runs leave.
+    let mut count = 0;
     if let Some(runs) = get(&fields, "earlier") {
         let runs = doc
             .items(runs)
@@ -54,12 +85,14 @@ pub(super) fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'
                     &path,
                 ));
             }
+            count += usize::from(k > 0);
             next = start + len;
             earlier.push((start, pair[1]));
         }
         if next > from {
             return Err(bad("the runs end before window.from", "window.earlier"));
         }
+        count += usize::from(!earlier.is_empty() && next < from);
     }
     if from > 0 && earlier.is_empty() {
         return Err(bad(
@@ -67,6 +100,37 @@ pub(super) fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'
             "window.earlier",
         ));
     }
+    let gaps = match get(&fields, "gaps") {
+        None => vec![GapKind::Plain; count],
+        Some(list) => {
+            let items = doc
+                .items(list)
+                .ok_or_else(|| bad("window.gaps must be an array", "window.gaps"))?;
+            if items.len() != count {
+                return Err(bad(
+                    &format!(
+                        "window.gaps names {} gaps where the runs leave {count}",
+                        items.len()
+                    ),
+                    "window.gaps",
+                ));
+            }
+            let mut gaps = Vec::with_capacity(count);
+            for (k, item) in items.iter().enumerate() {
+                gaps.push(match crate::raw::string(item).as_deref() {
+                    Some("plain") => GapKind::Plain,
+                    Some("turns") => GapKind::Turns,
+                    _ => {
+                        return Err(bad(
+                            "must be \"plain\" or \"turns\"",
+                            &format!("window.gaps[{k}]"),
+                        ))
+                    }
+                });
+            }
+            gaps
+        }
+    };
     let sizes = match get(&fields, "sizes") {
         None => None,
         Some(list) => {
@@ -125,5 +189,11 @@ pub(super) fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'
             Some(lengths)
         }
     };
-    Ok((from, earlier, sizes, stood_in))
+    Ok(Window {
+        from,
+        earlier,
+        gaps,
+        sizes,
+        stood_in,
+    })
 }
