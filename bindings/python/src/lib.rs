@@ -11,7 +11,8 @@
 //! - `plan.rs`    — keywords as request options, the core run without the GIL, its plan as
 //!   Python objects (the caller's own for unchanged messages) and its report as a dict;
 //! - `tail.rs`    — the trim of a long history from its newest messages (`stood_in.rs`: its
-//!   older messages written as JSON with their long free text stood in);
+//!   older messages written as JSON with their long free text stood in; `turns.rs`: the runs
+//!   of whole turns left out of it);
 //! - `convert.rs` — Python objects ↔ `serde_json::Value`, without JSON text;
 //! - `standins.rs` — large screenshots read as their header only.
 //!
@@ -32,6 +33,7 @@ mod standins;
 mod stood_in;
 mod tail;
 mod trim;
+mod turns;
 
 /// Fit multimodal chat histories into a context budget (native module; import `ankita`).
 #[pymodule]

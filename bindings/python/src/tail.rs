@@ -7,6 +7,11 @@
 //! longer one; `None` here sends the whole history (as do short histories, and any error: the
 //! whole history's trim raises it, in its order).
 //!
+//! A trim with a limit also leaves out runs of *whole turns* (turns.rs, `window.gaps`): from a
+//! message of the user's to right before a later one, plain messages, messages of user text
+//! parts and tool exchanges whose calls are all answered, in order, right after them, as each
+//! format's `Turns` facts describe them; on agent histories, nearly every older message.
+//!
 //! In a trim with a limit the older messages given go as *stand-ins* (stood_in.rs): written
 //! straight from the caller's objects with their long free text replaced, as each format's
 //! `StandIn` facts allow (the answer never keeps them; message 0, which a pinned system
@@ -15,8 +20,8 @@
 //!
 //! Every number and rule of the driver (the first tail, its widening, the shortest history
 //! sent as a tail, the options that send it whole), what a plain message is and what may be
-//! stood in are the core's facts (`ankita::format::facts::TAIL_DRIVER`, each format's `Plain`
-//! and `StandIn`; `ankita_formats` gives the same to the other front ends, Node's lib/tail.js
+//! stood in are the core's facts (`ankita::format::facts::TAIL_DRIVER`, each format's `Plain`,
+//! `Turns` and `StandIn`; `ankita_formats` gives the same to the other front ends, Node's lib/tail.js
 //! among them). Only the walk over the caller's dicts is here, and it has to be: its point is
 //! that the older messages are never converted, so it reads Python objects where they are.
 
@@ -30,8 +35,9 @@ use serde_json::{Map, Value};
 use std::ffi::{CStr, CString};
 
 use crate::convert::{message_to_value, request_text, Path};
-use crate::plan::{build_messages, trim_report_dict, without_gil};
+use crate::plan::{build_messages, report_dict, trim_report_dict, without_gil};
 use crate::stood_in::StoodIn;
+use crate::turns::{is_unicode, WholeTurns};
 
 /// A plain message's role: the user's, the model's, or another (system, developer).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -106,35 +112,7 @@ impl<'py> Reader<'py> {
     /// `value` is null or a live object, the GIL held.
     unsafe fn is_text(&self, value: *mut ffi::PyObject) -> bool {
         // SAFETY: forwarded.
-        unsafe {
-            if value.is_null() || ffi::PyUnicode_CheckExact(value) == 0 {
-                return false;
-            }
-            if ffi::PyUnicode_GetLength(value) <= 0 {
-                return false;
-            }
-            let ascii = ffi::PyObject_CallMethodObjArgs(
-                value,
-                self.isascii.as_ptr(),
-                std::ptr::null_mut::<ffi::PyObject>(),
-            );
-            if ascii.is_null() {
-                ffi::PyErr_Clear();
-                return false;
-            }
-            let yes = ascii == ffi::Py_True();
-            ffi::Py_DecRef(ascii);
-            if yes {
-                return true;
-            }
-            let bytes = ffi::PyUnicode_AsUTF8String(value);
-            if bytes.is_null() {
-                ffi::PyErr_Clear();
-                return false;
-            }
-            ffi::Py_DecRef(bytes);
-            true
-        }
+        unsafe { is_unicode(value, &self.isascii, true) }
     }
 
     /// The role of a plain message with no key but its role and text, and its role's name and
@@ -265,15 +243,22 @@ impl<'py> Reader<'py> {
     }
 }
 
-/// A tail: messages `from..`, and the older messages given, as runs `(start, indices)`.
+/// A tail: messages `from..`, the older messages given, as runs `(start, indices)`, and what
+/// each gap between them holds (`"plain"`, `"turns"`).
 struct Tail {
     from: usize,
     earlier: Vec<(usize, Vec<usize>)>,
+    gaps: Vec<&'static str>,
 }
 
 /// The tail of about `size` messages, starting on a plain user message; `None` when none is
-/// near.
-fn tail_of<'py>(messages: &[Bound<'py, PyAny>], reader: &Reader<'py>, size: usize) -> Option<Tail> {
+/// near. The older messages given are those `older_with_turns` gives.
+fn tail_of<'py>(
+    messages: &[Bound<'py, PyAny>],
+    reader: &Reader<'py>,
+    turns: &WholeTurns<'py>,
+    size: usize,
+) -> Option<Tail> {
     let n = messages.len();
     let mut from = n - size;
     let lowest = from.saturating_sub(size).max(1);
@@ -283,27 +268,47 @@ fn tail_of<'py>(messages: &[Bound<'py, PyAny>], reader: &Reader<'py>, size: usiz
         }
         from -= 1;
     }
+    let (earlier, gaps) = older_with_turns(messages, reader, turns, from);
     Some(Tail {
         from,
-        earlier: older(messages, |m| reader.plain(m), from),
+        earlier,
+        gaps,
     })
 }
 
-/// The older messages given before `from`, as runs `(start, indices)`: message 0, every
-/// message `plain` does not read, and of each run of plain ones its ends (see `tail_of`).
+/// The older messages given before `from`, as runs `(start, indices)`: message 0, then what
+/// `plain_runs` gives of the others.
 fn older<'py>(
     messages: &[Bound<'py, PyAny>],
     plain: impl Fn(&Bound<'py, PyAny>) -> Option<Plain>,
     from: usize,
 ) -> Vec<(usize, Vec<usize>)> {
     let mut earlier: Vec<(usize, Vec<usize>)> = Vec::new();
-    let mut give = |i: usize| match earlier.last_mut() {
+    let mut give = |i: usize| give_to(&mut earlier, i);
+    give(0);
+    plain_runs(messages, &plain, 1, from, &mut give);
+    earlier
+}
+
+/// Adds message `i` (past every message given so far) to the runs `earlier`.
+fn give_to(earlier: &mut Vec<(usize, Vec<usize>)>, i: usize) {
+    match earlier.last_mut() {
         Some((start, run)) if *start + run.len() == i => run.push(i),
         _ => earlier.push((i, vec![i])),
-    };
-    give(0);
-    let mut i = 1;
-    while i < from {
+    }
+}
+
+/// Of the messages `lo..hi` (the one before `lo` given, or `lo` = 1), gives every message
+/// `plain` does not read, and of each run of plain ones its ends (see `tail_of`).
+fn plain_runs<'py>(
+    messages: &[Bound<'py, PyAny>],
+    plain: &impl Fn(&Bound<'py, PyAny>) -> Option<Plain>,
+    lo: usize,
+    hi: usize,
+    give: &mut impl FnMut(usize),
+) {
+    let mut i = lo;
+    while i < hi {
         let Some(role) = plain(&messages[i]) else {
             give(i);
             i += 1;
@@ -312,7 +317,7 @@ fn older<'py>(
         // A run of plain messages [i, end): its first and last are given, and the first one
         // not the model's when neither is (a gap is bounded by one); all of them when none is.
         let (mut end, mut last, mut turn) = (i + 1, role, (role != Plain::Model).then_some(i));
-        while end < from {
+        while end < hi {
             let Some(next) = plain(&messages[end]) else {
                 break;
             };
@@ -326,7 +331,7 @@ fn older<'py>(
         if end - i > 2 && role == Plain::Model && last == Plain::Model {
             match turn {
                 Some(t) => give(t),
-                None => (i + 1..end - 1).for_each(&mut give),
+                None => (i + 1..end - 1).for_each(&mut *give),
             }
         }
         if end - i > 1 {
@@ -334,7 +339,73 @@ fn older<'py>(
         }
         i = end;
     }
-    earlier
+}
+
+/// The older messages given before `from` in a trim with a limit, as runs, and what each gap
+/// between them holds (`window.gaps`): the runs of whole turns (turns.rs) left out first, the
+/// plain rule between them. A run of whole turns starts with a message of the user's and ends
+/// right before the last one of its stretch (messages that are plain, of user parts or whole
+/// exchanges), which is given and never `from`.
+fn older_with_turns<'py>(
+    messages: &[Bound<'py, PyAny>],
+    reader: &Reader<'py>,
+    turns: &WholeTurns<'py>,
+    from: usize,
+) -> (Vec<(usize, Vec<usize>)>, Vec<&'static str>) {
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    let (mut start, mut last): (Option<usize>, Option<usize>) = (None, None);
+    let mut close = |start: &mut Option<usize>, last: &mut Option<usize>| {
+        if let (Some(s), Some(q)) = (start.take(), last.take()) {
+            if q > s {
+                runs.push(s..q);
+            }
+        }
+    };
+    let mut i = 1;
+    while i < from {
+        let message = &messages[i];
+        let plain = reader.plain(message);
+        if plain == Some(Plain::User) || (plain.is_none() && turns.user_parts(message)) {
+            start.get_or_insert(i);
+            last = Some(i);
+            i += 1;
+        } else if plain.is_some() {
+            i += 1;
+        } else if let Some(end) = turns.exchange(messages, i, from) {
+            i = end;
+        } else {
+            close(&mut start, &mut last);
+            i += 1;
+        }
+    }
+    close(&mut start, &mut last);
+    let mut earlier: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut kinds = Vec::new();
+    let mut give = |i: usize| {
+        // A gap before `i`: of whole turns when one of them ends there.
+        let next = earlier.last().map_or(0, |(s, r)| s + r.len());
+        if i > next {
+            kinds.push(if runs.iter().any(|r| r.end == i) {
+                "turns"
+            } else {
+                "plain"
+            });
+        }
+        give_to(&mut earlier, i);
+    };
+    give(0);
+    let plain = |m: &Bound<'py, PyAny>| reader.plain(m);
+    let mut lo = 1;
+    for run in &runs {
+        plain_runs(messages, &plain, lo, run.start, &mut give);
+        lo = run.end;
+    }
+    plain_runs(messages, &plain, lo, from, &mut give);
+    let next = earlier.last().map_or(0, |(s, r)| s + r.len());
+    if from > next {
+        kinds.push("plain");
+    }
+    (earlier, kinds)
 }
 
 /// Writes message `i` as JSON into the request; `false` when it cannot be written (the whole
@@ -343,15 +414,17 @@ type Write<'a> = &'a dyn Fn(usize, &mut Vec<u8>) -> bool;
 
 /// The text of a tail request: the options, messages `from..n` (`whole(i, out)` writes message
 /// `i`), and the window: where the messages start, the older runs the answer may depend on
-/// (`earlier`: each run's start and its messages, written by `older`) and, when given, the roles
-/// and lengths of the plain messages left out (`sizes`) and the lengths of what the stand-ins
-/// `stood_in` wrote stand for. `None` when a message cannot be written.
+/// (`earlier`: each run's start and its messages, written by `older`), what each gap holds
+/// (`gaps`, when not all plain) and, when given, the roles and lengths of the plain messages
+/// left out (`sizes`) and the lengths of what the stand-ins `stood_in` wrote stand for. `None`
+/// when a message cannot be written.
 #[allow(clippy::too_many_arguments)]
 fn tail_request(
     options: &Map<String, Value>,
     from: usize,
     n: usize,
     earlier: &[(usize, Vec<usize>)],
+    gaps: &[&str],
     sizes: Option<Vec<Value>>,
     whole: Write<'_>,
     older: Write<'_>,
@@ -391,6 +464,10 @@ fn tail_request(
         out.extend_from_slice(b"]]");
     }
     out.push(b']');
+    if gaps.iter().any(|&g| g != "plain") {
+        out.extend_from_slice(b",\"gaps\":");
+        out.extend_from_slice(request_text(&Value::from(gaps.to_vec())).as_bytes());
+    }
     if let Some(sizes) = sizes {
         out.extend_from_slice(b",\"sizes\":");
         out.extend_from_slice(request_text(&Value::Array(sizes)).as_bytes());
@@ -442,6 +519,7 @@ fn trim_sized<'py>(
         from,
         n,
         &earlier,
+        &[],
         Some(sizes),
         whole,
         &older,
@@ -454,6 +532,71 @@ fn trim_sized<'py>(
             let list = build_messages(py, messages, &plan.messages)?;
             Ok(Some((list, trim_report_dict(py, &plan.report)?)))
         }
+        _ => Ok(None),
+    }
+}
+
+/// The sanitize of `messages` (the caller's, in order) from their last message, as the
+/// result's messages and report (`{"repaired": [...]}`), as Node's `sanitize` does: of the older
+/// messages, message 0, every one that is not plain and the ends of each run of plain ones are
+/// given (whole: every message comes back), the plain ones left out come back as the caller's
+/// own, in place. `None` when the whole history is to be sent: a short history, a format that
+/// merges turns (a left-out message could merge with a neighbour), a `format` that names none,
+/// a message that cannot be written, or the core's `widen` (a message repair made).
+pub(crate) fn sanitize_from_tail<'py>(
+    py: Python<'py>,
+    messages: &[Bound<'py, PyAny>],
+    format: Option<&Bound<'py, PyAny>>,
+    stand_ins: bool,
+) -> PyResult<Option<(Bound<'py, PyList>, Bound<'py, PyDict>)>> {
+    let n = messages.len();
+    let name = match format.filter(|f| !f.is_none()) {
+        None => None,
+        Some(f) => match f.cast::<PyString>() {
+            Ok(s) => Some(s.to_cow()?.into_owned()),
+            Err(_) => return Ok(None),
+        },
+    };
+    let Some(named) = name
+        .as_deref()
+        .map_or(Some(Format::default()), Format::from_name)
+    else {
+        return Ok(None);
+    };
+    if named.traits().merges_turns || n <= TAIL_DRIVER.min_before {
+        return Ok(None);
+    }
+    let mut options = Map::new();
+    if let Some(name) = name {
+        options.insert("format".into(), Value::String(name));
+    }
+    let root = Path::Root("messages");
+    let whole = |i: usize, out: &mut Vec<u8>| {
+        let Ok(value) = message_to_value(&messages[i], Path::Index(&root, i), stand_ins) else {
+            return false;
+        };
+        out.extend_from_slice(request_text(&value).as_bytes());
+        true
+    };
+    let reader = Reader::new(py, named);
+    let from = n - 1;
+    let earlier = older(messages, |m| reader.plain(m), from);
+    let Some(text) = tail_request(&options, from, n, &earlier, &[], None, &whole, &whole, None)
+    else {
+        return Ok(None);
+    };
+    let answer = without_gil(py, || {
+        let request = TailRequest::parse_sanitize(&text)?;
+        match request.plan_sanitize()? {
+            TailPlan::Plan(plan) => Ok(Some((plan.messages, plan.report.repairs_json_string()))),
+            TailPlan::Widen { .. } => Ok(None),
+        }
+    });
+    match answer {
+        Ok(Some((outs, report))) => Ok(Some((
+            build_messages(py, messages, &outs)?,
+            report_dict(py, &report)?,
+        ))),
         _ => Ok(None),
     }
 }
@@ -492,15 +635,17 @@ pub(crate) fn trim_from_tail<'py>(
     let stood_in = StoodIn::new(py, &format.traits().stand_in, false);
     let older = |i: usize, out: &mut Vec<u8>| stood_in.message(&messages[i], out) || whole(i, out);
     let reader = Reader::new(py, format);
+    let turns = WholeTurns::new(py, &format.traits().turns);
     while messages.len() >= size.saturating_add(TAIL_DRIVER.min_before) {
-        let Some(tail) = tail_of(messages, &reader, size) else {
+        let Some(tail) = tail_of(messages, &reader, &turns, size) else {
             size = size.saturating_mul(TAIL_DRIVER.widen_times);
             continue;
         };
         let n = messages.len();
-        let earlier = &tail.earlier;
-        let Some(text) = tail_request(options, tail.from, n, earlier, None, &whole, &older, None)
-        else {
+        let (earlier, gaps) = (&tail.earlier, &tail.gaps);
+        let Some(text) = tail_request(
+            options, tail.from, n, earlier, gaps, None, &whole, &older, None,
+        ) else {
             return Ok(None);
         };
         match without_gil(py, || TailRequest::parse(&text)?.plan()) {

@@ -270,7 +270,8 @@ pub fn count_tokens<'py>(
 /// unanswered tool calls, unknown roles and empty messages go. Returns the messages; unchanged
 /// ones are the caller's own dict objects (see `trim`). `format="anthropic"` repairs Anthropic
 /// Messages, `format="gemini"` Gemini contents (those changed or merged come back as new
-/// dicts), `format="responses"` Responses input items. Raises `InvalidRequest`.
+/// dicts), `format="responses"` Responses input items. A long history in a format that merges
+/// no turns is read from its last message (tail.rs). Raises `InvalidRequest`.
 #[pyfunction]
 #[pyo3(signature = (messages, *, format = None))]
 pub fn sanitize<'py>(
@@ -298,6 +299,13 @@ fn sanitized<'py>(
     format: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
     let stand_ins = stand_ins(format);
+    // A long history is sent as its last message and the older ones the answer may depend on
+    // (tail.rs); else it is sent whole.
+    if let Ok(originals) = items(messages, "messages") {
+        if let Some(done) = crate::tail::sanitize_from_tail(py, &originals, format, stand_ins)? {
+            return Ok(done);
+        }
+    }
     let run = || -> Result<(Vec<Bound<'py, PyAny>>, String), Error> {
         let originals = items(messages, "messages")?;
         let values = message_values(&originals, stand_ins)?;

@@ -540,3 +540,255 @@ def test_a_lone_surrogate_in_long_older_text_is_named_as_in_the_whole_history(fm
     assert raised.value.code == "invalid_request"
     assert raised.value.path is not None and "messages[200]" in raised.value.path
     assert "lone surrogate" in str(raised.value)
+
+
+class Turns:
+    """One format's messages of the turns the core's `turns` facts describe, and of others."""
+
+    def __init__(self, fmt: str, r: random.Random) -> None:
+        self.fmt, self.r = fmt, r
+        self.model = "model" if fmt == "gemini" else "assistant"
+
+    def plain(self, role: str, t: str) -> dict[str, Any]:
+        if self.fmt == "gemini":
+            return {"role": self.model if role == "assistant" else role, "parts": [{"text": t}]}
+        return {"role": role, "content": t}
+
+    def user_parts(self, texts: list[str], image: bool) -> dict[str, Any]:
+        url = "https://example.com/screen.png"
+        if self.fmt == "gemini":
+            parts: list[dict[str, Any]] = [{"text": t} for t in texts]
+            if image:
+                parts.append({"fileData": {"mimeType": "image/png", "fileUri": url}})
+            return {"role": "user", "parts": parts}
+        kind = "input_text" if self.fmt == "responses" else "text"
+        parts = [{"type": kind, "text": t} for t in texts]
+        if image:
+            parts.append(
+                {
+                    "openai": {"type": "image_url", "image_url": {"url": url}},
+                    "anthropic": {"type": "image", "source": {"type": "url", "url": url}},
+                    "responses": {"type": "input_image", "image_url": url},
+                    "ai-sdk": {"type": "image", "image": url},
+                }[self.fmt]
+            )
+        return {"role": "user", "content": parts}
+
+    def calls(self, said: str | None, ids: list[str]) -> Msgs:
+        fmt, r = self.fmt, self.r
+        inputs = [{"path": f"src/{r.randrange(40)}.rs", "lines": [1, 400]} for _ in ids]
+        if fmt == "openai":
+            tool_calls = [
+                {
+                    "id": i,
+                    "type": "function",
+                    "function": {"name": "read", "arguments": json.dumps(a)},
+                }
+                for i, a in zip(ids, inputs)
+            ]
+            return [{"role": "assistant", "content": said, "tool_calls": tool_calls}]
+        if fmt == "responses":
+            out: Msgs = [] if said is None else [self.plain("assistant", said)]
+            return out + [
+                {"type": "function_call", "call_id": i, "name": "read", "arguments": json.dumps(a)}
+                for i, a in zip(ids, inputs)
+            ]
+        if fmt == "gemini":
+            parts: list[dict[str, Any]] = [] if said is None else [{"text": said}]
+            parts += [
+                {"functionCall": {"id": i, "name": "read", "args": a}} for i, a in zip(ids, inputs)
+            ]
+            return [{"role": self.model, "parts": parts}]
+        blocks: list[dict[str, Any]] = [] if said is None else [{"type": "text", "text": said}]
+        for i, a in zip(ids, inputs):
+            if fmt == "anthropic":
+                blocks.append({"type": "tool_use", "id": i, "name": "read", "input": a})
+            else:
+                blocks.append(
+                    {"type": "tool-call", "toolCallId": i, "toolName": "read", "input": a}
+                )
+        return [{"role": "assistant", "content": blocks}]
+
+    def results(self, done: list[tuple[str, str]]) -> Msgs:
+        fmt = self.fmt
+        if fmt == "anthropic":
+            content = [{"type": "tool_result", "tool_use_id": i, "content": o} for i, o in done]
+            return [{"role": "user", "content": content}]
+        if fmt == "gemini":
+            parts = [
+                {"functionResponse": {"id": i, "name": "read", "response": {"output": o}}}
+                for i, o in done
+            ]
+            return [{"role": "user", "parts": parts}]
+        if fmt == "openai":
+            return [{"role": "tool", "tool_call_id": i, "content": o} for i, o in done]
+        if fmt == "responses":
+            return [{"type": "function_call_output", "call_id": i, "output": o} for i, o in done]
+        return [
+            {
+                "role": "tool",
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": i,
+                        "toolName": "read",
+                        "output": {"type": "text", "value": o},
+                    }
+                ],
+            }
+            for i, o in done
+        ]
+
+
+def turns_history(fmt: str, length: int, seed: int) -> Msgs:
+    """Turns the core's `turns` facts let the tail leave out (plain chat, user messages of
+    text parts, whole exchanges of one to three parallel calls), among turns they do not:
+    user parts with an image, and in the older three quarters calls left unanswered, results
+    left orphans, empty results and results out of order."""
+    r = random.Random(seed)
+    w = Turns(fmt, r)
+    out: Msgs = []
+    if fmt in ("openai", "responses", "ai-sdk"):
+        out.append({"role": "system", "content": "You are a coding agent."})
+    t = 0
+    while len(out) < length:
+        t += 1
+        old = len(out) < length * 3 // 4
+        if r.random() < 0.35:
+            out.append(w.user_parts([f"Turn {t}: {text(r, 200)}", text(r, 60)], r.random() < 0.2))
+        else:
+            out.append(w.plain("user", f"Turn {t}: {text(r, 200)}"))
+        for s in range(r.choice([0, 1, 1, 2, 3])):
+            if r.random() < 0.35:
+                out.append(w.plain("assistant", text(r, 100)))
+            ids = [f"call_{t}_{s}_{c}" for c in range(r.choice([1, 1, 2, 3]))]
+            done = [(i, long_text(r)) for i in ids]
+            said = text(r, 40) if r.random() < 0.3 else None
+            lose = r.randrange(24) if old else 99
+            if lose == 0:
+                done.pop()  # a call left unanswered
+            elif lose == 1:
+                out += w.results(done)  # results left orphans
+                continue
+            elif lose == 2:
+                done[0] = (done[0][0], "")  # an empty result
+            elif lose == 3:
+                done.reverse()  # results out of order
+            out += w.calls(said, ids)
+            if done:
+                out += w.results(done)
+        out.append(w.plain("assistant", text(r, 300)))
+    out.append(w.plain("user", "And now?"))
+    return out
+
+
+@pytest.mark.parametrize("fmt", list(EVENTS))
+def test_runs_of_whole_turns_left_out_answer_the_whole_historys_trim(fmt: str) -> None:
+    # The tail of a trim with a limit leaves out runs of whole turns (the core's `turns`
+    # facts): the answer, repairs of the older messages among them, is the whole history's.
+    for seed in range(1, 5):
+        messages = turns_history(fmt, 400 + seed * 250, seed * 7_919 + len(fmt))
+        for base in ({"max_messages": 40}, {"max_messages": 12}, {"max_bytes": 30_000}, {}):
+            options: dict[str, Any] = {**base, "format": fmt}
+            if fmt in ("anthropic", "gemini") and seed % 2 == 0:
+                options["system"] = "You are terse."
+            expected = whole(messages, options)
+            assert "error" not in expected, expected
+            assert expected["report"]["repaired"], (seed, options)
+            assert answers(messages, options) == expected, (seed, options)
+
+
+@pytest.mark.parametrize("fmt", list(EVENTS))
+def test_values_a_run_of_whole_turns_may_not_hide_answer_as_the_whole_history(fmt: str) -> None:
+    # A whole turn put among the older ones, its call holding a lone surrogate, a float that
+    # is no JSON number, a tuple, a str subclass or an int beyond 64 bits: the whole
+    # history's error (with its path) or answer.
+    base = turns_history(fmt, 900, 5)
+    at = next(k for k in range(200, 600) if base[k].get("role") == "user")
+    w = Turns(fmt, random.Random(1))
+    turn = [w.plain("user", "Read it."), *w.calls(None, ["odd_a", "odd_b"])]
+    k = at + len(turn) - 1
+    turn += w.results([("odd_a", "it says a"), ("odd_b", "it says b")])
+    for value in ("lone \ud800", float("nan"), (1, 2), Text("a str subclass"), 2**70):
+        messages = [*base[:at], *[dict(m) for m in turn], *base[at:]]
+        call = json.loads(json.dumps(messages[k]))
+        if "tool_calls" in call:
+            call["content"] = value
+        elif call.get("type") == "function_call":
+            call["arguments"] = value
+        else:
+            for part in call.get("content", call.get("parts")):
+                target = part.get("functionCall", part)
+                if "input" in target or "args" in target:
+                    target["input" if "input" in target else "args"]["odd"] = value
+        messages[k] = call
+        options: dict[str, Any] = {"max_messages": 40, "format": fmt}
+        if isinstance(value, float) or value == "lone \ud800":
+            # The conversion of the whole history refuses it (json.dumps would write it).
+            with pytest.raises(ankita.AnkitaError) as raised:
+                ankita.trim(messages, **options)
+            assert raised.value.path is not None and f"messages[{k}]" in raised.value.path
+            continue
+        expected = whole(messages, options)
+        if "error" in expected:
+            with pytest.raises(ankita.AnkitaError) as raised:
+                ankita.trim(messages, **options)
+            assert raised.value.code == expected["error"]["code"], value
+            assert raised.value.path is not None and f"messages[{k}]" in raised.value.path
+        else:
+            assert answers(messages, options) == expected, value
+
+
+def sanitized_whole(messages: Msgs, fmt: str) -> dict[str, Any]:
+    answer: dict[str, Any] = json.loads(
+        ankita.sanitize_json(json.dumps({"messages": messages, "format": fmt}))
+    )
+    answer.pop("ok")
+    return answer
+
+
+@pytest.mark.parametrize("fmt", list(EVENTS))
+def test_sanitize_from_the_tail_answers_the_whole_historys_sanitize(fmt: str) -> None:
+    # A long history is sent as its last message and the older ones repair may depend on (in
+    # the formats that merge no turns; the others go whole): every message comes back, the
+    # plain ones left out as the caller's own, repairs as the whole history's.
+    histories = [history(fmt, 300 + seed * 200, seed * 31 + len(fmt)) for seed in range(1, 4)]
+    histories.append(turns_history(fmt, 700, 17))
+    for messages in histories:
+        expected = sanitized_whole(messages, fmt)
+        if "error" in expected:
+            with pytest.raises(ankita.AnkitaError) as raised:
+                ankita.sanitize(messages, format=fmt)
+            assert raised.value.code == expected["error"]["code"]
+            continue
+        got, report = ankita.sanitize_with_report(messages, format=fmt)
+        assert json.loads(json.dumps(got)) == expected["messages"]
+        assert json.loads(json.dumps(report)) == expected["report"]
+        assert ankita.sanitize(messages, format=fmt) == got
+        # Unchanged messages are the caller's own objects, in place.
+        unchanged = [m for m in got if any(m is o for o in messages[-3:])]
+        assert unchanged, fmt
+        plain_old = [i for i in range(1, 50) if set(messages[i]) == {"role", "content"}]
+        if expected["report"]["repaired"] == [] and plain_old:
+            assert got[plain_old[0]] is messages[plain_old[0]]
+
+
+def test_sanitize_of_a_long_history_names_what_is_wrong_as_the_whole_history() -> None:
+    # A lone surrogate in an old plain message, a bad shape in an old message: the whole
+    # history's error, with its path.
+    messages = history("openai", 600, 3)
+    bad = [dict(m) for m in messages]
+    bad[100] = {"role": "user", "content": "x" * 70 + "\ud800"}
+    with pytest.raises(ankita.AnkitaError) as raised:
+        ankita.sanitize(bad)
+    assert raised.value.path is not None and "messages[100]" in raised.value.path
+    bad = [dict(m) for m in messages]
+    bad[120] = {"role": "assistant", "content": "x", "tool_calls": "none"}
+    expected = sanitized_whole(bad, "openai")
+    if "error" in expected:
+        with pytest.raises(ankita.AnkitaError) as raised:
+            ankita.sanitize(bad)
+        assert raised.value.path == expected["error"].get("path")
+    else:
+        got, report = ankita.sanitize_with_report(bad)
+        assert json.loads(json.dumps(report)) == expected["report"]

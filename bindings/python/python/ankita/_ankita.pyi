@@ -343,7 +343,9 @@ def sanitize(messages: Sequence[_M], *, format: MessageFormat | None = None) -> 
     unanswered tool calls, unknown roles and empty messages go. Unchanged messages are the
     caller's own dict objects (see ``trim``). ``format="anthropic"`` repairs Anthropic Messages,
     ``format="gemini"`` Gemini contents (those changed or merged come back as new dicts),
-    ``format="responses"`` Responses input items. Raises InvalidRequest."""
+    ``format="responses"`` Responses input items. A long history in a format that merges no
+    turns is read from its last message: of the older ones only those repair may depend on
+    are converted (docs/long-histories.md). Raises InvalidRequest."""
 
 def sanitize_with_report(
     messages: Sequence[_M], *, format: MessageFormat | None = None
@@ -356,7 +358,9 @@ def _all_dicts(messages: object) -> bool:
 def formats() -> dict[str, Any]:
     """Every format's facts, as the core states them: ``{"default": name, "formats": [{"name",
     "takes_system", "merges_turns", "user_turn_first", "rebuilds_messages", "content_key",
-    "plain"}, ...]}``."""
+    "plain", "stand_in", "turns"}, ...], "tail": {...}}`` (``plain``, ``stand_in`` and
+    ``turns``: what the trim of a long history may leave out of its request or send as a
+    stand-in; ``tail``: how it widens its tail)."""
 
 def probe_image(
     data: str | bytes | bytearray,

@@ -1,0 +1,371 @@
+//! Runs of whole turns in the older messages of a long history (tail.rs; core: `ankita::tail`,
+//! each format's `ankita::format::facts::Turns`): the trim with a limit leaves them out of its
+//! request, as it leaves out runs of plain messages. A run starts with a message of the user's
+//! (plain, or of the format's `user_parts`) and ends right before a later one, which is given;
+//! in between are plain messages, messages of user parts and whole tool exchanges (a `call`
+//! message, or a run of them where each is one call, and the `reply` messages that answer its
+//! calls one to one, in order, ids and names matching).
+//!
+//! The facts are compiled once a trim into objects the walk reads through the C API: interned
+//! keys, NUL-terminated constants. The walk reads keys, types, ids and names; of the text only
+//! whether it is a non-empty str that is Unicode (`str.isascii` reads a flag; other text is
+//! encoded to tell), and of a call's input or a reply's data that it is JSON (exact dicts with
+//! str keys, lists, strs, ints of 64 bits, finite floats, bools, `None`): a message whose
+//! conversion could fail, or that holds anything else (a subclass, a tuple, an SDK object), is
+//! not left out, and the whole history's trim reads it as it would.
+
+use ankita::format::facts::{Field, PartKind, Turns, Val};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use std::ffi::CString;
+
+use crate::convert::MAX_DEPTH;
+
+/// A value of a compiled field (see [`Val`]).
+enum Want<'py> {
+    Is(CString),
+    Text,
+    Str,
+    StrOrNull,
+    Id,
+    Name,
+    Object,
+    Json,
+    Fields(Members<'py>),
+    Parts(Vec<(PartKind, Members<'py>)>),
+}
+
+/// A compiled [`Field`]: its key (interned), what its value is, whether it may be absent.
+struct Member<'py> {
+    key: Bound<'py, PyString>,
+    want: Want<'py>,
+    optional: bool,
+}
+
+type Members<'py> = Vec<Member<'py>>;
+
+/// An item met in a message: the kind of part (`None`: the message itself) and the id and
+/// name it holds (borrowed strs).
+#[derive(Clone, Copy)]
+struct Item {
+    kind: Option<PartKind>,
+    id: *mut ffi::PyObject,
+    name: *mut ffi::PyObject,
+}
+
+impl Item {
+    fn new(kind: Option<PartKind>) -> Item {
+        Item {
+            kind,
+            id: std::ptr::null_mut(),
+            name: std::ptr::null_mut(),
+        }
+    }
+}
+
+/// A format's [`Turns`] facts, compiled for the walk.
+pub(crate) struct WholeTurns<'py> {
+    user_parts: Option<Members<'py>>,
+    call: Members<'py>,
+    reply: Members<'py>,
+    isascii: Bound<'py, PyString>,
+}
+
+/// Whether `value` (borrowed, maybe null) is an exact str that is Unicode (no lone
+/// surrogate), and non-empty when `nonempty`.
+///
+/// # Safety
+/// `value` is null or a live object, the GIL held.
+pub(crate) unsafe fn is_unicode(
+    value: *mut ffi::PyObject,
+    isascii: &Bound<'_, PyString>,
+    nonempty: bool,
+) -> bool {
+    // SAFETY: forwarded.
+    unsafe {
+        if value.is_null() || ffi::PyUnicode_CheckExact(value) == 0 {
+            return false;
+        }
+        let len = ffi::PyUnicode_GetLength(value);
+        if len < 0 || (nonempty && len == 0) {
+            ffi::PyErr_Clear();
+            return false;
+        }
+        if len == 0 {
+            return true;
+        }
+        let ascii = ffi::PyObject_CallMethodObjArgs(
+            value,
+            isascii.as_ptr(),
+            std::ptr::null_mut::<ffi::PyObject>(),
+        );
+        if ascii.is_null() {
+            ffi::PyErr_Clear();
+            return false;
+        }
+        let yes = ascii == ffi::Py_True();
+        ffi::Py_DecRef(ascii);
+        if yes {
+            return true;
+        }
+        let bytes = ffi::PyUnicode_AsUTF8String(value);
+        if bytes.is_null() {
+            ffi::PyErr_Clear();
+            return false;
+        }
+        ffi::Py_DecRef(bytes);
+        true
+    }
+}
+
+/// Whether two exact strs are equal.
+///
+/// # Safety
+/// Both are live exact strs, the GIL held.
+unsafe fn same(a: *mut ffi::PyObject, b: *mut ffi::PyObject) -> bool {
+    // SAFETY: forwarded; strs compare without running Python code.
+    unsafe { a == b || ffi::PyUnicode_Compare(a, b) == 0 }
+}
+
+impl<'py> WholeTurns<'py> {
+    pub(crate) fn new(py: Python<'py>, turns: &Turns) -> WholeTurns<'py> {
+        WholeTurns {
+            user_parts: turns.user_parts.map(|f| compile(py, f)),
+            call: compile(py, turns.call),
+            reply: compile(py, turns.reply),
+            isascii: PyString::intern(py, "isascii"),
+        }
+    }
+
+    /// Whether `message` is a message of user parts.
+    pub(crate) fn user_parts(&self, message: &Bound<'py, PyAny>) -> bool {
+        let Some(fields) = &self.user_parts else {
+            return false;
+        };
+        let mut item = Item::new(None);
+        // SAFETY: `message` is alive and the GIL held; the walk reads borrowed references and
+        // runs no Python code but `str.isascii` of exact strs.
+        unsafe { self.fits(fields, message.as_ptr(), &mut item, &mut Vec::new()) }
+    }
+
+    /// The end of the whole exchange starting at `messages[i]` (before `hi`), if one does.
+    pub(crate) fn exchange(
+        &self,
+        messages: &[Bound<'py, PyAny>],
+        i: usize,
+        hi: usize,
+    ) -> Option<usize> {
+        // SAFETY: as in `user_parts`; the items' strs are borrowed from the messages, alive
+        // while `messages` is.
+        unsafe {
+            let (mut calls, alone) = self.items(&self.call, PartKind::Call, &messages[i])?;
+            let mut j = i + 1;
+            while alone && j < hi {
+                match self.items(&self.call, PartKind::Call, &messages[j]) {
+                    Some((more, _)) => calls.extend(more),
+                    None => break,
+                }
+                j += 1;
+            }
+            for (k, call) in calls.iter().enumerate() {
+                if calls[..k].iter().any(|c| same(c.id, call.id)) {
+                    return None;
+                }
+            }
+            let mut answered = 0;
+            while answered < calls.len() && j < hi {
+                let (replies, _) = self.items(&self.reply, PartKind::Reply, &messages[j])?;
+                for reply in replies {
+                    let call = calls.get(answered)?;
+                    if !same(reply.id, call.id)
+                        || (!reply.name.is_null()
+                            && (call.name.is_null() || !same(reply.name, call.name)))
+                    {
+                        return None;
+                    }
+                    answered += 1;
+                }
+                j += 1;
+            }
+            (answered == calls.len()).then_some(j)
+        }
+    }
+
+    /// The calls or replies (`kind`) of a message of `fields`, and whether the message is one
+    /// itself; `None` when it does not fit or holds none.
+    ///
+    /// # Safety
+    /// As in `user_parts`.
+    unsafe fn items(
+        &self,
+        fields: &[Member<'py>],
+        kind: PartKind,
+        message: &Bound<'py, PyAny>,
+    ) -> Option<(Vec<Item>, bool)> {
+        let mut item = Item::new(None);
+        let mut parts = Vec::new();
+        // SAFETY: forwarded.
+        if !unsafe { self.fits(fields, message.as_ptr(), &mut item, &mut parts) } {
+            return None;
+        }
+        if !item.id.is_null() {
+            return Some((vec![item], true));
+        }
+        parts.retain(|p| p.kind == Some(kind));
+        (!parts.is_empty()).then_some((parts, false))
+    }
+
+    /// Whether `value` is an exact dict of the members `fields` and no other, noting the id
+    /// and name met into `item` and the parts of a parts list into `parts`.
+    ///
+    /// # Safety
+    /// `value` is a live object, the GIL held.
+    unsafe fn fits(
+        &self,
+        fields: &[Member<'py>],
+        value: *mut ffi::PyObject,
+        item: &mut Item,
+        parts: &mut Vec<Item>,
+    ) -> bool {
+        // SAFETY: every object read is `value` or borrowed from it.
+        unsafe {
+            if ffi::PyDict_CheckExact(value) == 0 {
+                return false;
+            }
+            let mut present = 0;
+            for f in fields {
+                let v = ffi::PyDict_GetItem(value, f.key.as_ptr());
+                if v.is_null() {
+                    if f.optional {
+                        continue;
+                    }
+                    return false;
+                }
+                present += 1;
+                let ok = match &f.want {
+                    Want::Is(s) => {
+                        ffi::PyUnicode_CheckExact(v) != 0
+                            && ffi::PyUnicode_CompareWithASCIIString(v, s.as_ptr()) == 0
+                    }
+                    Want::Text => is_unicode(v, &self.isascii, true),
+                    Want::Str => is_unicode(v, &self.isascii, false),
+                    Want::StrOrNull => v == ffi::Py_None() || is_unicode(v, &self.isascii, false),
+                    Want::Id => {
+                        item.id = v;
+                        is_unicode(v, &self.isascii, true)
+                    }
+                    Want::Name => {
+                        item.name = v;
+                        is_unicode(v, &self.isascii, true)
+                    }
+                    Want::Object => ffi::PyDict_CheckExact(v) != 0 && self.json(v, 0),
+                    Want::Json => self.json(v, 0),
+                    Want::Fields(inner) => self.fits(inner, v, item, parts),
+                    Want::Parts(shapes) => {
+                        if ffi::PyList_CheckExact(v) == 0 {
+                            return false;
+                        }
+                        let len = ffi::PyList_Size(v);
+                        if len <= 0 {
+                            return false;
+                        }
+                        (0..len).all(|k| {
+                            let p = ffi::PyList_GetItem(v, k);
+                            !p.is_null()
+                                && shapes.iter().any(|(kind, fields)| {
+                                    let mut found = Item::new(Some(*kind));
+                                    let fit = self.fits(fields, p, &mut found, &mut Vec::new());
+                                    if fit {
+                                        parts.push(found);
+                                    }
+                                    fit
+                                })
+                        })
+                    }
+                };
+                if !ok {
+                    return false;
+                }
+            }
+            ffi::PyDict_Size(value) == present
+        }
+    }
+
+    /// Whether `value` is JSON as the conversion reads it without fail (see the module
+    /// documentation).
+    ///
+    /// # Safety
+    /// `value` is a live object, the GIL held.
+    unsafe fn json(&self, value: *mut ffi::PyObject, depth: usize) -> bool {
+        // SAFETY: every object read is `value` or borrowed from it.
+        unsafe {
+            if ffi::PyUnicode_CheckExact(value) != 0 {
+                return is_unicode(value, &self.isascii, false);
+            }
+            if value == ffi::Py_None() || value == ffi::Py_True() || value == ffi::Py_False() {
+                return true;
+            }
+            if ffi::PyLong_CheckExact(value) != 0 {
+                let mut overflow = 0;
+                let int = ffi::PyLong_AsLongLongAndOverflow(value, &mut overflow);
+                if int == -1 && !ffi::PyErr_Occurred().is_null() {
+                    ffi::PyErr_Clear();
+                    return false;
+                }
+                return overflow == 0;
+            }
+            if ffi::PyFloat_CheckExact(value) != 0 {
+                return ffi::PyFloat_AsDouble(value).is_finite();
+            }
+            if depth >= MAX_DEPTH {
+                return false;
+            }
+            if ffi::PyDict_CheckExact(value) != 0 {
+                let (mut pos, mut key, mut item) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+                while ffi::PyDict_Next(value, &mut pos, &mut key, &mut item) != 0 {
+                    if !is_unicode(key, &self.isascii, false) || !self.json(item, depth + 1) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            if ffi::PyList_CheckExact(value) != 0 {
+                let len = ffi::PyList_Size(value);
+                return (0..len).all(|k| {
+                    let item = ffi::PyList_GetItem(value, k);
+                    !item.is_null() && self.json(item, depth + 1)
+                });
+            }
+            false
+        }
+    }
+}
+
+/// The fields compiled: keys interned, constants NUL-terminated (the core's hold no NUL).
+fn compile<'py>(py: Python<'py>, fields: &[Field]) -> Members<'py> {
+    fields
+        .iter()
+        .map(|f| Member {
+            key: PyString::intern(py, f.key),
+            want: match &f.value {
+                Val::Is(s) => Want::Is(CString::new(*s).unwrap_or_default()),
+                Val::Text => Want::Text,
+                Val::Str => Want::Str,
+                Val::StrOrNull => Want::StrOrNull,
+                Val::Id => Want::Id,
+                Val::Name => Want::Name,
+                Val::Object => Want::Object,
+                Val::Json => Want::Json,
+                Val::Fields(inner) => Want::Fields(compile(py, inner)),
+                Val::Parts(parts) => Want::Parts(
+                    parts
+                        .iter()
+                        .map(|p| (p.kind, compile(py, p.fields)))
+                        .collect(),
+                ),
+            },
+            optional: f.optional,
+        })
+        .collect()
+}
