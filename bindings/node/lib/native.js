@@ -167,6 +167,7 @@ export const sessionStats = { made: 0, freed: 0 };
  *     stand_in: {
  *       longer_than: number, replacement: string, text_keys: string[], data_keys: string[],
  *     },
+ *     turns: { user_parts: object[] | null, call: object[], reply: object[] },
  *   }[],
  *   tail: {
  *     min_before: number, first_with_budget: number, count_times: number, count_plus: number,

@@ -11,8 +11,9 @@ Responses each call in its own item, so their counts differ a little). In one pr
 interleaved, medians: `ankita.trim` with `max_messages=40`, and keeping everything
 (`max_messages=None`), each against `json.dumps` of the same messages (the least any trimmer
 that measures the conversation as text pays) and against `ankita.trim_json` of the whole request
-(the history serialised, trimmed, answered). Checks first that `trim` answers what `trim_json`
-answers.
+(the history serialised, trimmed, answered); and `ankita.sanitize` against `json.dumps` and
+`ankita.sanitize_json` of the whole history. Checks first that `trim` answers what `trim_json`
+answers, and `sanitize_with_report` what `sanitize_json` answers.
 """
 
 from __future__ import annotations
@@ -260,6 +261,25 @@ def run(name: str, messages: Msgs, runs: int, fmt: str | None) -> None:
         ],
         runs,
     )
+
+    def sanitized_whole() -> dict[str, Any]:
+        answer: dict[str, Any] = json.loads(
+            ankita.sanitize_json(json.dumps({**base, "messages": messages}))
+        )
+        return answer
+
+    repaired, report = ankita.sanitize_with_report(messages, **base)
+    expected = sanitized_whole()
+    assert json.loads(json.dumps(repaired)) == expected["messages"], name
+    assert json.loads(json.dumps(report)) == expected["report"], name
+    sanitize, sanitize_whole, dumps_sanitize = measure(
+        [
+            lambda: ankita.sanitize(messages, **base),
+            sanitized_whole,
+            lambda: json.dumps(messages),
+        ],
+        runs,
+    )
     print(f"\n{name}: {len(messages)} messages ({size / 1e6:.1f} MB of JSON)")
     if fmt is not None:
         print(f"  {census(messages)}")
@@ -268,10 +288,12 @@ def run(name: str, messages: Msgs, runs: int, fmt: str | None) -> None:
         ("trim, max_messages=40", trim40, "trim_json (whole)", whole40),
         ("trim, keeping everything", trim_all, "json.dumps", dumps_all),
         ("trim, keeping everything", trim_all, "trim_json (whole)", whole_all),
+        ("sanitize", sanitize, "json.dumps", dumps_sanitize),
+        ("sanitize", sanitize, "sanitize_json (whole)", sanitize_whole),
     ]
-    print(f"  {'call':<28}{'ms':>9}  {'baseline':<20}{'ms':>9}{'ratio':>8}")
+    print(f"  {'call':<28}{'ms':>9}  {'baseline':<22}{'ms':>9}{'ratio':>8}")
     for what, ms, against, base_ms in rows:
-        print(f"  {what:<28}{ms:>9.2f}  {against:<20}{base_ms:>9.2f}{ms / base_ms:>7.2f}×")
+        print(f"  {what:<28}{ms:>9.2f}  {against:<22}{base_ms:>9.2f}{ms / base_ms:>7.2f}×")
 
 
 def main() -> None:
