@@ -77,11 +77,17 @@ def layout(triple: str, ver: str) -> tuple[dict[str, bytes | str], dict[str, str
             STATIC_LIBS=STATIC_LIBS[libc],
         )
     if "windows" not in triple and (built / "libankita.a").exists():
-        # Without debug information, as make install lays it out (38 -> 32 MB for macOS arm64).
+        # Without debug information, as make install lays it out, and without the LLVM bitcode
+        # the release profile's LTO leaves in every object (.llvmbc in ELF, __LLVM,__bitcode in
+        # Mach-O), which no C or C++ link reads (make dist: Linux x86-64's libankita.a
+        # 63.5 -> 24.2 MB, macOS arm64's 57.8 -> 17.3 MB).
         with tempfile.TemporaryDirectory() as tmp:
             stripped = pathlib.Path(tmp) / "libankita.a"
+            sections = [".llvmbc", ".llvmcmd", "__LLVM,__bitcode", "__LLVM,__cmdline"]
+            removed = [f"--remove-section={name}" for name in sections]
             subprocess.run(
-                ["llvm-strip", "--strip-debug", str(built / "libankita.a"), "-o", str(stripped)],
+                ["llvm-strip", "--strip-debug", *removed, str(built / "libankita.a")]
+                + ["-o", str(stripped)],
                 check=True,
             )
             files["lib/libankita.a"] = stripped.read_bytes()
