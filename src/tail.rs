@@ -32,7 +32,8 @@
 //! format's repair reads messages in order, and such a message ends every exchange and step
 //! before it, so the given messages on either side are repaired and grouped as in the whole
 //! history, and the messages left out, never kept (the check below), are all among
-//! `dropped_messages`. A trim that nothing limits (`sizes`) and sanitize take plain gaps only.
+//! `dropped_messages` (sanitize puts them back in their places, as given). A trim that nothing
+//! limits (`sizes`) takes plain gaps only.
 //!
 //! A given message before `from` but message 0 may be a *stand-in*: the caller's message with its long free text replaced, as each
 //! format's [`crate::format::StandIn`] facts say (`stand_in` of `ankita_formats`: strings
@@ -173,13 +174,6 @@ impl<'a> TailRequest<'a> {
                 "window.sizes and window.stood_in are for trims (sanitize keeps the left-out \
                  messages as given)",
                 "window.sizes",
-            ));
-        }
-        if let Some(k) = window.gaps.iter().position(|&g| g != GapKind::Plain) {
-            return Err(Error::invalid_request(
-                "sanitize leaves out plain messages only (a gap of whole turns is for trims \
-                 with a limit)",
-                format!("window.gaps[{k}]"),
             ));
         }
         Ok(TailRequest {

@@ -442,3 +442,47 @@ fn runs_of_whole_turns_are_checked() {
         assert_eq!(got["error"]["code"], "invalid_request", "{got}");
     }
 }
+
+/// Sanitize takes runs of whole turns too: from the last message, the older ones given as the
+/// light pass gives them (whole: every message comes back), the answer is the whole history's
+/// sanitize (the formats that merge turns answer `widen`, and the whole history answers).
+#[test]
+fn sanitize_with_runs_of_whole_turns_left_out_is_the_whole_historys() {
+    let mut answered = 0;
+    for format in FORMATS {
+        for seed in [2, 9, 21] {
+            let (messages, _) = write(format, &events(seed, 500));
+            let whole = json!({"messages": messages, "format": format}).to_string();
+            let expected = ankita::api::sanitize_json(&whole);
+            let from = messages.len() - 1;
+            let (given, kinds) = older_with_turns(&messages, from, &turns(format));
+            let earlier = runs(&given, |i| messages[i].clone());
+            let request = json!({
+                "messages": [messages[from]],
+                "format": format,
+                "window": {"from": from, "earlier": earlier, "gaps": kinds},
+            });
+            let got = ankita::tail::sanitize_tail_json(&request.to_string());
+            if got == r#"{"ok":true,"widen":true}"# {
+                continue;
+            }
+            // The tail's plan, written out: the caller's messages where it gives an index.
+            let plan: Value = serde_json::from_str(&got).unwrap();
+            let list: Vec<Value> = plan["plan"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| match m.as_u64() {
+                    Some(i) => messages[i as usize].clone(),
+                    None => m.clone(),
+                })
+                .collect();
+            let expected: Value = serde_json::from_str(&expected).unwrap();
+            assert_eq!(Value::Array(list), expected["messages"], "{format} {seed}");
+            assert_eq!(plan["report"], expected["report"], "{format} {seed}");
+            assert!(kinds.contains(&"turns"), "{format} {seed}");
+            answered += 1;
+        }
+    }
+    assert!(answered >= 6, "{answered}");
+}
