@@ -537,10 +537,9 @@ fn trim_sized<'py>(
 }
 
 /// The sanitize of `messages` (the caller's, in order) from their last message, as the
-/// result's messages and report (`{"repaired": [...]}`), as Node's `sanitize` does: of the older
-/// messages, message 0, every one that is not plain and the ends of each run of plain ones are
-/// given (whole: every message comes back), the plain ones left out come back as the caller's
-/// own, in place. `None` when the whole history is to be sent: a short history, a format that
+/// result's messages and report (`{"repaired": [...]}`): of the older messages, those
+/// `older_with_turns` gives are given (whole: every message comes back); the runs of whole
+/// turns and of plain messages left out come back as the caller's own, in place. `None` when the whole history is to be sent: a short history, a format that
 /// merges turns (a left-out message could merge with a neighbour), a `format` that names none,
 /// a message that cannot be written, or the core's `widen` (a message repair made).
 pub(crate) fn sanitize_from_tail<'py>(
@@ -579,10 +578,12 @@ pub(crate) fn sanitize_from_tail<'py>(
         true
     };
     let reader = Reader::new(py, named);
+    let turns = WholeTurns::new(py, &named.traits().turns);
     let from = n - 1;
-    let earlier = older(messages, |m| reader.plain(m), from);
-    let Some(text) = tail_request(&options, from, n, &earlier, &[], None, &whole, &whole, None)
-    else {
+    let (earlier, gaps) = older_with_turns(messages, &reader, &turns, from);
+    let Some(text) = tail_request(
+        &options, from, n, &earlier, &gaps, None, &whole, &whole, None,
+    ) else {
         return Ok(None);
     };
     let answer = without_gil(py, || {
