@@ -564,14 +564,13 @@ class Turns:
         kind = "input_text" if self.fmt == "responses" else "text"
         parts = [{"type": kind, "text": t} for t in texts]
         if image:
-            parts.append(
-                {
-                    "openai": {"type": "image_url", "image_url": {"url": url}},
-                    "anthropic": {"type": "image", "source": {"type": "url", "url": url}},
-                    "responses": {"type": "input_image", "image_url": url},
-                    "ai-sdk": {"type": "image", "image": url},
-                }[self.fmt]
-            )
+            images: dict[str, dict[str, Any]] = {
+                "openai": {"type": "image_url", "image_url": {"url": url}},
+                "anthropic": {"type": "image", "source": {"type": "url", "url": url}},
+                "responses": {"type": "input_image", "image_url": url},
+                "ai-sdk": {"type": "image", "image": url},
+            }
+            parts.append(images[self.fmt])
         return {"role": "user", "content": parts}
 
     def calls(self, said: str | None, ids: list[str]) -> Msgs:
@@ -754,17 +753,18 @@ def test_sanitize_from_the_tail_answers_the_whole_historys_sanitize(fmt: str) ->
     # plain ones left out as the caller's own, repairs as the whole history's.
     histories = [history(fmt, 300 + seed * 200, seed * 31 + len(fmt)) for seed in range(1, 4)]
     histories.append(turns_history(fmt, 700, 17))
+    options: dict[str, Any] = {"format": fmt}
     for messages in histories:
         expected = sanitized_whole(messages, fmt)
         if "error" in expected:
             with pytest.raises(ankita.AnkitaError) as raised:
-                ankita.sanitize(messages, format=fmt)
+                ankita.sanitize(messages, **options)
             assert raised.value.code == expected["error"]["code"]
             continue
-        got, report = ankita.sanitize_with_report(messages, format=fmt)
+        got, report = ankita.sanitize_with_report(messages, **options)
         assert json.loads(json.dumps(got)) == expected["messages"]
         assert json.loads(json.dumps(report)) == expected["report"]
-        assert ankita.sanitize(messages, format=fmt) == got
+        assert ankita.sanitize(messages, **options) == got
         # Unchanged messages are the caller's own objects, in place.
         unchanged = [m for m in got if any(m is o for o in messages[-3:])]
         assert unchanged, fmt
