@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time and peak memory of `ankita trim --model gpt-4o` on text without a break.
+"""Time and peak memory of `ankita trim --model MODEL` on text without a break.
 
 Each case is one user message holding a long run the pre-tokenizer leaves as one piece (a
 letter repeated, CJK without punctuation), written to a file and trimmed by the release CLI in
@@ -7,13 +7,16 @@ a child process; the child's CPU time and peak resident memory come from
 getrusage(RUSAGE_CHILDREN), read in a fresh interpreter of this script per case that holds
 nothing big (a child is counted from its fork, with its parent's pages).
 
-    cargo build --release && python3 scripts/long_runs.py [CASE ...]
+    cargo build --release && python3 scripts/long_runs.py [--model MODEL] [CASE ...]
 
-CASE is `a:MB` (that many megabytes of `a`), `cjk:MB` (of common CJK characters without
-punctuation) or `punct=UNIT:MB` (of the punctuation UNIT repeated: `punct=-:5` is 5 MB of `-`,
-`punct=-=:5` of `-=-=`); the default is a:5 a:50 cjk:3 and 5 MB of each of `-`, `=`, `*`, `.`,
-`_`, `#`, `~` and `-=`. Prints a row per case: input bytes, exit code, CPU seconds, peak RSS in
-MB and its ratio to the input.
+MODEL is gpt-4o unless given (`--model gemini-2.5-flash` counts with Gemma 3's tokenizer). The
+CLI is `target/release/ankita`, under $CARGO_TARGET_DIR when that is set, or $ANKITA_CLI.
+CASE is `a:MB` (that many megabytes of `a`), `spaces:MB` (of spaces), `letters:MB` (of
+pseudo-random lowercase letters), `cjk:MB` (of common CJK characters without punctuation) or
+`punct=UNIT:MB` (of the punctuation UNIT repeated: `punct=-:5` is 5 MB of `-`, `punct=-=:5` of
+`-=-=`); the default is a:5 a:50 cjk:3 and 5 MB of each of `-`, `=`, `*`, `.`, `_`, `#`, `~`
+and `-=`. Prints a row per case: input bytes, exit code, CPU seconds, peak RSS in MB and its
+ratio to the input.
 """
 
 import json
@@ -24,7 +27,9 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLI = os.path.join(ROOT, "target", "release", "ankita")
+CLI = os.environ.get("ANKITA_CLI") or os.path.join(
+    os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "ankita"
+)
 CJK = (
     "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学"
     "对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头"
@@ -44,6 +49,16 @@ def text_of(case: str) -> str:
         return (unit * (size // len(unit) + 1))[:size]
     if kind == "a":
         return "a" * size
+    if kind == "spaces":
+        return " " * size
+    if kind == "letters":
+        state, out = 0x2545F4914F6CDD1D, bytearray(size)
+        for i in range(size):
+            state ^= (state << 13) & 0xFFFFFFFFFFFFFFFF
+            state ^= state >> 7
+            state ^= (state << 17) & 0xFFFFFFFFFFFFFFFF
+            out[i] = ord("a") + state % 26
+        return out.decode()
     if kind == "cjk":
         # A fixed pseudo-random walk over the characters (3 bytes each), no repeating period.
         out, state = [], 0x2545F4914F6CDD1D
@@ -53,15 +68,15 @@ def text_of(case: str) -> str:
             state ^= (state << 17) & 0xFFFFFFFFFFFFFFFF
             out.append(CJK[state % len(CJK)])
         return "".join(out)
-    raise SystemExit(f"unknown case {case!r}: a:MB, cjk:MB or punct=UNIT:MB")
+    raise SystemExit(f"unknown case {case!r}: a:MB, spaces:MB, letters:MB, cjk:MB or punct=UNIT:MB")
 
 
-def measure(case: str, path: str) -> None:
+def measure(model: str, case: str, path: str) -> None:
     """Runs the CLI on the request at `path`: this interpreter holds nothing big, so that the
     child's peak (getrusage counts a child from its fork) is the CLI's own."""
     size = os.path.getsize(path)
     proc = subprocess.run(
-        [CLI, "trim", "--model", "gpt-4o", path],
+        [CLI, "trim", "--model", model, path],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -80,9 +95,13 @@ def measure(case: str, path: str) -> None:
 
 def main() -> None:
     if os.environ.get("LONG_RUNS_CHILD"):
-        measure(sys.argv[1], sys.argv[2])
+        measure(sys.argv[1], sys.argv[2], sys.argv[3])
         return
-    cases = sys.argv[1:] or ["a:5", "a:50", "cjk:3"] + [f"punct={u}:5" for u in PUNCTUATION]
+    args = sys.argv[1:]
+    model = "gpt-4o"
+    if args[:1] == ["--model"] and len(args) > 1:
+        model, args = args[1], args[2:]
+    cases = args or ["a:5", "a:50", "cjk:3"] + [f"punct={u}:5" for u in PUNCTUATION]
     env = dict(os.environ, LONG_RUNS_CHILD="1")
     for case in cases:
         text = text_of(case)
@@ -94,7 +113,7 @@ def main() -> None:
         del request
         try:
             # A fresh interpreter per case: RUSAGE_CHILDREN's peak is the largest child's so far.
-            subprocess.run([sys.executable, __file__, case, path], env=env, check=True)
+            subprocess.run([sys.executable, __file__, model, case, path], env=env, check=True)
         finally:
             os.unlink(path)
 

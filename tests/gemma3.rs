@@ -188,6 +188,37 @@ fn hard_texts_count_as_hugging_face_counts_them() {
     agree(&texts);
 }
 
+/// A stretch over 1 KB is counted by the backtracking encoder (src/tokens/gemma/long.rs), one
+/// up to it by the heap merge: runs of one character and periodic runs at every length across
+/// the switch, alone and between other characters, and at lengths spread far past it.
+#[test]
+fn long_runs_count_as_hugging_face_counts_them() {
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for unit in [" ", "a", "▁", "-", "=", "é"] {
+        for n in 1..=2_000 {
+            let run = unit.repeat(n);
+            texts.push((format!("{n} × {unit:?}"), run.clone()));
+            texts.push((format!("x, {n} × {unit:?}, y"), format!("x{run}y")));
+        }
+    }
+    for unit in ["ab", "-=", "▁a", "aab", "-▁"] {
+        for n in 1..=1_000 {
+            texts.push((format!("{n} × {unit:?}"), unit.repeat(n)));
+        }
+    }
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    for unit in [" ", "a", "-", "▁", "ab"] {
+        for _ in 0..4 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let n = 2_000 + (state % 300_000) as usize;
+            texts.push((format!("{n} × {unit:?}"), unit.repeat(n)));
+        }
+    }
+    agree(&texts);
+}
+
 #[test]
 fn gemini_models_count_with_gemma3() {
     let Some(reference) = reference() else {

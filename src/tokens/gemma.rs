@@ -24,6 +24,8 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
+mod long;
+
 const DATA: &[u8] = include_bytes!("data/gemma3.bin.deflate");
 const MAGIC: &[u8] = b"ankita-gemma3\x01";
 
@@ -76,6 +78,12 @@ pub(crate) struct Gemma {
     added: Vec<&'static [u8]>,
     /// Whether some added token starts with this byte.
     added_first: [bool; 256],
+    /// The data the tables were read from, where the vocabulary starts in it, and its tokens.
+    data: &'static [u8],
+    vocab_at: usize,
+    n_vocab: u32,
+    /// What the encoder of long stretches knows beyond the merges, built on the first one.
+    long: OnceLock<long::Long>,
     /// The token texts in id order (tests read them).
     #[cfg(test)]
     pub(crate) vocab: Vec<&'static [u8]>,
@@ -133,6 +141,7 @@ impl Gemma {
             return None;
         }
         let (n_vocab, n_merges, n_added) = (r.u32()?, r.u32()?, r.u32()?);
+        let vocab_at = r.at;
         let mut vocab: Vec<&'static [u8]> = Vec::with_capacity(n_vocab as usize);
         let mut ids: HashMap<&'static [u8], u32, Fast> =
             HashMap::with_capacity_and_hasher(n_vocab as usize, Fast::default());
@@ -190,6 +199,10 @@ impl Gemma {
             pairs,
             added,
             added_first,
+            data,
+            vocab_at,
+            n_vocab,
+            long: OnceLock::new(),
             #[cfg(test)]
             vocab,
         })
@@ -307,8 +320,40 @@ impl Gemma {
         })
     }
 
-    /// The tokens of one BPE word, encoded.
+    /// The tokens of one BPE word, encoded: by the heap merge, or over [`long::LONG_BYTES`] by
+    /// the backtracking encoder.
     fn encode_word(&self, word: &str, work: &mut Work) -> usize {
+        if word.len() > long::LONG_BYTES {
+            self.encode_long(word, work)
+        } else {
+            self.merge_word(word, work)
+        }
+    }
+
+    /// The tokens of a long word by the backtracking encoder, between the characters that have
+    /// no token of their own (each byte of such a character is a token, and no merge takes one).
+    fn encode_long(&self, word: &str, work: &mut Work) -> usize {
+        let long = self.long.get_or_init(|| long::Long::new(self));
+        let mut count = 0;
+        let mut part = |text: &str| match text.len() {
+            0 => 0,
+            1..=long::LONG_BYTES => self.merge_word(text, work),
+            _ => long
+                .count(self, text)
+                .unwrap_or_else(|| self.merge_word(text, work)),
+        };
+        let mut start = 0;
+        for (at, c) in word.char_indices() {
+            if !self.chars.contains_key(&u32::from(c)) {
+                count += part(&word[start..at]) + c.len_utf8();
+                start = at + c.len_utf8();
+            }
+        }
+        count + part(&word[start..])
+    }
+
+    /// The tokens of one BPE word, merged with the characters' tokens in one array.
+    fn merge_word(&self, word: &str, work: &mut Work) -> usize {
         let ids = &mut work.ids;
         ids.clear();
         ids.reserve_exact(word.len());
