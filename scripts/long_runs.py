@@ -52,13 +52,13 @@ def text_of(case: str) -> str:
     if kind == "spaces":
         return " " * size
     if kind == "letters":
-        state, out = 0x2545F4914F6CDD1D, bytearray(size)
+        letters, state = bytearray(size), 0x2545F4914F6CDD1D
         for i in range(size):
             state ^= (state << 13) & 0xFFFFFFFFFFFFFFFF
             state ^= state >> 7
             state ^= (state << 17) & 0xFFFFFFFFFFFFFFFF
-            out[i] = ord("a") + state % 26
-        return out.decode()
+            letters[i] = ord("a") + state % 26
+        return letters.decode()
     if kind == "cjk":
         # A fixed pseudo-random walk over the characters (3 bytes each), no repeating period.
         out, state = [], 0x2545F4914F6CDD1D
