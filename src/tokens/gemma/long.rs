@@ -21,8 +21,7 @@
 //! place in the data, length and longest prefix token, and a table of tokens by their text
 //! (5.5 MB together).
 
-use super::{Fast, Gemma, NONE};
-use std::collections::HashMap;
+use super::{Gemma, NONE};
 
 /// A stretch of more bytes is counted here; shorter ones by the heap merge.
 pub(super) const LONG_BYTES: usize = 1024;
@@ -33,6 +32,9 @@ const KEEP: usize = 1 << 15;
 
 /// log2 of the slots of the table of tokens by text: twice the vocabulary.
 const SLOTS_LOG: u32 = 19;
+
+/// log2 of the bits of the table of prefixes.
+const PREFIXES_LOG: u32 = 23;
 
 /// The most characters a token has (`▁` × 31; the data's lengths are bytes, at most 255).
 const MAX_CHARS: usize = 64;
@@ -49,9 +51,10 @@ pub(super) struct Long {
     next_prefix: Vec<u32>,
     /// Token ids by the hash of their characters ([`hash`]), open addressing; `NONE` is empty.
     slots: Vec<u32>,
-    /// The most characters of a token that starts with each pair of characters
-    /// (`first << 32 | second`).
-    longest: HashMap<u64, u8, Fast>,
+    /// A bit for the hash of each proper prefix of two characters or more of a token (1 MB):
+    /// the longest token at a place is looked for no further than its characters stay such a
+    /// prefix (or seem to: about one time in eight).
+    prefixes: Vec<u64>,
 }
 
 /// One step of the hash of a token's characters, from 0.
@@ -85,7 +88,7 @@ impl Long {
             chars: Vec::with_capacity(n),
             next_prefix: vec![NONE; n],
             slots: vec![NONE; 1 << SLOTS_LOG],
-            longest: HashMap::with_hasher(Fast::default()),
+            prefixes: vec![0; 1 << (PREFIXES_LOG - 6)],
         };
         let mut at = g.vocab_at;
         for id in 0..n as u32 {
@@ -109,13 +112,13 @@ impl Long {
                 slot = (slot + 1) & ((1 << SLOTS_LOG) - 1);
             }
             long.slots[slot] = id;
-            let mut it = text.chars().map(u32::from);
-            if let (Some(a), Some(b)) = (it.next(), it.next()) {
-                let most = long
-                    .longest
-                    .entry(u64::from(a) << 32 | u64::from(b))
-                    .or_default();
-                *most = (*most).max(k as u8);
+            let mut h = 0;
+            for (i, c) in text.chars().enumerate().take(k - 1) {
+                h = hash(h, u32::from(c));
+                if i > 0 {
+                    let bit = (h >> (64 - PREFIXES_LOG)) as usize;
+                    long.prefixes[bit / 64] |= 1 << (bit % 64);
+                }
             }
         }
         for id in 0..n as u32 {
@@ -167,23 +170,19 @@ impl Long {
     /// The longest token at the front of `text` (not empty, each character with a token), and
     /// its length in `text`'s bytes.
     fn longest_match(&self, g: &Gemma, text: &str) -> (u32, usize) {
-        let mut it = text.chars();
-        let first = it.next().expect("not empty");
+        let first = text.chars().next().expect("not empty");
         let single = (g.chars[&spelled(first)], first.len_utf8());
-        let Some(second) = it.next() else {
-            return single;
-        };
-        let pair = u64::from(spelled(first)) << 32 | u64::from(spelled(second));
-        let Some(&most) = self.longest.get(&pair) else {
-            return single;
-        };
         let mut h = [0u64; MAX_CHARS + 1];
         let mut end = [0usize; MAX_CHARS + 1];
         let mut k = 0;
-        for (at, c) in text.char_indices().take(most as usize) {
+        for (at, c) in text.char_indices().take(MAX_CHARS) {
             h[k + 1] = hash(h[k], spelled(c));
             end[k + 1] = at + c.len_utf8();
             k += 1;
+            let bit = (h[k] >> (64 - PREFIXES_LOG)) as usize;
+            if k >= 2 && self.prefixes[bit / 64] >> (bit % 64) & 1 == 0 {
+                break;
+            }
         }
         (2..=k)
             .rev()
