@@ -17,9 +17,16 @@
 //! not undo merges as `bpe` does.
 //!
 //! Memory: a bit per byte of the stretch, the newest tokens (at most 2 × [`KEEP`], 8 bytes
-//! each), 256 KB of remembered pairs, and tables built on the first long stretch: each token's
-//! place in the data, length and longest prefix token, and a table of tokens by their text
-//! (5.5 MB together).
+//! each), up to 256 KB of remembered pairs, and tables built on the first long stretch (tens of
+//! milliseconds): each token's place in the data, length and longest prefix token, a table of
+//! tokens by their text and a bit for each hash of a token's prefix (5.3 MB together).
+//!
+//! Time: at each place the tokens tried are the longest there and its prefix tokens (at most 31),
+//! each place is left for good at most once, and telling a pair merges at most 62 characters, so
+//! the count is linear. A run of one character or a short period meets a few pairs, remembered
+//! (5 MB of `a`, of spaces or of `-` in about 0.1 s); pseudo-random letters meet a new pair at
+//! most places, and each is merged (5 MB of the letters `a` to `p` in about 3.4 s, where the
+//! heap merge took 4.4 s and 65 MB more).
 
 use super::{Gemma, NONE};
 
