@@ -25,8 +25,9 @@
 //! each place is left for good at most once, and telling a pair merges at most 62 characters, so
 //! the count is linear. A run of one character or a short period meets a few pairs, remembered
 //! (5 MB of `a`, of spaces or of `-` in about 0.1 s); pseudo-random letters meet a new pair at
-//! most places, and each is merged (5 MB of the letters `a` to `p` in about 3.4 s, where the
-//! heap merge took 4.4 s and 65 MB more).
+//! most places, and each is merged (5 MB of the letters `a` to `p` in about 3.2 s, where the
+//! heap merge took 3.8–4.4 s and 60 MB more; `python3 scripts/long_runs.py --model
+//! gemini-2.5-flash letters:5`, less the 0.5 s any count takes).
 
 use super::{Gemma, NONE};
 
