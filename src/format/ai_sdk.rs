@@ -38,7 +38,6 @@
 //! its assistant message.
 
 use super::calls::{part_call_names, CallIds};
-use super::facts::{field, Part, PartKind, Val, TEXT_PART};
 use super::split::{split_all, Input, Step};
 use super::units::{opaque, priced, string_unit, text_unit};
 use super::{message_path, role_token, Adapter, Logical, Pricing, Rebuilt, Traits, Words};
@@ -104,51 +103,7 @@ static TRAITS: Traits = Traits {
         text_keys: &["content", "text", "value"],
         data_keys: &["input"],
     },
-    turns: super::Turns {
-        user_parts: Some(&[
-            field("role", Val::Is("user")),
-            field("content", Val::Parts(&[TEXT_PART])),
-        ]),
-        call: &[
-            field("role", Val::Is("assistant")),
-            field(
-                "content",
-                Val::Parts(&[
-                    TEXT_PART,
-                    Part {
-                        kind: PartKind::Call,
-                        fields: &[
-                            field("type", Val::Is("tool-call")),
-                            field("toolCallId", Val::Id),
-                            field("toolName", Val::Name),
-                            field("input", Val::Object),
-                        ],
-                    },
-                ]),
-            ),
-        ],
-        reply: &[
-            field("role", Val::Is("tool")),
-            field(
-                "content",
-                Val::Parts(&[Part {
-                    kind: PartKind::Reply,
-                    fields: &[
-                        field("type", Val::Is("tool-result")),
-                        field("toolCallId", Val::Id),
-                        field("toolName", Val::Name),
-                        field(
-                            "output",
-                            Val::Fields(&[
-                                field("type", Val::Is("text")),
-                                field("value", Val::Text),
-                            ]),
-                        ),
-                    ],
-                }]),
-            ),
-        ],
-    },
+    turns: super::turns::AI_SDK,
 };
 
 impl Adapter for AiSdk {

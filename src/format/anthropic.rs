@@ -27,7 +27,6 @@
 //! their bytes, as the byte rule prices opaque data), never edited.
 
 use super::calls::{part_call_names, CallIds};
-use super::facts::{field, Part, PartKind, Val, TEXT_PART};
 use super::parts::PartWriter;
 use super::split::{split_all, Input, Step};
 use super::units::{string_unit, text_unit};
@@ -99,44 +98,7 @@ static TRAITS: Traits = Traits {
         text_keys: &["content", "text", "thinking"],
         data_keys: &["input"],
     },
-    turns: super::Turns {
-        user_parts: Some(&[
-            field("role", Val::Is("user")),
-            field("content", Val::Parts(&[TEXT_PART])),
-        ]),
-        call: &[
-            field("role", Val::Is("assistant")),
-            field(
-                "content",
-                Val::Parts(&[
-                    TEXT_PART,
-                    Part {
-                        kind: PartKind::Call,
-                        fields: &[
-                            field("type", Val::Is("tool_use")),
-                            field("id", Val::Id),
-                            field("name", Val::Name),
-                            field("input", Val::Object),
-                        ],
-                    },
-                ]),
-            ),
-        ],
-        reply: &[
-            field("role", Val::Is("user")),
-            field(
-                "content",
-                Val::Parts(&[Part {
-                    kind: PartKind::Reply,
-                    fields: &[
-                        field("type", Val::Is("tool_result")),
-                        field("tool_use_id", Val::Id),
-                        field("content", Val::Text),
-                    ],
-                }]),
-            ),
-        ],
-    },
+    turns: super::turns::ANTHROPIC,
 };
 
 impl Adapter for Anthropic {

@@ -36,7 +36,6 @@
 //! note) are `{"text": ...}`, the same in both spellings.
 
 use super::calls::part_call_names;
-use super::facts::{field, Part, PartKind, Val};
 use super::split::{split_each, Input, Step};
 use super::units::{opaque, priced, string_unit};
 use super::{message_path, Adapter, Logical, Pricing, Rebuilt, Traits, Words};
@@ -103,49 +102,7 @@ static TRAITS: Traits = Traits {
         text_keys: &["text"],
         data_keys: &["args", "response"],
     },
-    turns: super::Turns {
-        user_parts: None,
-        call: &[
-            field("role", Val::Is("model")),
-            field(
-                "parts",
-                Val::Parts(&[
-                    Part {
-                        kind: PartKind::Text,
-                        fields: &[field("text", Val::Text)],
-                    },
-                    Part {
-                        kind: PartKind::Call,
-                        fields: &[field(
-                            "functionCall",
-                            Val::Fields(&[
-                                field("id", Val::Id),
-                                field("name", Val::Name),
-                                field("args", Val::Object),
-                            ]),
-                        )],
-                    },
-                ]),
-            ),
-        ],
-        reply: &[
-            field("role", Val::Is("user")),
-            field(
-                "parts",
-                Val::Parts(&[Part {
-                    kind: PartKind::Reply,
-                    fields: &[field(
-                        "functionResponse",
-                        Val::Fields(&[
-                            field("id", Val::Id),
-                            field("name", Val::Name),
-                            field("response", Val::Object),
-                        ]),
-                    )],
-                }]),
-            ),
-        ],
-    },
+    turns: super::turns::GEMINI,
 };
 
 impl Adapter for Gemini {

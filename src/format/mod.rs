@@ -20,6 +20,7 @@ pub(crate) mod openai_cache;
 pub(crate) mod parts;
 pub mod responses;
 pub(crate) mod split;
+mod turns;
 pub(crate) mod units;
 pub(crate) mod write;
 

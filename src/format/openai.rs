@@ -1,7 +1,6 @@
 //! OpenAI Chat Completions messages (DESIGN §4): one logical message per message.
 
 use super::calls::CallIds;
-use super::facts::{field, optional, Part, PartKind, Val, TEXT_PART};
 use super::split::{split_all, Input, Step};
 use super::units::{self, opaque, priced, text_unit, Content};
 use super::{
@@ -57,35 +56,7 @@ static TRAITS: Traits = Traits {
         text_keys: &["content", "text", "arguments", "refusal"],
         data_keys: &[],
     },
-    turns: super::Turns {
-        user_parts: Some(&[
-            field("role", Val::Is("user")),
-            field("content", Val::Parts(&[TEXT_PART])),
-        ]),
-        call: &[
-            field("role", Val::Is("assistant")),
-            optional("content", Val::StrOrNull),
-            field(
-                "tool_calls",
-                Val::Parts(&[Part {
-                    kind: PartKind::Call,
-                    fields: &[
-                        field("id", Val::Id),
-                        field("type", Val::Is("function")),
-                        field(
-                            "function",
-                            Val::Fields(&[field("name", Val::Name), field("arguments", Val::Str)]),
-                        ),
-                    ],
-                }]),
-            ),
-        ],
-        reply: &[
-            field("role", Val::Is("tool")),
-            field("tool_call_id", Val::Id),
-            field("content", Val::Text),
-        ],
-    },
+    turns: super::turns::OPENAI,
 };
 
 impl Adapter for OpenAi {

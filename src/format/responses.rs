@@ -27,7 +27,6 @@
 //! computer screenshot's price); every other item its compact JSON. `instructions` (request key
 //! `system`) costs `{"role":"system"}` plus its text.
 
-use super::facts::{field, optional, Part, PartKind, Val};
 use super::split::{split_all, Input, Step};
 use super::units::{self, opaque, priced, string_unit, text_unit, Content};
 use super::write::{array, json_string, object_with, typed_text};
@@ -94,33 +93,7 @@ static TRAITS: Traits = Traits {
         text_keys: &["content", "text", "arguments", "output", "refusal", "input"],
         data_keys: &[],
     },
-    turns: super::Turns {
-        user_parts: Some(&[
-            optional("type", Val::Is("message")),
-            field("role", Val::Is("user")),
-            field(
-                "content",
-                Val::Parts(&[Part {
-                    kind: PartKind::Text,
-                    fields: &[
-                        field("type", Val::Is("input_text")),
-                        field("text", Val::Text),
-                    ],
-                }]),
-            ),
-        ]),
-        call: &[
-            field("type", Val::Is("function_call")),
-            field("call_id", Val::Id),
-            field("name", Val::Name),
-            field("arguments", Val::Str),
-        ],
-        reply: &[
-            field("type", Val::Is("function_call_output")),
-            field("call_id", Val::Id),
-            field("output", Val::Text),
-        ],
-    },
+    turns: super::turns::RESPONSES,
 };
 
 /// Call item types, each answered by the output type of the same index in [`OUTPUTS`].
