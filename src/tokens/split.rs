@@ -32,6 +32,30 @@ const NL: u8 = 32;
 /// Past the end of the text: in no class.
 const END: u8 = 64;
 
+/// The end of the run of ASCII lowercase letters in `bytes` from `i`, eight bytes at a time.
+#[inline(always)]
+fn lowercase_run(bytes: &[u8], mut i: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        // Per byte, with the high bit clear (no carry between bytes): the high bit of `low7 +
+        // 0x80 - k` is set when `low7 >= k`.
+        let low7 = x & !HIGH;
+        let from_a = low7 + ONES * (0x80 - b'a') as u64;
+        let past_z = low7 + ONES * (0x80 - b'z' - 1) as u64;
+        let lower = from_a & !past_z & !x & HIGH;
+        if lower != HIGH {
+            return i + ((!lower & HIGH).trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while bytes.get(i).is_some_and(u8::is_ascii_lowercase) {
+        i += 1;
+    }
+    i
+}
+
 /// `[^\r\n\p{L}\p{N}]`: what may stand before a word.
 fn before_word(c: u8) -> bool {
     c & (L | N | NL | END) == 0
@@ -331,19 +355,59 @@ impl Scan<'_> {
         while b.get(i).is_some_and(u8::is_ascii_uppercase) {
             i += 1;
         }
-        while b.get(i).is_some_and(u8::is_ascii_lowercase) {
-            i += 1;
-        }
+        let i = lowercase_run(b, i);
         if b.get(i).is_some_and(|&next| next >= 0x80) {
             return None;
         }
         Some(self.contraction(i))
     }
 
+    /// The piece at `p` when it starts with an ASCII character that is no letter and an ASCII
+    /// character that is no letter (or the end) follows: then no word alternative matches (a
+    /// word takes at most one character before its letters, and neither is a letter or a
+    /// mark), and the piece is digits, punctuation or white space. `None` where the general
+    /// scan decides.
+    #[inline(always)]
+    fn ascii_other(&self, p: usize, trail: &[u8]) -> Option<usize> {
+        let b = self.bytes;
+        let c = b[p];
+        match b.get(p + 1) {
+            Some(&next) if next >= 0x80 || next.is_ascii_alphabetic() => return None,
+            _ => {}
+        }
+        let class = ASCII[c as usize];
+        if class & L != 0 {
+            return None;
+        }
+        Some(if class & N != 0 {
+            self.digits(p)
+        } else if class & S == 0 {
+            self.punctuation(p, trail)
+                .expect("punctuation opens a piece")
+        } else if c == b' ' {
+            self.punctuation(p, trail).unwrap_or_else(|| self.space(p))
+        } else {
+            self.space(p)
+        })
+    }
+
+    /// The piece at `p`: the ASCII words, punctuation and white space that make most text
+    /// found here, the rest by [`Scan::o200k_general`].
+    #[inline(always)]
     fn o200k(&self, p: usize) -> usize {
         if let Some(end) = self.ascii_word(p) {
             return end;
         }
+        if self.bytes[p] < 0x80 {
+            if let Some(end) = self.ascii_other(p, b"\r\n/") {
+                return end;
+            }
+        }
+        self.o200k_general(p)
+    }
+
+    #[inline(never)]
+    fn o200k_general(&self, p: usize) -> usize {
         let (c, n) = self.at(p);
         if c & L != 0 {
             // A letter opens a word: an uppercase-then-lowercase one, or all uppercase.
