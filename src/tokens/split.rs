@@ -1,5 +1,5 @@
 //! The pre-tokenizers of `o200k_base` and `cl100k_base`, written out by hand: each splits text
-//! into the pieces its pattern matches, exactly (tests/tokens_split.rs holds it to the regexes
+//! into the pieces its pattern matches, exactly (src/tokens/split_tests.rs holds it to the regexes
 //! of the `bpe-openai` crate on real and generated text), without running a regex engine.
 //!
 //! Both patterns are alternations tried in order at the end of the previous piece, each
