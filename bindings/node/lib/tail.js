@@ -11,6 +11,16 @@
 // indices of the caller's messages returned as given), or asks for a longer tail; the last
 // resort is the whole history.
 //
+// A trim with a limit, and a sanitize, also leave out runs of *whole turns* (`window.gaps`): from
+// a message of the user's to right before a later one, plain messages, messages of the user's
+// text parts and tool exchanges whose calls are all answered, in order, right after them, as
+// each format's `turns` facts describe them (ankita_formats); on agent histories, nearly every
+// older message. The pass over them reads keys, types, ids and names; of text only that it is a
+// non-empty well-formed string, and of a call's input or a reply's data that it is plain JSON
+// (plain objects and arrays, well-formed strings, finite numbers, booleans, null): a message
+// holding anything else (a toJSON, a class instance, a BigInt, undefined) is given, and the
+// whole history's request, if it comes to that, names what is wrong with it in its order.
+//
 // Of the older messages sent, every one but message 0 goes as its *stand-in* in a trim with a
 // limit: the same JSON with its long free text replaced (the core's `stand_in` facts of each
 // format: the strings under its `text_keys`, and every string inside the values of its
@@ -30,8 +40,9 @@ import { formatFacts, tailDriver } from "./formats.js";
 import { restoreOriginals, withStandIns } from "./images.js";
 
 /** What stateless trims sent (for the tests): tails, tails widened, histories with their
- * plain messages' sizes, whole histories, older messages sent as stand-ins. */
-export const tailStats = { tails: 0, widened: 0, sized: 0, whole: 0, standIns: 0 };
+ * plain messages' sizes, whole histories, older messages sent as stand-ins, older messages
+ * left out as runs of whole turns. */
+export const tailStats = { tails: 0, widened: 0, sized: 0, whole: 0, standIns: 0, turns: 0 };
 
 /**
  * The number of enumerable keys of `object` (own and inherited), counted to `most + 1`.
@@ -53,6 +64,266 @@ const isText =
         typeof text === "string" &&
         text.length > 0 &&
         !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+
+/** Whether `text` is a string of well-formed Unicode, empty or not. */
+const isUnicode = (text) => typeof text === "string" && (text.length === 0 || isText(text));
+
+/** Whether `value` is an object JSON writes as its own members: a plain object, no toJSON. */
+function isPlainObject(value) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && value.toJSON === undefined;
+}
+
+/** Whether `value` is an array JSON writes as its items: a plain array, no toJSON. */
+const isPlainArray = (value) =>
+  Array.isArray(value) &&
+  Object.getPrototypeOf(value) === Array.prototype &&
+  value.toJSON === undefined;
+
+/** How deep plain data may nest (deeper: a reference cycle, or what the core refuses). */
+const MAX_DEPTH = 128;
+
+/**
+ * Whether `value` is plain JSON, written by JSON.stringify as it is and read by the core as
+ * written: plain objects of own members with well-formed keys, plain arrays without holes,
+ * well-formed strings, finite numbers, booleans and null.
+ *
+ * @param {unknown} value
+ * @param {number} depth
+ * @returns {boolean}
+ */
+function isJson(value, depth) {
+  switch (typeof value) {
+    case "string":
+      return isUnicode(value);
+    case "number":
+      return Number.isFinite(value);
+    case "boolean":
+      return true;
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= MAX_DEPTH) return false;
+  if (isPlainArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isJson(value[i], depth + 1)) return false;
+    return true;
+  }
+  if (!isPlainObject(value)) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || !isUnicode(key) || !isJson(value[key], depth + 1)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * @typedef {{ kind: string | null, id: unknown, name: unknown }} Item an item met in a message:
+ * its kind of part (null: the message itself), the id and name it holds
+ * @typedef {(value: unknown, item: Item, parts: Item[]) => boolean} Want what a field's value is
+ * @typedef {{ key: string, want: Want, optional: boolean }[]} Members a compiled list of fields
+ */
+
+/**
+ * The fields of a `turns` fact compiled into checks: each value (`"text"`, `"string"`,
+ * `"string_or_null"`, `"id"`, `"name"`, `"object"`, `"json"`, `{is}`, `{fields}`, `{parts}`)
+ * as a function of the value met, the item it notes its id and name into, and the parts
+ * found. A value the facts name and this reading does not know never fits.
+ *
+ * @param {any[]} fields
+ * @returns {Members}
+ */
+function compileFields(fields) {
+  return fields.map((field) => ({
+    key: field.key,
+    want: compileValue(field.value),
+    optional: field.optional === true,
+  }));
+}
+
+/**
+ * @param {any} value
+ * @returns {Want}
+ */
+function compileValue(value) {
+  switch (value) {
+    case "text":
+      return isText;
+    case "string":
+      return isUnicode;
+    case "string_or_null":
+      return (v) => v === null || isUnicode(v);
+    case "id":
+      return (v, item) => {
+        item.id = v;
+        return isText(v);
+      };
+    case "name":
+      return (v, item) => {
+        item.name = v;
+        return isText(v);
+      };
+    case "object":
+      return (v) => isPlainObject(v) && isJson(v, 0);
+    case "json":
+      return (v) => isJson(v, 0);
+  }
+  if (value !== null && typeof value === "object") {
+    if (typeof value.is === "string") {
+      const constant = value.is;
+      return (v) => v === constant;
+    }
+    if (Array.isArray(value.fields)) {
+      const inner = compileFields(value.fields);
+      return (v, item, parts) => fits(inner, v, item, parts);
+    }
+    if (Array.isArray(value.parts)) {
+      const shapes = value.parts.map((p) => ({ kind: p.kind, fields: compileFields(p.fields) }));
+      return (v, item, parts) => {
+        if (!isPlainArray(v) || v.length === 0) return false;
+        for (let i = 0; i < v.length; i++) {
+          const part = v[i];
+          let fit = false;
+          for (const shape of shapes) {
+            const found = { kind: shape.kind, id: undefined, name: undefined };
+            if (fits(shape.fields, part, found, [])) {
+              parts.push(found);
+              fit = true;
+              break;
+            }
+          }
+          if (!fit) return false;
+        }
+        return true;
+      };
+    }
+  }
+  return () => false;
+}
+
+/**
+ * Whether `value` is a plain object of the members `fields` and no other, noting the id and
+ * name met into `item` and the parts of a parts list into `parts`.
+ *
+ * @param {Members} fields
+ * @param {unknown} value
+ * @param {Item} item
+ * @param {Item[]} parts
+ * @returns {boolean}
+ */
+function fits(fields, value, item, parts) {
+  if (!isPlainObject(value)) return false;
+  const object = /** @type {Record<string, unknown>} */ (value);
+  let present = 0;
+  for (const field of fields) {
+    if (!Object.hasOwn(object, field.key)) {
+      if (field.optional) continue;
+      return false;
+    }
+    present++;
+    if (!field.want(object[field.key], item, parts)) return false;
+  }
+  return keysUpTo(object, present) === present;
+}
+
+/**
+ * The reader of a format's runs of whole turns, from the core's `turns` facts (ankita_formats):
+ * `userParts(message)`, whether a message is the user's text parts; `exchange(messages, i, hi)`,
+ * the end of the whole tool exchange starting at `messages[i]` (before `hi`), or -1 — a message
+ * of calls (or a run of them where each is one call), then the messages of replies that answer
+ * its calls one to one, in order, ids distinct and matching, names matching where a reply has
+ * one.
+ *
+ * @param {import("./native.js").FormatFacts["formats"][number]["turns"]} facts
+ */
+function turnsReader(facts) {
+  const userParts = facts.user_parts ? compileFields(facts.user_parts) : null;
+  const call = compileFields(facts.call);
+  const reply = compileFields(facts.reply);
+  /**
+   * The calls or replies (`kind`) of a message of `fields`, and whether the message is one
+   * itself; null when it does not fit or holds none.
+   *
+   * @param {Members} fields
+   * @param {string} kind
+   * @param {unknown} message
+   */
+  const items = (fields, kind, message) => {
+    /** @type {Item} */
+    const item = { kind: null, id: undefined, name: undefined };
+    /** @type {Item[]} */
+    const parts = [];
+    if (!fits(fields, message, item, parts)) return null;
+    if (item.id !== undefined) return { list: [item], alone: true };
+    const list = parts.filter((p) => p.kind === kind);
+    return list.length === 0 ? null : { list, alone: false };
+  };
+  return {
+    /** @param {unknown} message */
+    userParts: (message) =>
+      userParts !== null &&
+      fits(userParts, message, { kind: null, id: undefined, name: undefined }, []),
+    /**
+     * @param {unknown[]} messages
+     * @param {number} i
+     * @param {number} hi
+     */
+    exchange(messages, i, hi) {
+      const first = items(call, "call", messages[i]);
+      if (first === null) return -1;
+      const calls = first.list;
+      let j = i + 1;
+      while (first.alone && j < hi) {
+        const more = items(call, "call", messages[j]);
+        if (more === null) break;
+        calls.push(...more.list);
+        j++;
+      }
+      const ids = new Set();
+      for (const c of calls) {
+        if (ids.has(c.id)) return -1;
+        ids.add(c.id);
+      }
+      let answered = 0;
+      while (answered < calls.length && j < hi) {
+        const replies = items(reply, "reply", messages[j]);
+        if (replies === null) return -1;
+        for (const r of replies.list) {
+          const c = calls[answered];
+          if (c === undefined || r.id !== c.id) return -1;
+          if (r.name !== undefined && (c.name === undefined || r.name !== c.name)) return -1;
+          answered++;
+        }
+        j++;
+      }
+      return answered === calls.length ? j : -1;
+    },
+  };
+}
+
+/** Each format's reader of whole turns (null: its facts name none), made when first needed. */
+const turnReaders = new Map();
+
+/**
+ * The reader of whole turns of the format `format` names, or null.
+ *
+ * @param {unknown} format
+ * @returns {ReturnType<typeof turnsReader> | null}
+ */
+function turnsOf(format) {
+  const facts = formatFacts(format);
+  if (facts === undefined) return null;
+  let reader = turnReaders.get(facts.name);
+  if (reader === undefined) {
+    reader = facts.turns ? turnsReader(facts.turns) : null;
+    turnReaders.set(facts.name, reader);
+  }
+  return reader;
+}
 
 /**
  * The plain-message reader of a format, from the core's description of its plain messages
@@ -203,8 +474,9 @@ export function windows(messages, options, size) {
 }
 
 /**
- * The request of a tail of about `size` messages: `{from, earlier, tail}` (the given older
- * messages as runs `[start, messages]`), or null when no message fit to start a tail is near.
+ * The request of a tail of about `size` messages: `{from, earlier, gaps, tail}` (the given
+ * older messages as runs, and what each gap between them holds: {@link olderWithTurns}), or
+ * null when no message fit to start a tail is near.
  *
  * @param {unknown[]} messages
  * @param {string} format
@@ -219,7 +491,8 @@ export function tailOf(messages, format, size) {
   const lowest = Math.max(1, from - size);
   while (from >= lowest && plain(messages[from]) !== user) from--;
   if (from < lowest) return null;
-  return { from, earlier: olderRuns(messages, format, from), tail: messages.slice(from) };
+  const { earlier, gaps } = olderWithTurns(messages, format, from);
+  return { from, earlier, gaps, tail: messages.slice(from) };
 }
 
 /**
@@ -233,32 +506,61 @@ export function tailOf(messages, format, size) {
  * @param {number} from
  */
 export function olderRuns(messages, format, from, plain = readerOf(format)) {
-  const isTurn = isTurnOf(format);
-  const earlier = [];
+  const earlier = runsOf(messages);
+  earlier.give(0);
+  plainRuns(messages, plain, isTurnOf(format), 1, from, earlier.give);
+  return earlier.runs;
+}
+
+/**
+ * Runs of given messages, `{start, end, messages}`, and `give(i)` to add message `i` (past
+ * every one given so far); `onGap(i)` is told of each gap, before the message `i` that ends it.
+ *
+ * @param {unknown[]} messages
+ * @param {(i: number) => void} [onGap]
+ */
+function runsOf(messages, onGap) {
+  /** @type {{ start: number, end: number, messages: unknown[] }[]} */
+  const runs = [];
+  /** @type {{ start: number, end: number, messages: unknown[] } | null} */
   let run = null;
-  const give = (i) => {
+  const give = (/** @type {number} */ i) => {
     if (run !== null && run.end === i) {
       run.messages.push(messages[i]);
       run.end++;
-    } else {
-      run = { start: i, end: i + 1, messages: [messages[i]] };
-      earlier.push(run);
+      return;
     }
+    if (onGap !== undefined && i > (run === null ? 0 : run.end)) onGap(i);
+    run = { start: i, end: i + 1, messages: [messages[i]] };
+    runs.push(run);
   };
-  give(0);
-  let i = 1;
-  while (i < from) {
+  return { runs, give };
+}
+
+/**
+ * Of the messages `lo..hi` (the one before `lo` given, or `lo` = 1), gives every message
+ * `plain` does not read, and of each run of plain ones its first and last (and the first one
+ * not the model's when neither is: a gap is bounded by one; all of them when none is).
+ *
+ * @param {unknown[]} messages
+ * @param {(message: any) => string | null} plain
+ * @param {(role: string) => boolean} isTurn
+ * @param {number} lo
+ * @param {number} hi
+ * @param {(i: number) => void} give
+ */
+function plainRuns(messages, plain, isTurn, lo, hi, give) {
+  let i = lo;
+  while (i < hi) {
     const role = plain(messages[i]);
     if (role === null) {
       give(i++);
       continue;
     }
-    // A run of plain messages [i, end): its first and last are sent, and the first one not
-    // the model's when neither is (a gap is bounded by one); all of them when it has none.
     let end = i + 1;
     let lastRole = role;
     let turn = isTurn(role) ? i : -1;
-    while (end < from) {
+    while (end < hi) {
       const next = plain(messages[end]);
       if (next === null) break;
       if (turn < 0 && isTurn(next)) turn = end;
@@ -266,16 +568,79 @@ export function olderRuns(messages, format, from, plain = readerOf(format)) {
       end++;
     }
     give(i);
-    if (end - i > 2) {
-      if (!isTurn(role) && !isTurn(lastRole)) {
-        if (turn < 0) for (let k = i + 1; k < end - 1; k++) give(k);
-        else give(turn);
-      }
+    if (end - i > 2 && !isTurn(role) && !isTurn(lastRole)) {
+      if (turn < 0) for (let k = i + 1; k < end - 1; k++) give(k);
+      else give(turn);
     }
     if (end - i > 1) give(end - 1);
     i = end;
   }
-  return earlier;
+}
+
+/**
+ * The messages before `from` to send in a trim with a limit or a sanitize, as runs
+ * `{start, end, messages}`, and what each gap between them holds (`gaps`: `"plain"` or
+ * `"turns"`, in order): the runs of whole turns left out first, the plain rule of
+ * {@link olderRuns} between them. A run of whole turns starts with a message of the user's
+ * (plain, or of the format's `user_parts`) and ends right before the last message of the
+ * user's of its stretch (messages that are plain, of user parts or whole exchanges), which is
+ * given and is never `from`.
+ *
+ * @param {unknown[]} messages
+ * @param {string} format
+ * @param {number} from
+ */
+export function olderWithTurns(messages, format, from) {
+  const plain = readerOf(format);
+  const user = formatFacts(format).plain.user;
+  const turns = turnsOf(format);
+  /** @type {[number, number][]} the runs of whole turns, `[start, end)`, in order */
+  const runs = [];
+  if (turns !== null) {
+    let start = -1;
+    let last = -1;
+    const close = () => {
+      if (start >= 0 && last > start) runs.push([start, last]);
+      start = last = -1;
+    };
+    let i = 1;
+    while (i < from) {
+      const message = messages[i];
+      const role = plain(message);
+      if (role === user || (role === null && turns.userParts(message))) {
+        if (start < 0) start = i;
+        last = i++;
+      } else if (role !== null) {
+        i++;
+      } else {
+        const end = turns.exchange(messages, i, from);
+        if (end >= 0) {
+          i = end;
+        } else {
+          close();
+          i++;
+        }
+      }
+    }
+    close();
+  }
+  /** Where each run of whole turns ends (the given message after it). */
+  const ends = new Set(runs.map((run) => run[1]));
+  /** @type {string[]} */
+  const gaps = [];
+  const earlier = runsOf(messages, (i) => gaps.push(ends.has(i) ? "turns" : "plain"));
+  earlier.give(0);
+  const isTurn = isTurnOf(format);
+  let lo = 1;
+  for (const [start, end] of runs) {
+    plainRuns(messages, plain, isTurn, lo, start, earlier.give);
+    lo = end;
+    tailStats.turns += end - start;
+  }
+  plainRuns(messages, plain, isTurn, lo, from, earlier.give);
+  const last = earlier.runs[earlier.runs.length - 1];
+  if (from > last.end) gaps.push("plain");
+  return { earlier: earlier.runs, gaps };
 }
 
 /**
@@ -324,7 +689,7 @@ export function sanitizesFromTail(format) {
 
 /**
  * The request of a sanitize of a long history: its last message, and of the older ones those
- * the answer may depend on.
+ * the answer may depend on (runs of whole turns left out as a trim with a limit leaves them).
  *
  * @param {unknown[]} messages
  * @param {Record<string, unknown>} options `format` alone, or nothing
@@ -332,12 +697,8 @@ export function sanitizesFromTail(format) {
  */
 export function sanitizeTailRequest(messages, options, serialise) {
   const from = messages.length - 1;
-  const tail = {
-    from,
-    earlier: olderRuns(messages, options.format, from),
-    tail: [messages[from]],
-  };
-  return tailRequest(options, tail, serialise);
+  const { earlier, gaps } = olderWithTurns(messages, options.format, from);
+  return tailRequest(options, { from, earlier, gaps, tail: [messages[from]] }, serialise);
 }
 
 /**
@@ -442,12 +803,13 @@ export function standInOf(format) {
 }
 
 /**
- * The request text of a tail, with its stand-ins' originals; with `standIn`, every older
+ * The request text of a tail, with its stand-ins' originals (`gaps`: what each gap between the
+ * older runs holds, `window.gaps`); with `standIn`, every older
  * message but message 0 sent as its stand-in (with `sizes`, a trim nothing limits, with the
  * lengths of what each replaced string stood for: `window.stood_in`).
  *
  * @param {Record<string, unknown>} options
- * @param {{ from: number, earlier: { start: number, messages: unknown[] }[], tail: unknown[], sizes?: (string | number)[] }} tail
+ * @param {{ from: number, earlier: { start: number, messages: unknown[] }[], gaps?: string[], tail: unknown[], sizes?: (string | number)[] }} tail
  * @param {(value: unknown, what: string) => string} serialise
  * @param {((message: unknown, noted?: number[] | null) => unknown) | null} [standIn]
  */
@@ -477,6 +839,8 @@ export function tailRequest(options, tail, serialise, standIn = null) {
     }
   }
   const window = { from: tail.from, earlier };
+  // What each gap holds, when not all plain.
+  if (tail.gaps?.some((gap) => gap !== "plain")) window.gaps = tail.gaps;
   if (tail.sizes !== undefined) window.sizes = tail.sizes;
   if (standIn !== null && noted !== null) window.stood_in = noted;
   return {
