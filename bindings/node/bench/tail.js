@@ -11,9 +11,10 @@
 //                sanitize(), the same through ankita_sanitize.
 //
 // Then the agent session of bench/session.js (20,001 messages after 1,000 turns: tool loops
-// with multi-kilobyte outputs, screenshots), nearly every older message a call or a result,
-// against bench/session.js's trimMessages (JSON.stringify of every message to measure it, then
-// the newest that fit): trim() with max_messages 40 and keeping everything, each answer first
+// with multi-kilobyte outputs, screenshots), nearly every older message a call or a result
+// (with a limit, runs of whole turns left out, the rest as stand-ins), against
+// bench/session.js's trimMessages (JSON.stringify of every message to measure it, then the
+// newest that fit): trim() with max_messages 40 and keeping everything, each answer first
 // checked against the C ABI's answer for the whole history, byte for byte.
 //
 //   node --expose-gc bench/tail.js [--runs N] [--messages N]   (from bindings/node; the
@@ -210,6 +211,7 @@ console.table([
 ]);
 console.log(
   `tails sent: ${tailStats.tails - agentBefore.tails}, older messages as stand-ins: ` +
-    `${tailStats.standIns - agentBefore.standIns}, sized: ${tailStats.sized - agentBefore.sized}, ` +
+    `${tailStats.standIns - agentBefore.standIns}, left out as whole turns: ` +
+    `${tailStats.turns - agentBefore.turns}, sized: ${tailStats.sized - agentBefore.sized}, ` +
     `whole histories sent: ${tailStats.whole - agentBefore.whole}`,
 );

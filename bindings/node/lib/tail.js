@@ -30,9 +30,9 @@
 // serialised.
 //
 // Every number and rule of the driver (the first tail, its widening, the shortest history sent
-// as a tail, the options that send it whole) and what a plain message is are the core's facts
-// (`tail` and each format's `plain` of ankita_formats; the Python binding reads the same from
-// Rust). Only the walk over the caller's objects is here, and it has to be: its point is that
+// as a tail, the options that send it whole), what a plain message is and what a run of whole
+// turns holds are the core's facts (`tail` and each format's `plain` and `turns` of
+// ankita_formats; the Python binding reads the same from Rust). Only the walk over the caller's objects is here, and it has to be: its point is that
 // the older messages are never serialised, so it reads JavaScript objects where they are.
 
 import { utf8Length } from "./bytes.js";
