@@ -72,3 +72,45 @@ fn shared_cases() {
         failures.join("\n\n")
     );
 }
+
+/// The Rust API's `ankita::plan_trim` gives every trim case the plan the JSON contract answers
+/// from (`Request::plan`): the answer's last steps included — the calls `clear_tool_inputs`
+/// cleared written so, the cache breakpoint placed — which the cases that ask for them show.
+#[test]
+fn plan_trim_is_the_requests_plan() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut compared = 0;
+    let mut finishing = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let case: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        if case["function"] != "trim" || case["expect"]["ok"] != true {
+            continue;
+        }
+        let text = serde_json::to_string(&case["request"]).unwrap();
+        let request = ankita::Request::parse(&text).unwrap();
+        let system = request
+            .system
+            .filter(|s| ankita::raw::kind(s) != ankita::raw::Kind::Null);
+        let planned = ankita::plan_trim(&request.doc, request.messages, system, &request.options);
+        assert_eq!(
+            planned.unwrap(),
+            request.plan().unwrap(),
+            "{}",
+            path.display()
+        );
+        compared += 1;
+        let asks = &case["request"];
+        if asks["clear_tool_inputs"] == true || asks["cache_breakpoint"] == true {
+            finishing += 1;
+        }
+    }
+    assert!(compared >= 100, "only {compared} trim cases");
+    assert!(
+        finishing >= 4,
+        "only {finishing} cases ask for the last steps"
+    );
+}

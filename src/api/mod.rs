@@ -142,9 +142,7 @@ impl<'a> Request<'a> {
     /// Plans the trim: which messages to return and what changed in them.
     pub fn plan(&self) -> Result<Plan<'a>, Error> {
         let system = self.system.filter(|s| kind(s) != Kind::Null);
-        let mut plan = plan_trim(&self.doc, self.messages, system, &self.options)?;
-        finish_answer(&self.doc, system, &self.options, &mut plan);
-        Ok(plan)
+        plan_trim(&self.doc, self.messages, system, &self.options)
     }
 }
 
