@@ -91,3 +91,15 @@ export const ERROR_CODES = [
   "invalid_argument",
   "internal",
 ];
+
+/** A small seeded generator of numbers in [0, 1) (mulberry32), for generated histories. */
+export function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -8,18 +8,7 @@ import { test } from "node:test";
 import { sanitize, sanitizeAsync, trim, trimAsync } from "../index.js";
 import { native } from "../lib/native.js";
 import { plainRole, standInOf, tailStats } from "../lib/tail.js";
-
-/** A small seeded generator (mulberry32). */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from "./helpers.js";
 
 const WORDS = ["alpha", "beta", "gamma", "delta", "tool", "file", "screen", "näive", "日本", "🙂"];
 

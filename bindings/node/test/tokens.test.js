@@ -12,7 +12,7 @@ import * as o200k from "gpt-tokenizer/encoding/o200k_base";
 import * as gpt4o from "gpt-tokenizer/model/gpt-4o";
 
 import { countTokens, trim } from "../index.js";
-import { IMAGES_DIR, REPO } from "./helpers.js";
+import { IMAGES_DIR, random, REPO } from "./helpers.js";
 
 const TEXT_DIR = path.join(REPO, "tests", "fixtures", "text");
 const corpus = fs
@@ -98,17 +98,6 @@ describe("counts equal the reference tokenizer's", () => {
 // ---------------------------------------------------------------------------------------------
 // Histories built from the real text, trimmed for gpt-4o, recounted with the reference.
 
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const byKind = (prefix) => corpus.filter((c) => c.name.startsWith(prefix)).map((c) => c.text);
 const KINDS = {
   prose: byKind("prose_"),
@@ -124,7 +113,7 @@ const SCREENSHOT = `data:image/png;base64,${fs
 const SCREENSHOT_TOKENS = 765; // 1700×2200 → 768×993 → 2×2 tiles: 85 + 4 × 170
 
 function session(seed, targetBytes) {
-  const rand = prng(seed);
+  const rand = random(seed);
   const pick = (list) => list[Math.floor(rand() * list.length)];
   const slice = (kind, min, max) => {
     const text = pick(KINDS[kind]);
