@@ -178,7 +178,11 @@ impl Merges {
             loop {
                 let end = pos + vocab.token_len(token);
                 if is_open(&open, end)
-                    && last.is_none_or(|last| pairs.valid(self, vocab, piece, pos, last, token))
+                    && last.is_none_or(|last| {
+                        pairs.valid(last, token, || {
+                            self.valid_pair(vocab, piece, pos, last, token)
+                        })
+                    })
                 {
                     if tokens.len() >= keep.saturating_mul(2) {
                         tokens.drain(..keep);
@@ -206,12 +210,13 @@ impl Merges {
     }
 }
 
-/// The pairs [`Merges::valid_pair`] told of lately, by their ids: a run of a few characters
+/// The pairs an encoder's pair check told of lately, by their ids: a run of a few characters
 /// meets the same few hundred pairs again and again (a run of `-` tries most positions with up
 /// to 28 tokens of dashes before it goes back), and walking their merges each time, hashing the
 /// bytes of each merge, was most of its count. Direct-mapped, a slot (8 bytes) for each 4 bytes
-/// of the piece, from 64 slots to 2^15 (256 KB).
-struct PairCache {
+/// of the piece, from 64 slots to 2^15 (256 KB). Used here with [`Merges::valid_pair`] and by
+/// Gemma 3's encoder of long stretches (`gemma/long.rs`).
+pub(super) struct PairCache {
     slots: Vec<u64>,
     shift: u32,
 }
@@ -219,7 +224,7 @@ struct PairCache {
 impl PairCache {
     const EMPTY: u64 = u64::MAX;
 
-    fn new(piece_len: usize) -> PairCache {
+    pub(super) fn new(piece_len: usize) -> PairCache {
         let len = (piece_len / 4).clamp(64, 1 << 15).next_power_of_two();
         PairCache {
             slots: vec![Self::EMPTY; len],
@@ -227,25 +232,18 @@ impl PairCache {
         }
     }
 
-    /// [`Merges::valid_pair`], remembered: a slot holds the left id in its high half, the right
-    /// id and the answer in its low (ids are below 2^31; `EMPTY`'s left id is none).
+    /// `check` (whether `left` then `right` is valid), remembered: a slot holds the left id in
+    /// its high half, the right id and the answer in its low (ids are below 2^31; `EMPTY`'s left
+    /// id is none).
     #[inline]
-    fn valid(
-        &mut self,
-        merges: &Merges,
-        vocab: &Vocab,
-        text: &[u8],
-        at: usize,
-        left: u32,
-        right: u32,
-    ) -> bool {
+    pub(super) fn valid(&mut self, left: u32, right: u32, check: impl FnOnce() -> bool) -> bool {
         let key = u64::from(left) << 32 | u64::from(right) << 1;
         let i = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
         let slot = &mut self.slots[i];
         if *slot & !1 == key {
             return *slot & 1 != 0;
         }
-        let valid = merges.valid_pair(vocab, text, at, left, right);
+        let valid = check();
         *slot = key | u64::from(valid);
         valid
     }

@@ -29,6 +29,7 @@
 //! heap merge took 3.8–4.4 s and 60 MB more; `python3 scripts/long_runs.py --model
 //! gemini-2.5-flash letters:5`, less the 0.5 s any count takes).
 
+use super::super::backtrack::PairCache;
 use super::{Gemma, NONE};
 
 /// A stretch of more bytes is counted here; shorter ones by the heap merge.
@@ -285,7 +286,7 @@ impl Long {
                 let end = pos + len;
                 if is_open(&open, end)
                     && match last {
-                        Some(last) => pairs.valid(self, g, last, token),
+                        Some(last) => pairs.valid(last, token, || self.valid(g, last, Some(token))),
                         None => self.valid(g, token, None),
                     }
                 {
@@ -313,40 +314,6 @@ impl Long {
             }
         }
         Some(dropped + tokens.len())
-    }
-}
-
-/// The pairs [`Long::valid`] told of lately, by their ids, direct-mapped: a slot (8 bytes) for
-/// each 4 bytes of the stretch, from 64 slots to 2^15 (256 KB).
-struct PairCache {
-    slots: Vec<u64>,
-    shift: u32,
-}
-
-impl PairCache {
-    const EMPTY: u64 = u64::MAX;
-
-    fn new(len: usize) -> PairCache {
-        let slots = (len / 4).clamp(64, 1 << 15).next_power_of_two();
-        PairCache {
-            slots: vec![Self::EMPTY; slots],
-            shift: 64 - slots.trailing_zeros(),
-        }
-    }
-
-    /// [`Long::valid`] of a pair, remembered: a slot holds the left id in its high half, the
-    /// right id and the answer in its low (ids are below 2^31; `EMPTY`'s left id is none).
-    #[inline]
-    fn valid(&mut self, long: &Long, g: &Gemma, left: u32, right: u32) -> bool {
-        let key = u64::from(left) << 32 | u64::from(right) << 1;
-        let i = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize;
-        let slot = &mut self.slots[i];
-        if *slot & !1 == key {
-            return *slot & 1 != 0;
-        }
-        let valid = long.valid(g, left, Some(right));
-        *slot = key | u64::from(valid);
-        valid
     }
 }
 
