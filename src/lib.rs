@@ -42,6 +42,7 @@ pub mod turn;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
+pub use api::plan_trim;
 pub use api::{price_fields, probe_response, Request};
 pub use error::{Error, ErrorCode};
 pub use format::{Edit, Format, NewContent, NewPart, Out};
@@ -51,4 +52,4 @@ pub use report::Report;
 pub use request::{OnImageOverflow, TrimOptions, DEFAULT_MAX_MESSAGES};
 pub use session::TrimSession;
 pub use tokens::{Measure, Tokenizer};
-pub use trim::{plan_sanitize, plan_trim, Plan};
+pub use trim::{plan_sanitize, Plan};

@@ -59,9 +59,10 @@ pub struct Plan<'a> {
     pub cleared_inputs: Vec<usize>,
 }
 
-/// Trims the caller's `messages` (and the format's outside `system`) to `options`: the
-/// answer's plan, its last steps ([`finish_answer`]) taken.
-pub fn plan_trim<'a>(
+/// Trims the caller's `messages` (and the format's outside `system`) to `options`, all but the
+/// answer's last steps ([`finish_answer`]), which need the answer's writer:
+/// [`crate::api::plan_trim`] takes both.
+pub(crate) fn plan_trim<'a>(
     doc: &Doc<'a>,
     messages: Raw<'a>,
     system: Option<Raw<'a>>,
@@ -69,9 +70,7 @@ pub fn plan_trim<'a>(
 ) -> Result<Plan<'a>, Error> {
     let budget = options.history_budget()?;
     let session = split(doc, messages, Start::Whole(system), options)?;
-    let (mut plan, _) = plan_split_reach(doc, session, options, budget, None, false)?;
-    crate::api::finish_answer(doc, system, options, &mut plan);
-    Ok(plan)
+    plan_split_reach(doc, session, options, budget, None, false).map(|(plan, _)| plan)
 }
 
 /// How far back a trim's selection looked (an incremental session uses it to trim only the

@@ -24,7 +24,7 @@ use crate::probe;
 use crate::raw::{get, kind, Doc, Fields, Kind, Raw};
 use crate::report::{Bytes, Report, RequestWarning, Style};
 use crate::request::{format_of, TrimOptions};
-use crate::trim::{plan_count, plan_sanitize, plan_trim, Plan};
+use crate::trim::{plan_count, plan_sanitize, Plan};
 use serde_json::{json, Map, Value};
 
 mod chunks;
@@ -144,6 +144,20 @@ impl<'a> Request<'a> {
         let system = self.system.filter(|s| kind(s) != Kind::Null);
         plan_trim(&self.doc, self.messages, system, &self.options)
     }
+}
+
+/// Trims the caller's `messages` (and the format's outside `system`) to `options`: the plan of
+/// the answer, its last steps taken (the calls `clear_tool_inputs` cleared written so, the cache
+/// breakpoint placed), as [`Request::plan`] gives it.
+pub fn plan_trim<'a>(
+    doc: &Doc<'a>,
+    messages: Raw<'a>,
+    system: Option<Raw<'a>>,
+    options: &TrimOptions,
+) -> Result<Plan<'a>, Error> {
+    let mut plan = crate::trim::plan_trim(doc, messages, system, options)?;
+    finish_answer(doc, system, options, &mut plan);
+    Ok(plan)
 }
 
 /// A request's document, its fields and its `messages` array; an error when the text is not
