@@ -133,61 +133,36 @@ pub(super) fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'
     };
     let sizes = match get(&fields, "sizes") {
         None => None,
-        Some(list) => {
-            let items = doc
-                .items(list)
-                .filter(|i| i.len() % 2 == 0)
-                .ok_or_else(|| {
-                    bad(
-                        "window.sizes must be an array [role, length, role, length, ...]",
-                        "window.sizes",
-                    )
-                })?;
-            let mut sizes = Vec::with_capacity(items.len() / 2);
-            for (k, pair) in items.chunks_exact(2).enumerate() {
-                if kind(pair[0]) != Kind::String {
+        Some(list) => Some(pairs(
+            doc,
+            list,
+            "window.sizes must be an array [role, length, role, length, ...]",
+            "window.sizes",
+            |role, length, k| {
+                if kind(role) != Kind::String {
                     return Err(bad(
                         "must be a role (a string)",
                         &format!("window.sizes[{}]", 2 * k),
                     ));
                 }
-                let length = pair[1].trim().parse::<u64>().map_err(|_| {
-                    bad(
-                        "must be a non-negative integer",
-                        &format!("window.sizes[{}]", 2 * k + 1),
-                    )
-                })?;
-                sizes.push((pair[0], length));
-            }
-            Some(sizes)
-        }
+                Ok((role, whole_number(length, "window.sizes", 2 * k + 1)?))
+            },
+        )?),
     };
     let stood_in = match get(&fields, "stood_in") {
         None => None,
-        Some(list) => {
-            let items = doc
-                .items(list)
-                .filter(|i| i.len() % 2 == 0)
-                .ok_or_else(|| {
-                    bad(
-                        "window.stood_in must be an array [UTF-8 length, JSON length, ...]",
-                        "window.stood_in",
-                    )
-                })?;
-            let mut lengths = Vec::with_capacity(items.len() / 2);
-            for (k, pair) in items.chunks_exact(2).enumerate() {
-                let length = |i: usize| {
-                    pair[i].trim().parse::<u64>().map_err(|_| {
-                        bad(
-                            "must be a non-negative integer",
-                            &format!("window.stood_in[{}]", 2 * k + i),
-                        )
-                    })
-                };
-                lengths.push((length(0)?, length(1)?));
-            }
-            Some(lengths)
-        }
+        Some(list) => Some(pairs(
+            doc,
+            list,
+            "window.stood_in must be an array [UTF-8 length, JSON length, ...]",
+            "window.stood_in",
+            |utf8, json, k| {
+                Ok((
+                    whole_number(utf8, "window.stood_in", 2 * k)?,
+                    whole_number(json, "window.stood_in", 2 * k + 1)?,
+                ))
+            },
+        )?),
     };
     Ok(Window {
         from,
@@ -195,5 +170,32 @@ pub(super) fn read_window<'a>(doc: &Doc<'a>, window: Raw<'a>) -> Result<Window<'
         gaps,
         sizes,
         stood_in,
+    })
+}
+
+/// The array `list` read two items at a time, each pair (and its index among the pairs) by
+/// `read`; an array of odd length, or no array, is `usage` at `path`.
+fn pairs<'a, T>(
+    doc: &Doc<'a>,
+    list: Raw<'a>,
+    usage: &str,
+    path: &str,
+    read: impl Fn(Raw<'a>, Raw<'a>, usize) -> Result<T, Error>,
+) -> Result<Vec<T>, Error> {
+    let items = doc
+        .items(list)
+        .filter(|i| i.len() % 2 == 0)
+        .ok_or_else(|| Error::invalid_request(usage.to_owned(), path.to_owned()))?;
+    items
+        .chunks_exact(2)
+        .enumerate()
+        .map(|(k, pair)| read(pair[0], pair[1], k))
+        .collect()
+}
+
+/// A non-negative integer, item `i` of the array at `key`.
+fn whole_number(raw: Raw<'_>, key: &str, i: usize) -> Result<u64, Error> {
+    raw.trim().parse::<u64>().map_err(|_| {
+        Error::invalid_request("must be a non-negative integer", format!("{key}[{i}]"))
     })
 }
