@@ -69,6 +69,7 @@ use crate::request::TrimOptions;
 use crate::trim::{plan_sanitize_split, plan_split_reach, split, Plan, Start, EARLIER_ANCHORS};
 
 mod gaps;
+pub mod select;
 mod window;
 use gaps::{merge_runs, plain_role, put_back};
 pub use window::GapKind;

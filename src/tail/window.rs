@@ -15,6 +15,16 @@ pub enum GapKind {
     Turns,
 }
 
+impl GapKind {
+    /// Its name in `window.gaps`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GapKind::Plain => "plain",
+            GapKind::Turns => "turns",
+        }
+    }
+}
+
 /// A window read: `from`, the runs given before it, the kind of each gap between them (in
 /// order), the left-out messages' sizes, the stand-ins' lengths.
 pub(super) struct Window<'a> {

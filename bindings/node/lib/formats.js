@@ -26,13 +26,3 @@ export function formatFacts(name) {
 export function takesSystem(name) {
   return formatFacts(name)?.takes_system === true;
 }
-
-/**
- * How a long history is sent as tails, as the core states it (`tail` of ankita_formats): every
- * number and rule of lib/tail.js's driver.
- *
- * @returns {import("./native.js").FormatFacts["tail"]}
- */
-export function tailDriver() {
-  return native().formats.tail;
-}

@@ -183,7 +183,7 @@ export const sessionStats = { made: 0, freed: 0 };
  *
  * @returns {{
  *   path: string,
- *   trim: Function, sanitize: Function, countTokens: Function, probeImage: Function, probeImageWith: Function,
+ *   trim: Function, sanitize: Function, tailSelect: Function, countTokens: Function, probeImage: Function, probeImageWith: Function,
  *   probeFile: Function,
  *   estimateImageTokens: Function, standInLen: Function, standInLenWith: Function,
  *   version: () => string, formats: FormatFacts,
@@ -237,6 +237,11 @@ export function native() {
     trim: declare("ankita_trim", AnkitaString, ["const char *"]),
     trimTail: declare("ankita_trim_tail", AnkitaString, ["const char *"]),
     sanitizeTail: declare("ankita_sanitize_tail", AnkitaString, ["const char *"]),
+    tailSelect: declare("ankita_tail_select", AnkitaString, [
+      "const char *",
+      "const uint8_t *",
+      "size_t",
+    ]),
     sanitize: declare("ankita_sanitize", AnkitaString, ["const char *"]),
     countTokens: declare("ankita_count_tokens", AnkitaString, ["const char *"]),
     probeImage: declare("ankita_probe_image", AnkitaString, ["const char *"]),

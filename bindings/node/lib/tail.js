@@ -1,42 +1,26 @@
-// Stateless trims of long histories from their newest messages (ankita_trim_tail;
-// docs/long-histories.md, and docs/design.md).
+// Stateless trims and sanitizes of long histories from their newest messages
+// (ankita_tail_select, ankita_trim_tail; docs/long-histories.md, and docs/design.md §13).
 //
 // A trim that keeps the newest few messages of a long history need not have every message
 // serialised: the core is sent the messages from some index `from` on, and of the older ones
-// only those its answer may depend on. A light pass over the older messages reads each one's
-// keys, role and content type (not its text): a *plain* message (a role and a non-empty string
-// content, nothing else) is never repaired and never changes how its neighbours are, so a run
-// of them is sent as its first and last message (and one that is not the model's, when
-// neither is), the rest left out. The core answers the whole history's trim as a plan (the
-// indices of the caller's messages returned as given), or asks for a longer tail; the last
-// resort is the whole history.
+// only those its answer may depend on. Which ones is the core's to say (ankita_tail_select):
+// this module reads each of the caller's messages once into its *shape* — what the core's
+// rules read of it, as each format's facts of ankita_formats describe it: a plain message (a
+// role and a non-empty text, nothing else) and its role; the user's text parts; a message of
+// tool calls or of replies, with their ids and names as numbers; anything else — and writes
+// the request the core answers, from the caller's own objects. Of text the pass reads only
+// that it is a non-empty well-formed string, and of a call's input or a reply's data that it
+// is plain JSON (lib/turns.js): a message holding anything else (a toJSON, a class instance, a
+// BigInt, undefined) is of no kind, so it is given, and the whole history's request, if it
+// comes to that, names what is wrong with it in its order.
 //
-// A trim with a limit, and a sanitize, also leave out runs of *whole turns* (`window.gaps`): from
-// a message of the user's to right before a later one, plain messages, messages of the user's
-// text parts and tool exchanges whose calls are all answered, in order, right after them, as
-// each format's `turns` facts describe them (ankita_formats); on agent histories, nearly every
-// older message. The pass over them reads keys, types, ids and names; of text only that it is a
-// non-empty well-formed string, and of a call's input or a reply's data that it is plain JSON
-// (plain objects and arrays, well-formed strings, finite numbers, booleans, null): a message
-// holding anything else (a toJSON, a class instance, a BigInt, undefined) is given, and the
-// whole history's request, if it comes to that, names what is wrong with it in its order.
-//
-// Of the older messages sent, every one but message 0 goes as its *stand-in* in a trim with a
-// limit: the same JSON with its long free text replaced (the core's `stand_in` facts of each
-// format: the strings under its `text_keys`, and every string inside the values of its
-// `data_keys`). The trim reads of them only that they are non-empty strings, and a tail's answer
-// keeps none of those messages, so only what they cost changes, which the answer never shows;
-// only the objects on the way to a replaced string are copied, and the long strings are never
-// serialised.
-//
-// Every number and rule of the driver (the first tail, its widening, the shortest history sent
-// as a tail, the options that send it whole), what a plain message is and what a run of whole
-// turns holds are the core's facts (`tail` and each format's `plain` and `turns` of
-// ankita_formats; the Python binding reads the same from Rust). Only the walk over the caller's objects is here, and it has to be: its point is that
-// the older messages are never serialised, so it reads JavaScript objects where they are.
+// Of the older messages sent, every one but message 0 goes as its *stand-in* where the core
+// says so: the same JSON with its long free text replaced (the core's `stand_in` facts of each
+// format). Only the objects on the way to a replaced string are copied, and the long strings
+// are never serialised.
 
 import { utf8Length } from "./bytes.js";
-import { formatFacts, tailDriver } from "./formats.js";
+import { formatFacts } from "./formats.js";
 import { restoreOriginals, withStandIns } from "./images.js";
 import { isText, keysUpTo, turnsOf } from "./turns.js";
 
@@ -49,13 +33,15 @@ export const tailStats = { tails: 0, widened: 0, sized: 0, whole: 0, standIns: 0
  * The plain-message reader of a format, from the core's description of its plain messages
  * (`plain` of ankita_formats): a role among `user`, `model` and `other_roles`; the text at
  * `text_key`, a non-empty string or (`text_parts`) a non-empty list of `{text}` parts with
- * non-empty text; no other key but `extra_key` (any non-empty text, or `extra_value`).
+ * non-empty text; no other key but `extra_key` (any non-empty text, or `extra_value`). It
+ * answers the role's number in the shapes (0 the user's, 1 the model's, 2 + k the k-th other
+ * role), or -1.
  *
  * @param {import("./native.js").FormatFacts["formats"][number]["plain"]} facts
- * @returns {(message: any) => string | null}
+ * @returns {(message: any) => number}
  */
 function plainReader(facts) {
-  const roles = new Set([facts.user, facts.model, ...facts.other_roles]);
+  const roles = new Map([facts.user, facts.model, ...facts.other_roles].map((r, i) => [r, i]));
   const key = facts.text_key;
   const extra = facts.extra_key;
   const value = facts.extra_value;
@@ -67,28 +53,28 @@ function plainReader(facts) {
         : (message) => message[extra] === value;
   if (facts.text_parts) {
     return (message) => {
-      if (message === null || typeof message !== "object") return null;
-      const role = message.role;
-      if (!roles.has(role)) return null;
+      if (message === null || typeof message !== "object") return -1;
+      const role = roles.get(message.role);
+      if (role === undefined) return -1;
       const parts = message[key];
-      if (!Array.isArray(parts) || parts.length === 0 || keysUpTo(message, 2) !== 2) return null;
-      if (Array.isArray(message) || message.toJSON !== undefined) return null;
+      if (!Array.isArray(parts) || parts.length === 0 || keysUpTo(message, 2) !== 2) return -1;
+      if (Array.isArray(message) || message.toJSON !== undefined) return -1;
       for (const part of parts) {
-        if (part === null || typeof part !== "object" || Array.isArray(part)) return null;
+        if (part === null || typeof part !== "object" || Array.isArray(part)) return -1;
         if (!isText(part.text) || keysUpTo(part, 1) !== 1 || part.toJSON !== undefined) {
-          return null;
+          return -1;
         }
       }
       return role;
     };
   }
   return (message) => {
-    if (message === null || typeof message !== "object") return null;
-    const role = message.role;
-    if (!roles.has(role) || !isText(message[key])) return null;
+    if (message === null || typeof message !== "object") return -1;
+    const role = roles.get(message.role);
+    if (role === undefined || !isText(message[key])) return -1;
     const n = keysUpTo(message, 3);
-    if (Array.isArray(message) || message.toJSON !== undefined) return null;
-    return n === 2 || (n === 3 && extraFits(message)) ? role : null;
+    if (Array.isArray(message) || message.toJSON !== undefined) return -1;
+    return n === 2 || (n === 3 && extraFits(message)) ? role : -1;
   };
 }
 
@@ -99,7 +85,7 @@ const readers = new Map();
  * The plain-message reader of the format `format` names, or null for a name no format has.
  *
  * @param {unknown} format
- * @returns {((message: any) => string | null) | null}
+ * @returns {((message: any) => number) | null}
  */
 function readerOf(format) {
   const facts = formatFacts(format);
@@ -113,9 +99,7 @@ function readerOf(format) {
 }
 
 /**
- * The role of a plain message (a role and a non-empty string content, or in Gemini parts that
- * are each `{text}` with non-empty text; `name` besides in the OpenAI format, `type: "message"`
- * in Responses: as the core describes each format), or null.
+ * The role of a plain message (as the core describes each format's plain messages), or null.
  *
  * @param {unknown} message
  * @param {string} format
@@ -123,302 +107,55 @@ function readerOf(format) {
  */
 export function plainRole(message, format) {
   const reader = readerOf(format);
-  return reader === null ? null : reader(message);
+  const role = reader === null ? -1 : reader(message);
+  if (role < 0) return null;
+  const plain = formatFacts(format).plain;
+  return [plain.user, plain.model, ...plain.other_roles][role];
 }
 
-/**
- * Whether a plain message of role `role` is not the model's.
- *
- * @param {string} format
- */
-const isTurnOf = (format) => {
-  const model = formatFacts(format)?.plain.model;
-  return (role) => role !== model;
-};
+/** A plain message's length no one measured (ankita_tail_select's shapes). */
+const NO_LENGTH = 0xffffffff;
 
 /**
- * The first tail of a history (the core's `tail` facts): `count_times × max_messages +
- * count_plus` (`default_max_messages` when neither it nor a budget is given), at least
- * `first_at_least`; `first_with_budget` with a budget and no count limit; none (Infinity) when
- * nothing limits the trim.
- *
- * @param {Record<string, unknown>} options
- * @returns {number}
- */
-export function firstTail(options) {
-  const facts = tailDriver();
-  const given = (/** @type {string} */ key) => options[key] !== undefined && options[key] !== null;
-  const count = (/** @type {number} */ max) =>
-    Math.max(facts.first_at_least, facts.count_times * max + facts.count_plus);
-  const max = options.max_messages;
-  if (max === undefined) {
-    return facts.default_budget_keys.some(given)
-      ? facts.first_with_budget
-      : count(facts.default_max_messages);
-  }
-  if (typeof max === "number" && Number.isInteger(max) && max >= 0) return count(max);
-  return max === null && !facts.budget_keys.some(given) ? Infinity : facts.first_with_budget;
-}
-
-/**
- * The tail after one of `size` messages when the core asks for a wider one (the core's `tail`
- * facts): `scale` (a number) when every message sent fit; null: the whole history (Infinity);
- * none: `widen_times` longer.
- *
- * @param {number} size
- * @param {unknown} scale
- * @returns {number}
- */
-export function widened(size, scale) {
-  const facts = tailDriver();
-  if (scale === null) return Infinity;
-  if (typeof scale !== "number") return size * facts.widen_times;
-  return Math.floor(size * Math.max(facts.widen_at_least, facts.widen_by_scale * scale));
-}
-
-/**
- * Whether a history may be sent as a tail of `size` messages with these options.
- *
- * @param {unknown} messages
- * @param {Record<string, unknown>} options
- * @param {number} size
- */
-export function windows(messages, options, size) {
-  const facts = tailDriver();
-  return (
-    Array.isArray(messages) &&
-    readerOf(options.format) !== null &&
-    !facts.whole_with.some((key) => options[key] !== undefined && options[key] !== null) &&
-    messages.length >= size + facts.min_before
-  );
-}
-
-/**
- * The request of a tail of about `size` messages: `{from, earlier, gaps, tail}` (the given
- * older messages as runs, and what each gap between them holds: {@link olderWithTurns}), or
- * null when no message fit to start a tail is near.
+ * The shapes of a history's messages, as ankita_tail_select reads them (native-endian
+ * uint32 words, one record a message): `0` any other message; `1, role, len` a plain one
+ * (`len`, with `lengths`, its text's UTF-8 length when it holds its role and text alone);
+ * `2` the user's text parts; `3, alone, n, id, name, ...` tool calls; `4, n, id, name, ...`
+ * replies (each distinct id or name a number, none 0).
  *
  * @param {unknown[]} messages
- * @param {string} format
- * @param {number} size
- */
-export function tailOf(messages, format, size) {
-  const n = messages.length;
-  const plain = readerOf(format);
-  const user = formatFacts(format).plain.user;
-  // The tail starts on a plain user message.
-  let from = n - size;
-  const lowest = Math.max(1, from - size);
-  while (from >= lowest && plain(messages[from]) !== user) from--;
-  if (from < lowest) return null;
-  const { earlier, gaps } = olderWithTurns(messages, format, from);
-  return { from, earlier, gaps, tail: messages.slice(from) };
-}
-
-/**
- * The messages before `from` to send, as runs `{start, end, messages}`: message 0, every
- * message that is not plain, and of each run of plain messages its first and last (and the
- * first one not the model's when neither is: a gap is bounded by one; all of them when none
- * is).
- *
- * @param {unknown[]} messages
- * @param {string} format
- * @param {number} from
- */
-export function olderRuns(messages, format, from, plain = readerOf(format)) {
-  const earlier = runsOf(messages);
-  earlier.give(0);
-  plainRuns(messages, plain, isTurnOf(format), 1, from, earlier.give);
-  return earlier.runs;
-}
-
-/**
- * Runs of given messages, `{start, end, messages}`, and `give(i)` to add message `i` (past
- * every one given so far); `onGap(i)` is told of each gap, before the message `i` that ends it.
- *
- * @param {unknown[]} messages
- * @param {(i: number) => void} [onGap]
- */
-function runsOf(messages, onGap) {
-  /** @type {{ start: number, end: number, messages: unknown[] }[]} */
-  const runs = [];
-  /** @type {{ start: number, end: number, messages: unknown[] } | null} */
-  let run = null;
-  const give = (/** @type {number} */ i) => {
-    if (run !== null && run.end === i) {
-      run.messages.push(messages[i]);
-      run.end++;
-      return;
-    }
-    if (onGap !== undefined && i > (run === null ? 0 : run.end)) onGap(i);
-    run = { start: i, end: i + 1, messages: [messages[i]] };
-    runs.push(run);
-  };
-  return { runs, give };
-}
-
-/**
- * Of the messages `lo..hi` (the one before `lo` given, or `lo` = 1), gives every message
- * `plain` does not read, and of each run of plain ones its first and last (and the first one
- * not the model's when neither is: a gap is bounded by one; all of them when none is).
- *
- * @param {unknown[]} messages
- * @param {(message: any) => string | null} plain
- * @param {(role: string) => boolean} isTurn
- * @param {number} lo
- * @param {number} hi
- * @param {(i: number) => void} give
- */
-function plainRuns(messages, plain, isTurn, lo, hi, give) {
-  let i = lo;
-  while (i < hi) {
-    const role = plain(messages[i]);
-    if (role === null) {
-      give(i++);
-      continue;
-    }
-    let end = i + 1;
-    let lastRole = role;
-    let turn = isTurn(role) ? i : -1;
-    while (end < hi) {
-      const next = plain(messages[end]);
-      if (next === null) break;
-      if (turn < 0 && isTurn(next)) turn = end;
-      lastRole = next;
-      end++;
-    }
-    give(i);
-    if (end - i > 2 && !isTurn(role) && !isTurn(lastRole)) {
-      if (turn < 0) for (let k = i + 1; k < end - 1; k++) give(k);
-      else give(turn);
-    }
-    if (end - i > 1) give(end - 1);
-    i = end;
-  }
-}
-
-/**
- * The messages before `from` to send in a trim with a limit or a sanitize, as runs
- * `{start, end, messages}`, and what each gap between them holds (`gaps`: `"plain"` or
- * `"turns"`, in order): the runs of whole turns left out first, the plain rule of
- * {@link olderRuns} between them. A run of whole turns starts with a message of the user's
- * (plain, or of the format's `user_parts`) and ends right before the last message of the
- * user's of its stretch (messages that are plain, of user parts or whole exchanges), which is
- * given and is never `from`.
- *
- * @param {unknown[]} messages
- * @param {string} format
- * @param {number} from
- */
-export function olderWithTurns(messages, format, from) {
-  const plain = readerOf(format);
-  const user = formatFacts(format).plain.user;
-  const turns = turnsOf(format);
-  /** @type {[number, number][]} the runs of whole turns, `[start, end)`, in order */
-  const runs = [];
-  if (turns !== null) {
-    let start = -1;
-    let last = -1;
-    const close = () => {
-      if (start >= 0 && last > start) runs.push([start, last]);
-      start = last = -1;
-    };
-    let i = 1;
-    while (i < from) {
-      const message = messages[i];
-      const role = plain(message);
-      if (role === user || (role === null && turns.userParts(message))) {
-        if (start < 0) start = i;
-        last = i++;
-      } else if (role !== null) {
-        i++;
-      } else {
-        const end = turns.exchange(messages, i, from);
-        if (end >= 0) {
-          i = end;
-        } else {
-          close();
-          i++;
-        }
-      }
-    }
-    close();
-  }
-  /** Where each run of whole turns ends (the given message after it). */
-  const ends = new Set(runs.map((run) => run[1]));
-  /** @type {string[]} */
-  const gaps = [];
-  const earlier = runsOf(messages, (i) => gaps.push(ends.has(i) ? "turns" : "plain"));
-  earlier.give(0);
-  const isTurn = isTurnOf(format);
-  let lo = 1;
-  for (const [start, end] of runs) {
-    plainRuns(messages, plain, isTurn, lo, start, earlier.give);
-    lo = end;
-    tailStats.turns += end - start;
-  }
-  plainRuns(messages, plain, isTurn, lo, from, earlier.give);
-  const last = earlier.runs[earlier.runs.length - 1];
-  if (from > last.end) gaps.push("plain");
-  return { earlier: earlier.runs, gaps };
-}
-
-/**
- * The request of a trim that nothing limits, of a long history in a format that merges no
- * turns: its last message, the older messages the answer may depend on, and of the plain
- * ones left out (a role and a string content, nothing else) their role and content's UTF-8
- * length (`window.sizes`): the core keeps them as given and prices them from these.
- *
- * @param {unknown[]} messages
- * @param {string} format
- * @returns {{ from: number, earlier: { start: number, end: number, messages: unknown[] }[], tail: unknown[], sizes: (string | number)[] } | null}
- */
-export function sizedOf(messages, format) {
-  const from = messages.length - 1;
-  const loose = readerOf(format);
-  const facts = formatFacts(format)?.plain;
-  // A text in parts has no one length to send.
-  if (from < tailDriver().min_before || loose === null || facts.text_parts) return null;
-  const key = facts.text_key;
-  // Only a role and a content: the core prices what it is told of.
-  const plain = (message) => {
-    const role = loose(message);
-    return role !== null && keysUpTo(message, 2) === 2 ? role : null;
-  };
-  const earlier = olderRuns(messages, format, from, plain);
-  const sizes = [];
-  for (let k = 0; k < earlier.length; k++) {
-    const next = k + 1 < earlier.length ? earlier[k + 1].start : from;
-    for (let i = earlier[k].end; i < next; i++) {
-      const message = messages[i];
-      sizes.push(message.role, utf8Length(message[key]));
-    }
-  }
-  return { from, earlier, tail: [messages[from]], sizes };
-}
-
-/**
- * Whether a sanitize in the format `format` names may leave plain messages out (a format that
- * merges no turns).
- *
  * @param {unknown} format
+ * @param {boolean} lengths
+ * @returns {Uint8Array}
  */
-export function sanitizesFromTail(format) {
-  return formatFacts(format)?.merges_turns === false;
-}
-
-/**
- * The request of a sanitize of a long history: its last message, and of the older ones those
- * the answer may depend on (runs of whole turns left out as a trim with a limit leaves them).
- *
- * @param {unknown[]} messages
- * @param {Record<string, unknown>} options `format` alone, or nothing
- * @param {(value: unknown, what: string) => string} serialise
- */
-export function sanitizeTailRequest(messages, options, serialise) {
-  const from = messages.length - 1;
-  const { earlier, gaps } = olderWithTurns(messages, options.format, from);
-  return tailRequest(options, { from, earlier, gaps, tail: [messages[from]] }, serialise);
+export function shapesOf(messages, format, lengths) {
+  const plain = readerOf(format);
+  const facts = formatFacts(format).plain;
+  const bare = lengths && !facts.text_parts;
+  const turns = turnsOf(format);
+  /** @type {Map<unknown, number>} */
+  const ids = new Map();
+  const number = (/** @type {unknown} */ text) => {
+    if (text === undefined) return 0;
+    let n = ids.get(text);
+    if (n === undefined) ids.set(text, (n = ids.size + 1));
+    return n;
+  };
+  /** @type {number[]} */
+  const words = [];
+  for (const message of messages) {
+    const role = plain(message);
+    if (role >= 0) {
+      const len =
+        bare && keysUpTo(message, 2) === 2 ? utf8Length(message[facts.text_key]) : NO_LENGTH;
+      words.push(1, role, Math.min(len, NO_LENGTH));
+    } else if (turns !== null && turns.userParts(message)) {
+      words.push(2);
+    } else if (turns === null || !turns.exchange(message, number, words)) {
+      words.push(0);
+    }
+  }
+  return new Uint8Array(Uint32Array.from(words).buffer);
 }
 
 /**
@@ -523,17 +260,19 @@ export function standInOf(format) {
 }
 
 /**
- * The request text of a tail, with its stand-ins' originals (`gaps`: what each gap between the
- * older runs holds, `window.gaps`); with `standIn`, every older
- * message but message 0 sent as its stand-in (with `sizes`, a trim nothing limits, with the
- * lengths of what each replaced string stood for: `window.stood_in`).
+ * The request text of a tail the core selected (ankita_tail_select's `tail` answer: `earlier`,
+ * `stand_ins`, `window`), with its stand-ins' originals: the options, the messages from
+ * `window.from` on, and the window with the older runs given — as their stand-ins but message
+ * 0 unless `stand_ins` is `"none"`, and with `"note"` the lengths of what each replaced string
+ * stood for (`window.stood_in`).
  *
  * @param {Record<string, unknown>} options
- * @param {{ from: number, earlier: { start: number, messages: unknown[] }[], gaps?: string[], tail: unknown[], sizes?: (string | number)[] }} tail
+ * @param {unknown[]} messages the caller's messages
+ * @param {{ earlier: [number, number][], stand_ins: string, window: { from: number } }} tail
  * @param {(value: unknown, what: string) => string} serialise
- * @param {((message: unknown, noted?: number[] | null) => unknown) | null} [standIn]
+ * @param {(message: unknown, noted?: number[] | null) => unknown} standIn
  */
-export function tailRequest(options, tail, serialise, standIn = null) {
+export function tailRequest(options, messages, tail, serialise, standIn) {
   let originals = null;
   const stand = (list) => {
     const sent = withStandIns(list);
@@ -543,28 +282,26 @@ export function tailRequest(options, tail, serialise, standIn = null) {
     }
     return sent.messages;
   };
-  const earlier = tail.earlier.map((run) => [run.start, stand(run.messages)]);
-  const messages = stand(tail.tail);
-  // A trim that prices what it keeps (sizes) is told what its stand-ins stand for.
-  const noted = tail.sizes === undefined ? null : [];
-  if (standIn !== null) {
-    for (const run of earlier) {
-      const [start, list] = run;
-      run[1] = list.map((message, j) => {
+  const noted = tail.stand_ins === "note" ? [] : null;
+  const earlier = tail.earlier.map(([start, end]) => {
+    let list = stand(messages.slice(start, end));
+    if (tail.stand_ins !== "none") {
+      list = list.map((message, j) => {
         if (start + j === 0) return message;
         const sent = standIn(message, noted);
         if (sent !== message) tailStats.standIns++;
         return sent;
       });
     }
-  }
-  const window = { from: tail.from, earlier };
-  // What each gap holds, when not all plain.
-  if (tail.gaps?.some((gap) => gap !== "plain")) window.gaps = tail.gaps;
-  if (tail.sizes !== undefined) window.sizes = tail.sizes;
-  if (standIn !== null && noted !== null) window.stood_in = noted;
+    return [start, list];
+  });
+  const window = { ...tail.window, earlier };
+  if (noted !== null) window.stood_in = noted;
   return {
-    text: serialise({ ...options, messages, window }, "request"),
+    text: serialise(
+      { ...options, messages: stand(messages.slice(tail.window.from)), window },
+      "request",
+    ),
     originals,
   };
 }

@@ -1,7 +1,10 @@
-// Runs of whole turns (docs/long-histories.md): the reading of each format's `turns` facts
-// (ankita_formats) into a check of the caller's objects, which lib/tail.js uses to leave such
-// runs out of a tail request. The pass reads keys, types, ids and names; of text only that it is
-// a non-empty well-formed string, and of a call's input or a reply's data that it is plain JSON.
+// The shapes of whole turns (docs/long-histories.md): the reading of each format's `turns` facts
+// (ankita_formats) into a check of the caller's objects — a message of the user's text parts, a
+// message of tool calls or of replies, with their ids and names —, which lib/tail.js writes
+// into the shapes ankita_tail_select reads (where runs of whole turns lie, and how calls pair
+// with replies, is the core's to decide). The pass reads keys, types, ids and names; of text
+// only that it is a non-empty well-formed string, and of a call's input or a reply's data that
+// it is plain JSON.
 
 import { formatFacts } from "./formats.js";
 
@@ -192,12 +195,11 @@ function fits(fields, value, item, parts) {
 }
 
 /**
- * The reader of a format's runs of whole turns, from the core's `turns` facts (ankita_formats):
- * `userParts(message)`, whether a message is the user's text parts; `exchange(messages, i, hi)`,
- * the end of the whole tool exchange starting at `messages[i]` (before `hi`), or -1 — a message
- * of calls (or a run of them where each is one call), then the messages of replies that answer
- * its calls one to one, in order, ids distinct and matching, names matching where a reply has
- * one.
+ * The reader of a format's shapes of whole turns, from the core's `turns` facts
+ * (ankita_formats): `userParts(message)`, whether a message is the user's text parts;
+ * `exchange(message, number, words)`, whether it is a message of tool calls or of replies,
+ * whose shape it then writes onto `words` (`3, alone, n, id, name, ...` or `4, n, id, name,
+ * ...`, each id and name as `number` gives it).
  *
  * @param {import("./native.js").FormatFacts["formats"][number]["turns"]} facts
  */
@@ -229,39 +231,19 @@ function turnsReader(facts) {
       userParts !== null &&
       fits(userParts, message, { kind: null, id: undefined, name: undefined }, []),
     /**
-     * @param {unknown[]} messages
-     * @param {number} i
-     * @param {number} hi
+     * @param {unknown} message
+     * @param {(text: unknown) => number} number
+     * @param {number[]} words
      */
-    exchange(messages, i, hi) {
-      const first = items(call, "call", messages[i]);
-      if (first === null) return -1;
-      const calls = first.list;
-      let j = i + 1;
-      while (first.alone && j < hi) {
-        const more = items(call, "call", messages[j]);
-        if (more === null) break;
-        calls.push(...more.list);
-        j++;
-      }
-      const ids = new Set();
-      for (const c of calls) {
-        if (ids.has(c.id)) return -1;
-        ids.add(c.id);
-      }
-      let answered = 0;
-      while (answered < calls.length && j < hi) {
-        const replies = items(reply, "reply", messages[j]);
-        if (replies === null) return -1;
-        for (const r of replies.list) {
-          const c = calls[answered];
-          if (c === undefined || r.id !== c.id) return -1;
-          if (r.name !== undefined && (c.name === undefined || r.name !== c.name)) return -1;
-          answered++;
-        }
-        j++;
-      }
-      return answered === calls.length ? j : -1;
+    exchange(message, number, words) {
+      const calls = items(call, "call", message);
+      const found = calls ?? items(reply, "reply", message);
+      if (found === null) return false;
+      if (calls !== null) words.push(3, calls.alone ? 1 : 0);
+      else words.push(4);
+      words.push(found.list.length);
+      for (const item of found.list) words.push(number(item.id), number(item.name));
+      return true;
     },
   };
 }

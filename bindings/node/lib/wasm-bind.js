@@ -121,6 +121,15 @@ export function bindWasm(
     trim: text1("ankita_trim"),
     trimTail: text1("ankita_trim_tail"),
     sanitizeTail: text1("ankita_sanitize_tail"),
+    tailSelect: answering((request, shapes, len) => {
+      const request_ = cString(request);
+      let pointer = 0;
+      if (shapes !== null && shapes !== undefined) {
+        pointer = alloc(Math.max(len, 1));
+        bytes().set(shapes.subarray(0, len), pointer);
+      }
+      return x.ankita_tail_select(request_, pointer, len);
+    }),
     sanitize: text1("ankita_sanitize"),
     countTokens: text1("ankita_count_tokens"),
     probeImage: text1("ankita_probe_image"),

@@ -1,10 +1,7 @@
-//! Runs of whole turns in the older messages of a long history (tail.rs; core: `ankita::tail`,
-//! each format's `ankita::format::facts::Turns`): the trim with a limit leaves them out of its
-//! request, as it leaves out runs of plain messages. A run starts with a message of the user's
-//! (plain, or of the format's `user_parts`) and ends right before a later one, which is given;
-//! in between are plain messages, messages of user parts and whole tool exchanges (a `call`
-//! message, or a run of them where each is one call, and the `reply` messages that answer its
-//! calls one to one, in order, ids and names matching).
+//! The shapes of messages of whole turns (tail.rs; core: `ankita::tail::select`, each
+//! format's `ankita::format::facts::Turns`): whether a message is the user's text parts, or a
+//! message of tool calls or of replies, and their ids and names (as numbers: [`Ids`]). Where
+//! runs of whole turns lie and how calls pair with replies is the core's to decide.
 //!
 //! The facts are compiled once a trim into objects the walk reads through the C API: interned
 //! keys, NUL-terminated constants. The walk reads keys, types, ids and names; of the text only
@@ -12,12 +9,13 @@
 //! encoded to tell), and of a call's input or a reply's data that it is JSON (exact dicts with
 //! str keys, lists, strs, ints of 64 bits, finite floats, bools, `None`): a message whose
 //! conversion could fail, or that holds anything else (a subclass, a tuple, an SDK object), is
-//! not left out, and the whole history's trim reads it as it would.
+//! none of these kinds, and is given.
 
 use ankita::format::facts::{Field, PartKind, Turns, Val};
+use ankita::tail::select::Shapes;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyDict, PyString};
 use std::ffi::CString;
 
 use crate::convert::MAX_DEPTH;
@@ -61,6 +59,49 @@ impl Item {
             id: std::ptr::null_mut(),
             name: std::ptr::null_mut(),
         }
+    }
+}
+
+/// The numbers standing for ids and names in a history's shapes: the same str, the same
+/// number (0: none).
+pub(crate) struct Ids<'py> {
+    seen: Bound<'py, PyDict>,
+}
+
+impl<'py> Ids<'py> {
+    pub(crate) fn new(py: Python<'py>) -> Ids<'py> {
+        Ids {
+            seen: PyDict::new(py),
+        }
+    }
+
+    /// The number of the str `text` (borrowed, maybe null: 0).
+    ///
+    /// # Safety
+    /// `text` is null or a live exact str, the GIL held.
+    unsafe fn number(&self, text: *mut ffi::PyObject) -> u32 {
+        if text.is_null() {
+            return 0;
+        }
+        // SAFETY: forwarded; an exact str hashes and compares without running Python code.
+        unsafe {
+            let text = Bound::from_borrowed_ptr(self.seen.py(), text);
+            if let Ok(Some(n)) = self.seen.get_item(&text) {
+                return n.extract::<u32>().unwrap_or(0);
+            }
+            let n = self.seen.len() as u32 + 1;
+            let _ = self.seen.set_item(text, n);
+            n
+        }
+    }
+
+    /// An item's id and name as numbers.
+    ///
+    /// # Safety
+    /// As [`Ids::number`], for the item's strs.
+    unsafe fn pair(&self, item: &Item) -> (u32, u32) {
+        // SAFETY: forwarded.
+        unsafe { (self.number(item.id), self.number(item.name)) }
     }
 }
 
@@ -119,15 +160,6 @@ pub(crate) unsafe fn is_unicode(
     }
 }
 
-/// Whether two exact strs are equal.
-///
-/// # Safety
-/// Both are live exact strs, the GIL held.
-unsafe fn same(a: *mut ffi::PyObject, b: *mut ffi::PyObject) -> bool {
-    // SAFETY: forwarded; strs compare without running Python code.
-    unsafe { a == b || ffi::PyUnicode_Compare(a, b) == 0 }
-}
-
 impl<'py> WholeTurns<'py> {
     pub(crate) fn new(py: Python<'py>, turns: &Turns) -> WholeTurns<'py> {
         WholeTurns {
@@ -149,47 +181,29 @@ impl<'py> WholeTurns<'py> {
         unsafe { self.fits(fields, message.as_ptr(), &mut item, &mut Vec::new()) }
     }
 
-    /// The end of the whole exchange starting at `messages[i]` (before `hi`), if one does.
-    pub(crate) fn exchange(
+    /// Pushes the shape of `message` when it is a message of calls or of replies (each id and
+    /// name as its number in `ids`), and tells whether it was.
+    pub(crate) fn push_exchange(
         &self,
-        messages: &[Bound<'py, PyAny>],
-        i: usize,
-        hi: usize,
-    ) -> Option<usize> {
-        // SAFETY: as in `user_parts`; the items' strs are borrowed from the messages, alive
-        // while `messages` is.
+        message: &Bound<'py, PyAny>,
+        ids: &mut Ids,
+        shapes: &mut Shapes,
+    ) -> bool {
+        // SAFETY: as in `user_parts`; the items' strs are borrowed from `message`, alive for
+        // the call.
         unsafe {
-            let (mut calls, alone) = self.items(&self.call, PartKind::Call, &messages[i])?;
-            let mut j = i + 1;
-            while alone && j < hi {
-                match self.items(&self.call, PartKind::Call, &messages[j]) {
-                    Some((more, _)) => calls.extend(more),
-                    None => break,
-                }
-                j += 1;
+            if let Some((calls, alone)) = self.items(&self.call, PartKind::Call, message) {
+                let calls: Vec<_> = calls.iter().map(|c| ids.pair(c)).collect();
+                shapes.push_calls(alone, calls);
+                return true;
             }
-            for (k, call) in calls.iter().enumerate() {
-                if calls[..k].iter().any(|c| same(c.id, call.id)) {
-                    return None;
-                }
+            if let Some((replies, _)) = self.items(&self.reply, PartKind::Reply, message) {
+                let replies: Vec<_> = replies.iter().map(|r| ids.pair(r)).collect();
+                shapes.push_replies(replies);
+                return true;
             }
-            let mut answered = 0;
-            while answered < calls.len() && j < hi {
-                let (replies, _) = self.items(&self.reply, PartKind::Reply, &messages[j])?;
-                for reply in replies {
-                    let call = calls.get(answered)?;
-                    if !same(reply.id, call.id)
-                        || (!reply.name.is_null()
-                            && (call.name.is_null() || !same(reply.name, call.name)))
-                    {
-                        return None;
-                    }
-                    answered += 1;
-                }
-                j += 1;
-            }
-            (answered == calls.len()).then_some(j)
         }
+        false
     }
 
     /// The calls or replies (`kind`) of a message of `fields`, and whether the message is one
