@@ -1,8 +1,11 @@
-//! The bindings' tail drivers (Python: bindings/python/src/tail.rs; Node: lib/tail.js and
-//! lib/tail-trim.js) take every number and rule from the core's facts (`tail` of
-//! `ankita_formats`, `ankita::format::facts::TAIL_DRIVER`): each fact is read where the driver
-//! decides, and no number of the driver's is written in either binding. Each binding's walk over
-//! its own objects stays its own; what it decides with does not.
+//! The bindings' stateless trims and sanitizes of long histories (Python:
+//! bindings/python/src/tail.rs, turns.rs; Node: lib/tail.js, turns.js and lib/tail-trim.js)
+//! hold no rule of the tail's selection: they read their own objects into shapes and ask the
+//! core (`ankita::tail::select`, `ankita_tail_select`), which decides where a tail starts,
+//! which older messages go, how calls pair with replies and how a tail widens. Neither reads
+//! the driver's facts (`tail` of `ankita_formats`) but Node its one shortcut (`min_before`:
+//! a history that short is not asked about), writes a number of them, or names a rule's
+//! function.
 
 use ankita::format::describe_formats;
 use std::path::Path;
@@ -61,49 +64,60 @@ fn numbers(code: &str) -> Vec<String> {
     out
 }
 
-/// The numbers a driver may write: counts of a message's keys and parts (a plain message has
-/// two or three), indices and steps.
-const STRUCTURAL: &[&str] = &["0", "1", "2", "3"];
+/// The numbers a binding may write: counts of a message's keys and parts (a plain message has
+/// two or three), indices and steps, the shapes' record kinds (0 to 4) and their word of no
+/// length.
+const STRUCTURAL: &[&str] = &["0", "1", "2", "3", "4", "0xffffffff"];
 
 #[test]
-fn both_bindings_take_the_tail_drivers_numbers_from_the_facts() {
+fn the_bindings_ask_the_core_and_hold_no_rule_of_their_own() {
     let facts = describe_formats();
     let tail = facts["tail"].as_object().unwrap();
-    let python = code(&read("bindings/python/src/tail.rs"));
-    let node =
-        code(&read("bindings/node/lib/tail.js")) + &code(&read("bindings/node/lib/tail-trim.js"));
-    // Every fact is read by both: Python through TAIL_DRIVER (its fields, or its first_tail and
-    // widened, which read them), Node by its name in the facts.
-    let python_reads = |field: &str| {
-        python.contains(&format!("TAIL_DRIVER.{field}"))
-            || match field {
-                "first_with_budget"
-                | "count_times"
-                | "count_plus"
-                | "first_at_least"
-                | "default_max_messages"
-                | "budget_keys"
-                | "default_budget_keys" => python.contains("TAIL_DRIVER.first_tail("),
-                "widen_times" | "widen_by_scale" | "widen_at_least" => {
-                    python.contains("TAIL_DRIVER.widened(")
-                }
-                _ => false,
-            }
-    };
-    for field in tail.keys() {
+    let python =
+        code(&read("bindings/python/src/tail.rs")) + &code(&read("bindings/python/src/turns.rs"));
+    let node = code(&read("bindings/node/lib/tail.js"))
+        + &code(&read("bindings/node/lib/tail-trim.js"))
+        + &code(&read("bindings/node/lib/turns.js"));
+    assert!(python.contains("select::start(") && python.contains("select::select("));
+    assert!(node.contains("tailSelect("));
+    assert!(
+        !python.contains("TAIL_DRIVER"),
+        "Python reads the driver's facts"
+    );
+    for field in tail.keys().filter(|f| *f != "min_before") {
         assert!(
-            python_reads(field),
-            "bindings/python/src/tail.rs does not read the fact {field}"
-        );
-        assert!(
-            node.contains(&format!(".{field}")),
-            "bindings/node/lib/tail.js and tail-trim.js do not read the fact {field}"
+            !node.contains(&format!(".{field}")),
+            "Node reads the driver's fact {field}"
         );
     }
-    // And no number of the driver's is written in either.
+    // The rules' functions, as the bindings named them before the core held them.
+    for rule in [
+        "plain_runs",
+        "older_with_turns",
+        "tail_of",
+        "give_to",
+        "fn exchange",
+        "widened(",
+        "first_tail",
+        "plainRuns",
+        "olderWithTurns",
+        "olderRuns",
+        "tailOf",
+        "firstTail",
+        "sizedOf",
+        "windows(",
+        "answered",
+    ] {
+        assert!(!python.contains(rule), "Python holds {rule}");
+        assert!(!node.contains(rule), "Node holds {rule}");
+    }
+    // And no number of the driver's is written in either (turns.js's one number is how deep
+    // plain data may nest, the conversion's limit).
+    let node_driver =
+        code(&read("bindings/node/lib/tail.js")) + &code(&read("bindings/node/lib/tail-trim.js"));
     for (binding, code) in [
-        ("bindings/python/src/tail.rs", &python),
-        ("bindings/node/lib/tail.js, tail-trim.js", &node),
+        ("bindings/python/src/tail.rs, turns.rs", &python),
+        ("bindings/node/lib/tail.js, tail-trim.js", &node_driver),
     ] {
         let written: Vec<String> = numbers(code)
             .into_iter()

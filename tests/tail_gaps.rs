@@ -13,10 +13,11 @@ mod support;
 
 use agent_loop::{Rng, FORMATS};
 use ankita::format::facts::TAIL_DRIVER;
+use ankita::tail::select::select_answer;
 use ankita::tail::trim_tail_json;
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use support::{facts, older_with_turns, plain, runs, stand_in, turns, Pick};
+use support::{facts, older_with_turns, plain, runs, shape_words, stand_in, turns, Pick};
 
 impl Pick for Rng {
     fn keep(&mut self) -> bool {
@@ -485,4 +486,112 @@ fn sanitize_with_runs_of_whole_turns_left_out_is_the_whole_historys() {
         }
     }
     assert!(answered >= 6, "{answered}");
+}
+
+/// Trims as the bindings do with the core's selection (`ankita_tail_select`): the shapes read
+/// from each message, the tails the core selects, widened as it answers. Every tail selected is
+/// the one this file's model of the rules gives for the same `from` (`older_with_turns`), and the
+/// answer is the whole history's.
+fn drive_selected(base: &Value, messages: &[Value], format: &str, seed: u64) -> (String, usize) {
+    let mut rng = Rng::new(seed);
+    let mut options = base.clone();
+    options.as_object_mut().unwrap().remove("messages");
+    let words = shape_words(format, messages);
+    let mut after = Value::Null;
+    let mut tails = 0;
+    loop {
+        let request =
+            json!({"call": "trim", "messages": messages.len(), "options": options, "after": after});
+        let first = select_answer(&request.to_string(), None).unwrap();
+        let selected = match first["send"].as_str() {
+            Some("shapes") => select_answer(&request.to_string(), Some(&words)).unwrap(),
+            _ => first,
+        };
+        if selected["send"] != "tail" {
+            assert_eq!(selected["send"], "whole", "{selected}");
+            return (whole(base, messages), tails);
+        }
+        tails += 1;
+        let from = selected["window"]["from"].as_u64().unwrap() as usize;
+        let (given, kinds) = older_with_turns(messages, from, &turns(format));
+        let runs_given: Vec<Value> = runs(&given, |_| json!(null))
+            .iter()
+            .map(|r| {
+                let start = r[0].as_u64().unwrap();
+                json!([start, start + r[1].as_array().unwrap().len() as u64])
+            })
+            .collect();
+        assert_eq!(
+            selected["earlier"],
+            Value::Array(runs_given),
+            "{format} from {from}"
+        );
+        let gaps = selected["window"].get("gaps").cloned();
+        if kinds.iter().any(|k| *k != "plain") {
+            assert_eq!(gaps, Some(json!(kinds)), "{format} from {from}");
+        } else {
+            assert_eq!(gaps, None, "{format} from {from}");
+        }
+        assert_eq!(selected["stand_ins"], "replace");
+        let (request, _) = window_request(base, messages, from, format, &mut rng);
+        let text = answer(&request);
+        let got: Value = serde_json::from_str(&text).unwrap();
+        if got.get("plan").is_some() {
+            return (text, tails);
+        }
+        assert_eq!(got["ok"], true, "{got}");
+        after = json!({"size": selected["size"], "widen": got});
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn the_cores_selection_answers_the_whole_historys_trim(
+        seed in 0u64..1_000_000,
+        format in 0..FORMATS.len(),
+        option in 0..OPTIONS.len(),
+        length in 200usize..700,
+    ) {
+        let format = FORMATS[format];
+        let (messages, base) = case(seed, format, OPTIONS[option], length);
+        let expected = whole(&base, &messages);
+        let (got, _) = drive_selected(&base, &messages, format, seed);
+        prop_assert_eq!(got, expected, "{} {}", format, OPTIONS[option]);
+    }
+}
+
+/// The core's selection leaves most of a long agent history out, in every format.
+#[test]
+fn the_cores_selection_leaves_agent_histories_out() {
+    for format in FORMATS {
+        let (messages, base) = case(5, format, r#"{"max_messages": 40}"#, 900);
+        let (got, tails) = drive_selected(&base, &messages, format, 5);
+        assert_eq!(got, whole(&base, &messages), "{format}");
+        assert!(tails >= 1, "{format}: answered from a tail");
+    }
+}
+
+/// A malformed shape or request is an error naming where; a short history goes whole.
+#[test]
+fn the_selection_names_what_is_wrong() {
+    let request = json!({"call": "trim", "messages": 2, "options": {}}).to_string();
+    let error = select_answer(&request, Some(&[0, 7]))
+        .unwrap_err()
+        .to_response();
+    assert_eq!(error["error"]["path"], "shape[1]", "{error}");
+    let error = select_answer(&request, Some(&[0, 1, 0]))
+        .unwrap_err()
+        .to_response();
+    assert_eq!(error["error"]["path"], "shape[3]", "{error}");
+    let error = select_answer(&request, Some(&[0]))
+        .unwrap_err()
+        .to_response();
+    assert_eq!(error["error"]["path"], "shape", "{error}");
+    let error = select_answer(r#"{"call": "cut", "messages": 2}"#, None)
+        .unwrap_err()
+        .to_response();
+    assert_eq!(error["error"]["path"], "call", "{error}");
+    let short = select_answer(&request, None).unwrap();
+    assert_eq!(short["send"], "whole");
 }

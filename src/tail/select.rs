@@ -710,3 +710,126 @@ pub fn select_answer(request: &str, shapes: Option<&[u32]>) -> Result<Value, Err
     }
     Ok(select(call, options, &shapes, after).to_json())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A history: message 0, then `f` pushes the rest.
+    fn shapes(f: impl FnOnce(&mut Shapes)) -> Shapes {
+        let mut s = Shapes::default();
+        s.push_plain(ROLE_OTHER, None);
+        f(&mut s);
+        s
+    }
+
+    #[test]
+    fn an_exchange_pairs_calls_with_replies_one_to_one_in_order() {
+        let pair = |calls: Vec<(u32, u32)>, replies: Vec<Vec<(u32, u32)>>| {
+            let s = shapes(|s| {
+                s.push_calls(false, calls);
+                for r in replies {
+                    s.push_replies(r);
+                }
+                s.push_plain(ROLE_USER, None);
+            });
+            exchange(&s, 1, s.len())
+        };
+        assert_eq!(
+            pair(vec![(1, 10), (2, 11)], vec![vec![(1, 10)], vec![(2, 11)]]),
+            Some(4)
+        );
+        assert_eq!(
+            pair(vec![(1, 10), (2, 11)], vec![vec![(1, 10), (2, 0)]]),
+            Some(3)
+        );
+        // A reply's name, where it has one, is its call's.
+        assert_eq!(pair(vec![(1, 10)], vec![vec![(1, 12)]]), None);
+        // In order, ids distinct, every call answered, no reply left over.
+        assert_eq!(
+            pair(vec![(1, 10), (2, 11)], vec![vec![(2, 11)], vec![(1, 10)]]),
+            None
+        );
+        assert_eq!(
+            pair(vec![(1, 10), (1, 10)], vec![vec![(1, 10)], vec![(1, 10)]]),
+            None
+        );
+        assert_eq!(pair(vec![(1, 10), (2, 11)], vec![vec![(1, 10)]]), None);
+        assert_eq!(pair(vec![(1, 10)], vec![vec![(1, 10), (2, 11)]]), None);
+        assert_eq!(pair(vec![(1, 10)], vec![vec![]]), None);
+        // Calls that are each a message (Responses' items) make one exchange.
+        let s = shapes(|s| {
+            s.push_calls(true, [(1, 10)]);
+            s.push_calls(true, [(2, 11)]);
+            s.push_replies([(1, 0)]);
+            s.push_replies([(2, 0)]);
+        });
+        assert_eq!(exchange(&s, 1, s.len()), Some(5));
+        assert_eq!(exchange(&s, 1, 4), None);
+    }
+
+    #[test]
+    fn a_run_of_whole_turns_ends_before_the_last_message_of_the_users() {
+        // 0 | user, calls, reply, model, user, calls, reply, user | user (from)
+        let s = shapes(|s| {
+            s.push_plain(ROLE_USER, None);
+            s.push_calls(false, [(1, 10)]);
+            s.push_replies([(1, 10)]);
+            s.push_plain(ROLE_MODEL, None);
+            s.push_user_parts();
+            s.push_calls(false, [(2, 10)]);
+            s.push_replies([(2, 10)]);
+            s.push_plain(ROLE_USER, None);
+            s.push_plain(ROLE_USER, None);
+        });
+        let (earlier, gaps) = older_with_turns(&s, 9);
+        assert_eq!(earlier, vec![0..1, 8..9]);
+        assert_eq!(gaps, vec![GapKind::Turns]);
+        // An unanswered call closes the run before it; it is given.
+        let s = shapes(|s| {
+            s.push_plain(ROLE_USER, None);
+            s.push_plain(ROLE_MODEL, None);
+            s.push_plain(ROLE_USER, None);
+            s.push_calls(false, [(1, 10)]);
+            s.push_plain(ROLE_USER, None);
+        });
+        let (earlier, gaps) = older_with_turns(&s, 5);
+        assert_eq!(earlier, vec![0..1, 3..5]);
+        assert_eq!(gaps, vec![GapKind::Turns]);
+    }
+
+    #[test]
+    fn plain_runs_give_their_ends_and_a_turn_between_the_models() {
+        let roles = [ROLE_MODEL, ROLE_MODEL, ROLE_USER, ROLE_MODEL, ROLE_MODEL];
+        let mut given = Vec::new();
+        plain_runs(|i| Some(roles[i - 1]), 1, 6, &mut |i| given.push(i));
+        assert_eq!(given, vec![1, 3, 5]);
+        let mut given = Vec::new();
+        plain_runs(|_| Some(ROLE_MODEL), 1, 5, &mut |i| given.push(i));
+        assert_eq!(given, vec![1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_tail_starts_on_a_plain_message_of_the_users_and_widens() {
+        let n = 200;
+        let mut s = Shapes::default();
+        for i in 0..n {
+            s.push_plain(if i % 10 == 0 { ROLE_USER } else { ROLE_MODEL }, None);
+        }
+        let options = Map::new();
+        let Next::Tail(tail) = select(Call::Trim, &options, &s, None) else {
+            panic!("a tail")
+        };
+        // The first tail: 2 × 40 + 32 = 112 messages, started back on the user's message 80.
+        assert_eq!((tail.size, tail.from), (Some(112), 80));
+        let after = After {
+            size: tail.size,
+            scale: None,
+        };
+        // 4 × 112 would hold the whole history with the 64 before it: the whole history.
+        assert_eq!(select(Call::Trim, &options, &s, Some(after)), Next::Whole);
+        let mut options = Map::new();
+        options.insert("window".into(), json!({}));
+        assert_eq!(start(Call::Trim, &options, n), Next::Whole);
+    }
+}

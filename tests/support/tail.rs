@@ -413,3 +413,56 @@ pub fn runs(given: &[usize], mut send: impl FnMut(usize) -> Value) -> Vec<Value>
     }
     runs.into_iter().map(|(s, r)| json!([s, r])).collect()
 }
+
+/// The shapes of `messages` as a binding reads them for `ankita_tail_select` (its words: see
+/// `ankita::tail::select::Shapes::from_words`), from this file's readers: a plain message and its
+/// role's number (and its content's UTF-8 length), the user's text parts, calls and replies
+/// with their ids and names numbered, anything else.
+pub fn shape_words(format: &str, messages: &[Value]) -> Vec<u32> {
+    let facts = format_facts(format);
+    let plain_facts = &facts["plain"];
+    let mut roles = vec![plain_facts["user"].clone(), plain_facts["model"].clone()];
+    roles.extend(
+        plain_facts["other_roles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .cloned(),
+    );
+    let turns = turns(format);
+    let mut numbers: std::collections::HashMap<String, u32> = Default::default();
+    let mut number = |text: &Option<String>| match text {
+        None => 0,
+        Some(t) => {
+            let next = numbers.len() as u32 + 1;
+            *numbers.entry(t.clone()).or_insert(next)
+        }
+    };
+    let mut words = Vec::new();
+    for m in messages {
+        let role = plain(m).and_then(|r| roles.iter().position(|x| x == r));
+        if let Some(role) = role {
+            let len = m["content"].as_str().map_or(u32::MAX, |s| s.len() as u32);
+            words.extend([1, role as u32, len]);
+        } else if turns
+            .user_parts
+            .as_ref()
+            .is_some_and(|f| fits(f, m, &mut Item::default(), &mut Vec::new()))
+        {
+            words.push(2);
+        } else if let Some((calls, alone)) = items(&turns.call, "call", m) {
+            words.extend([3, u32::from(alone), calls.len() as u32]);
+            for c in &calls {
+                words.extend([number(&c.id), number(&c.name)]);
+            }
+        } else if let Some((replies, _)) = items(&turns.reply, "reply", m) {
+            words.extend([4, replies.len() as u32]);
+            for r in &replies {
+                words.extend([number(&r.id), number(&r.name)]);
+            }
+        } else {
+            words.push(0);
+        }
+    }
+    words
+}
