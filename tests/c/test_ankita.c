@@ -1,6 +1,7 @@
 /* C ABI tests: built with -Wall -Wextra -Werror against include/ankita.h and run under valgrind. */
 #include "ankita.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,8 +381,45 @@ static void test_trim_many(void) {
     ankita_string_free(status);
 }
 
+/* The tail's selection from a history's shapes: 200 plain messages, the user's every tenth. */
+static void test_tail_select(void) {
+    const char *request = "{\"call\":\"trim\",\"messages\":200,\"options\":{}}";
+    char *r = ankita_tail_select(request, NULL, 0);
+    CHECK(r && strstr(r, "\"send\":\"shapes\"") && strstr(r, "\"lengths\":false"), "%s", r);
+    ankita_string_free(r);
+    uint32_t words[600];
+    for (size_t i = 0; i < 200; i++) {
+        words[3 * i] = 1;                  /* plain */
+        words[3 * i + 1] = i % 10 ? 1 : 0; /* the model's, or the user's */
+        words[3 * i + 2] = 0xFFFFFFFFu;    /* not measured */
+    }
+    r = ankita_tail_select(request, (const uint8_t *)words, sizeof words);
+    /* The first tail (2 x 40 + 32 = 112 messages) starts back on the user's message 80; of the
+     * older ones go message 0 and the model's up to the first of the user's, the user's 70 that
+     * ends the run of whole turns from 10, and 79, the end of the plain run after it. */
+    CHECK(r && strstr(r, "\"send\":\"tail\"") && strstr(r, "\"from\":80") &&
+              strstr(r, "\"earlier\":[[0,10],[70,71],[79,80]]") && strstr(r, "\"size\":112") &&
+              strstr(r, "\"gaps\":[\"turns\",\"plain\"]"),
+          "%s", r);
+    ankita_string_free(r);
+    const char *after =
+        "{\"call\":\"trim\",\"messages\":200,\"options\":{},"
+        "\"after\":{\"size\":112,\"widen\":{\"ok\":true,\"widen\":true}}}";
+    r = ankita_tail_select(after, (const uint8_t *)words, sizeof words);
+    CHECK(r && strstr(r, "\"send\":\"whole\""), "%s", r);
+    ankita_string_free(r);
+    r = ankita_tail_select(request, (const uint8_t *)words, 3);
+    CHECK(r && strstr(r, "\"code\":\"invalid_request\"") && strstr(r, "\"path\":\"shape\""),
+          "%s", r);
+    ankita_string_free(r);
+    r = ankita_tail_select(request, (const uint8_t *)words, 4 * 599);
+    CHECK(r && strstr(r, "\"path\":\"shape[599]\""), "%s", r);
+    ankita_string_free(r);
+}
+
 int main(void) {
     test_version();
+    test_tail_select();
     test_formats();
     test_probe();
     test_bad_arguments();
