@@ -113,6 +113,9 @@ export function plainRole(message, format) {
   return [plain.user, plain.model, ...plain.other_roles][role];
 }
 
+/** How many calls of a run the shapes pair (see {@link Numbers}). */
+const RUN = 64;
+
 /** A plain message's length no one measured (ankita_tail_select's shapes). */
 const NO_LENGTH = 0xffffffff;
 
@@ -133,29 +136,113 @@ export function shapesOf(messages, format, lengths) {
   const facts = formatFacts(format).plain;
   const bare = lengths && !facts.text_parts;
   const turns = turnsOf(format);
-  /** @type {Map<unknown, number>} */
-  const ids = new Map();
-  const number = (/** @type {unknown} */ text) => {
-    if (text === undefined) return 0;
-    let n = ids.get(text);
-    if (n === undefined) ids.set(text, (n = ids.size + 1));
-    return n;
-  };
-  /** @type {number[]} */
-  const words = [];
+  const numbers = NUMBERS;
+  numbers.reset();
+  // Three words a message, most often; grown when calls or replies need more.
+  let words = new Uint32Array(3 * messages.length + 16);
+  let at = 0;
+  let calls = false;
   for (const message of messages) {
     const role = plain(message);
+    const parts = role < 0 && turns !== null && turns.userParts(message);
+    const found = role < 0 && !parts && turns !== null ? turns.exchange(message) : null;
+    if (found !== null && found.call && !calls) numbers.newRun();
+    calls = found !== null && found.call;
+    const need = found === null ? 3 : 3 + 2 * found.list.length;
+    if (at + need > words.length) words = grown(words, at + need);
     if (role >= 0) {
-      const len =
-        bare && keysUpTo(message, 2) === 2 ? utf8Length(message[facts.text_key]) : NO_LENGTH;
-      words.push(1, role, Math.min(len, NO_LENGTH));
-    } else if (turns !== null && turns.userParts(message)) {
-      words.push(2);
-    } else if (turns === null || !turns.exchange(message, number, words)) {
-      words.push(0);
+      words[at] = 1;
+      words[at + 1] = role;
+      words[at + 2] =
+        bare && keysUpTo(message, 2) === 2
+          ? Math.min(utf8Length(message[facts.text_key]), NO_LENGTH)
+          : NO_LENGTH;
+      at += 3;
+    } else if (found !== null) {
+      words[at++] = found.call ? 3 : 4;
+      if (found.call) words[at++] = found.alone ? 1 : 0;
+      words[at++] = found.list.length;
+      for (const item of found.list) {
+        words[at++] = numbers.id(item.id, found.call);
+        words[at++] = numbers.name(item.name, found.call);
+      }
+    } else {
+      words[at++] = parts ? 2 : 0;
     }
   }
-  return new Uint8Array(Uint32Array.from(words).buffer);
+  return new Uint8Array(words.buffer, 0, 4 * at);
+}
+
+/**
+ * The numbers of ids and names in the shapes: the same string, the same number, as far as
+ * pairing needs it. A call's replies come right after its run of call messages, so a string is
+ * looked up among the calls of the latest run alone (no string hashed): a reply's id or name
+ * found there gets its call's number, one not found a new number — it could pair with nothing
+ * else, and the core, seeing no pair, gives those messages. Two different strings never share
+ * a number. A run of more than RUN calls pairs nothing (its replies get new numbers).
+ */
+class Numbers {
+  constructor() {
+    /** @type {unknown[]} the ids and names of the latest run's calls, in turn (to `count`) */
+    this.run = [];
+    /** @type {number[]} their numbers */
+    this.numbers = [];
+    this.count = 0;
+    this.next = 1;
+  }
+
+  /** A new history: no run, numbers from 1. */
+  reset() {
+    this.count = 0;
+    this.next = 1;
+  }
+
+  newRun() {
+    this.count = 0;
+  }
+
+  /** The number of a string met among the run's ids (`offset` 0) or names (1), or a new one. */
+  lookup(text, offset) {
+    const { run, numbers, count } = this;
+    if (count <= 2 * RUN) {
+      for (let k = offset; k < count; k += 2) if (run[k] === text) return numbers[k];
+    }
+    return this.next++;
+  }
+
+  /** The number of the id `text` of a call (`call`), which joins the run, or of a reply. */
+  id(text, call) {
+    const n = text === undefined ? 0 : this.lookup(text, 0);
+    if (call) {
+      this.run[this.count] = text;
+      this.numbers[this.count] = n;
+      this.run[this.count + 1] = undefined;
+      this.numbers[this.count + 1] = 0;
+      this.count += 2;
+    }
+    return n;
+  }
+
+  /** The number of the name `text` of the call whose id came last (`call`), or of a reply. */
+  name(text, call) {
+    const n = text === undefined ? 0 : this.lookup(text, 1);
+    if (call) {
+      this.run[this.count - 1] = text;
+      this.numbers[this.count - 1] = n;
+    }
+    return n;
+  }
+}
+
+/** The one set of numbers: shapes are read synchronously, one history at a time (a set made
+ * each time made V8 deoptimize the loop after each collection). */
+const NUMBERS = new Numbers();
+
+/** `words` copied into a buffer of at least `least` words. */
+function grown(words, least) {
+  const more = new Uint32Array(Math.max(2 * words.length, least));
+  more.set(words);
+  return more;
 }
 
 /**

@@ -197,9 +197,7 @@ function fits(fields, value, item, parts) {
 /**
  * The reader of a format's shapes of whole turns, from the core's `turns` facts
  * (ankita_formats): `userParts(message)`, whether a message is the user's text parts;
- * `exchange(message, number, words)`, whether it is a message of tool calls or of replies,
- * whose shape it then writes onto `words` (`3, alone, n, id, name, ...` or `4, n, id, name,
- * ...`, each id and name as `number` gives it).
+ * `exchange(message)`, the tool calls or the replies a message holds, with their ids and names.
  *
  * @param {import("./native.js").FormatFacts["formats"][number]["turns"]} facts
  */
@@ -207,6 +205,21 @@ function turnsReader(facts) {
   const userParts = facts.user_parts ? compileFields(facts.user_parts) : null;
   const call = compileFields(facts.call);
   const reply = compileFields(facts.reply);
+  // A message whose first field is a constant (its role, or its type) and differs is of
+  // another kind: told before its other fields are read.
+  const gate = (/** @type {any[] | null} */ fields) => {
+    const first = fields?.[0];
+    const is = first?.value?.is;
+    if (first === undefined || first.optional === true || typeof is !== "string") {
+      return () => true;
+    }
+    const key = first.key;
+    return (/** @type {any} */ message) =>
+      message !== null && typeof message === "object" && message[key] === is;
+  };
+  const mayBeUserParts = gate(facts.user_parts);
+  const mayBeCall = gate(facts.call);
+  const mayBeReply = gate(facts.reply);
   /**
    * The calls or replies (`kind`) of a message of `fields`, and whether the message is one
    * itself; null when it does not fit or holds none.
@@ -221,29 +234,29 @@ function turnsReader(facts) {
     /** @type {Item[]} */
     const parts = [];
     if (!fits(fields, message, item, parts)) return null;
-    if (item.id !== undefined) return { list: [item], alone: true };
+    const call = kind === "call";
+    if (item.id !== undefined) return { call, alone: true, list: [item] };
     const list = parts.filter((p) => p.kind === kind);
-    return list.length === 0 ? null : { list, alone: false };
+    return list.length === 0 ? null : { call, alone: false, list };
   };
   return {
     /** @param {unknown} message */
     userParts: (message) =>
       userParts !== null &&
+      mayBeUserParts(message) &&
       fits(userParts, message, { kind: null, id: undefined, name: undefined }, []),
     /**
+     * The calls (`call`: true) or replies of a message, and whether it is one call itself; null
+     * when it is neither.
+     *
      * @param {unknown} message
-     * @param {(text: unknown) => number} number
-     * @param {number[]} words
+     * @returns {{ call: boolean, alone: boolean, list: Item[] } | null}
      */
-    exchange(message, number, words) {
-      const calls = items(call, "call", message);
-      const found = calls ?? items(reply, "reply", message);
-      if (found === null) return false;
-      if (calls !== null) words.push(3, calls.alone ? 1 : 0);
-      else words.push(4);
-      words.push(found.list.length);
-      for (const item of found.list) words.push(number(item.id), number(item.name));
-      return true;
+    exchange(message) {
+      return (
+        (mayBeCall(message) ? items(call, "call", message) : null) ??
+        (mayBeReply(message) ? items(reply, "reply", message) : null)
+      );
     },
   };
 }
