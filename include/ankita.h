@@ -134,40 +134,6 @@ char *ankita_trim_tail(const char *request_json);
 char *ankita_sanitize_tail(const char *request_json);
 
 /**
- * Which messages of a long history to send, and how (DESIGN §13; docs/long-histories.md):
- * the rules of a stateless trim's or sanitize's tails, for a front end that reads its own
- * objects. `request_json` is `{"call": "trim" | "sanitize", "messages": <the history's
- * length>, "options": {the trim's options, or {"format"?}}, "after"?: {"size": <the tail's
- * size>, "widen": <the answer of ankita_trim_tail that asked for more>}}`. `shape` is NULL
- * (the messages not read yet) or `shape_len` bytes of native-endian `uint32_t` words, one
- * record a message, in order: `0` (any other message), `1, role, len` (a plain message:
- * role 0 the user's, 1 the model's, 2 + k the format's k-th other role; `len` its text's
- * UTF-8 length when it holds its role and text alone, else `0xFFFFFFFF`), `2` (the user's
- * text parts), `3, alone, n, id, name, ...` (a message of `n` tool calls; `alone`: it is one
- * call itself), `4, n, id, name, ...` (`n` replies); an id or name is any number standing for
- * its string (the same string, the same number; a name 0: none) — each format's facts of
- * `ankita_formats` (`plain`, `turns`) say what each kind is.
- *
- * The answer: `{"ok": true, "send": "whole"}` (send the history whole, to `ankita_trim` or
- * `ankita_sanitize`), `{"ok": true, "send": "shapes", "lengths": <bool>}` (read the shapes, the
- * plain messages' lengths when `lengths`, and ask again), or `{"ok": true, "send": "tail",
- * "size", "earlier": [[start, end], ...], "stand_ins": "none" | "replace" | "note", "window":
- * {"from", "gaps"?, "sizes"?}}`: the request of `ankita_trim_tail` (or `ankita_sanitize_tail`)
- * is the options, the messages from `window.from` on, and `window` with `earlier`'s runs of
- * messages (as stand-ins but message 0, for `replace` and `note`; `note` adds `stood_in`).
- * When that answers `widen`, ask again with `after`. An error JSON as for `ankita_trim` for a
- * malformed request or shape.
- *
- * Ownership: the returned string is owned by the caller and must be released with
- * `ankita_string_free`. Thread safety: may be called from any thread concurrently.
- *
- * # Safety
- * `request_json` is NULL or a NUL-terminated string valid for the duration of the call;
- * `shape` is NULL or points to `shape_len` readable bytes valid for the duration of the call.
- */
-char *ankita_tail_select(const char *request_json, const uint8_t *shape, size_t shape_len);
-
-/**
  * Counts a chat history the way `ankita_trim` prices it: in the model's tokens when its
  * tokenizer is known (`"model"` or `"tokenizer"`), else in bytes.
  *
@@ -508,6 +474,40 @@ char *ankita_formats(void);
  * `ankita_string_free`. Thread safety: may be called from any thread concurrently.
  */
 char *ankita_options(void);
+
+/**
+ * Which messages of a long history to send, and how (DESIGN §13; docs/long-histories.md):
+ * the rules of a stateless trim's or sanitize's tails, for a front end that reads its own
+ * objects. `request_json` is `{"call": "trim" | "sanitize", "messages": <the history's
+ * length>, "options": {the trim's options, or {"format"?}}, "after"?: {"size": <the tail's
+ * size>, "widen": <the answer of ankita_trim_tail that asked for more>}}`. `shape` is NULL
+ * (the messages not read yet) or `shape_len` bytes of native-endian `uint32_t` words, one
+ * record a message, in order: `0` (any other message), `1, role, len` (a plain message:
+ * role 0 the user's, 1 the model's, 2 + k the format's k-th other role; `len` its text's
+ * UTF-8 length when it holds its role and text alone, else `0xFFFFFFFF`), `2` (the user's
+ * text parts), `3, alone, n, id, name, ...` (a message of `n` tool calls; `alone`: it is one
+ * call itself), `4, n, id, name, ...` (`n` replies); an id or name is any number standing for
+ * its string (the same string, the same number; a name 0: none) — each format's facts of
+ * `ankita_formats` (`plain`, `turns`) say what each kind is.
+ *
+ * The answer: `{"ok": true, "send": "whole"}` (send the history whole, to `ankita_trim` or
+ * `ankita_sanitize`), `{"ok": true, "send": "shapes", "lengths": <bool>}` (read the shapes, the
+ * plain messages' lengths when `lengths`, and ask again), or `{"ok": true, "send": "tail",
+ * "size", "earlier": [[start, end], ...], "stand_ins": "none" | "replace" | "note", "window":
+ * {"from", "gaps"?, "sizes"?}}`: the request of `ankita_trim_tail` (or `ankita_sanitize_tail`)
+ * is the options, the messages from `window.from` on, and `window` with `earlier`'s runs of
+ * messages (as stand-ins but message 0, for `replace` and `note`; `note` adds `stood_in`).
+ * When that answers `widen`, ask again with `after`. An error JSON as for `ankita_trim` for a
+ * malformed request or shape.
+ *
+ * Ownership: the returned string is owned by the caller and must be released with
+ * `ankita_string_free`. Thread safety: may be called from any thread concurrently.
+ *
+ * # Safety
+ * `request_json` is NULL or a NUL-terminated string valid for the duration of the call;
+ * `shape` is NULL or points to `shape_len` readable bytes valid for the duration of the call.
+ */
+char *ankita_tail_select(const char *request_json, const uint8_t *shape, size_t shape_len);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -68,6 +68,7 @@ use crate::request::format_of;
 use crate::request::TrimOptions;
 use crate::trim::{plan_sanitize_split, plan_split_reach, split, Plan, Start, EARLIER_ANCHORS};
 
+pub mod driver;
 mod gaps;
 pub mod select;
 mod window;

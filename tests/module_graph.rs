@@ -189,10 +189,21 @@ fn rust_graph(src: &Path, skip: Option<&str>) -> Graph {
         modules: modules.iter().map(|m| name(m)).collect(),
         ..Graph::default()
     };
+    let reexports = root_reexports(&src.join("lib.rs"));
     for path in &paths {
         let from = module_of(path.strip_prefix(src).unwrap());
         let text = std::fs::read_to_string(path).unwrap();
         for (prefix, segments) in references(&code(&text)) {
+            // A name the crate root re-exports (`crate::Error`) is a use of the module that
+            // defines it: the root's `pub use` hides no edge.
+            let segments = match segments.first().and_then(|first| reexports.get(first)) {
+                Some(defined) if prefix == "crate" => {
+                    let mut resolved = defined.clone();
+                    resolved.extend(segments.iter().skip(1).cloned());
+                    resolved
+                }
+                _ => segments,
+            };
             let mut full = if prefix == "crate" {
                 Vec::new()
             } else {
@@ -218,6 +229,70 @@ fn rust_graph(src: &Path, skip: Option<&str>) -> Graph {
         }
     }
     graph
+}
+
+/// The names the crate root (`lib.rs`) re-exports, each with its path (`Error` ->
+/// `[error, Error]`): its `pub use a::b::X;` and `pub use a::{X, Y};` statements.
+fn root_reexports(lib: &Path) -> BTreeMap<String, Vec<String>> {
+    let text = std::fs::read_to_string(lib).unwrap_or_default();
+    let mut out = BTreeMap::new();
+    for statement in code(&text).split(';') {
+        let Some(path) = statement.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let path = path.trim().trim_start_matches("crate::");
+        let (head, items): (&str, Vec<&str>) = match path.find('{') {
+            Some(open) => (
+                path[..open].trim_end_matches("::"),
+                path[open + 1..].trim_end_matches('}').split(',').collect(),
+            ),
+            None => match path.rfind("::") {
+                Some(at) => (&path[..at], vec![&path[at + 2..]]),
+                None => continue,
+            },
+        };
+        for item in items {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            // `a::b as c` is reached by `c`.
+            let (inner, name) = match item.split_once(" as ") {
+                Some((inner, alias)) => (inner.trim(), alias.trim()),
+                None => (item, item.rsplit("::").next().unwrap_or(item)),
+            };
+            let mut full: Vec<String> = head.split("::").map(str::to_owned).collect();
+            full.extend(inner.split("::").map(|s| s.trim().to_owned()));
+            out.insert(name.to_owned(), full);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_use_through_the_crate_roots_reexports_is_the_defining_modules() {
+    let dir = std::env::temp_dir().join(format!("module-graph-{}", std::process::id()));
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("b")).unwrap();
+    let write = |path: &str, text: &str| std::fs::write(src.join(path), text).unwrap();
+    write(
+        "lib.rs",
+        "pub mod a;\npub mod b;\npub use b::inner::{Thing, Other as Alias};\npub use a::Top;\n",
+    );
+    write(
+        "a.rs",
+        "pub struct Top;\npub fn f() -> crate::Thing { crate::Alias }\n",
+    );
+    write("b.rs", "pub mod inner;\n");
+    write(
+        "b/inner.rs",
+        "pub struct Thing;\npub fn g(_: crate::Top) {}\n",
+    );
+    let graph = rust_graph(&src, None);
+    let report = graph.cycles();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(graph.uses("a", "b::inner") && graph.uses("b::inner", "a"));
+    assert!(report.contains("a -> b::inner: Other, Thing"), "{report}");
 }
 
 #[test]
@@ -761,4 +836,37 @@ fn no_source_file_is_over_800_lines_before_its_tests() {
     }
     let long: Vec<String> = paths.iter().filter_map(|p| long_file(p)).collect();
     assert!(long.is_empty(), "files over 800 lines: {long:?}");
+}
+
+/// The graph of `graph`'s top-level modules (a folder of src/ and the files in it are one).
+fn top_level(graph: &Graph) -> Graph {
+    let head = |m: &str| m.split("::").next().unwrap_or(m).to_owned();
+    let mut top = Graph::default();
+    for m in &graph.modules {
+        top.modules.insert(head(m));
+    }
+    for (from, edges) in &graph.edges {
+        for (to, names) in edges {
+            if head(from) != head(to) {
+                for n in names {
+                    top.tie(&head(from), &head(to), &format!("{from} -> {to}: {n}"));
+                }
+            }
+        }
+    }
+    top
+}
+
+/// No circle among the library's top-level modules either: a use of `crate::X` (a name the
+/// root re-exports) counts as a use of the module defining `X`.
+#[test]
+fn the_librarys_top_level_modules_have_no_cycle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = top_level(&rust_graph(&src, Some("bin")));
+    let report = graph.cycles();
+    assert!(
+        report.is_empty(),
+        "module cycles among src/'s top level:\n{report}"
+    );
+    assert!(graph.uses("tail", "request") && graph.uses("request", "format"));
 }

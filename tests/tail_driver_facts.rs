@@ -7,7 +7,7 @@
 //! a history that short is not asked about), writes a number of them, or names a rule's
 //! function.
 
-use ankita::format::describe_formats;
+use ankita::tail::driver::describe_formats;
 use std::path::Path;
 
 fn read(path: &str) -> String {

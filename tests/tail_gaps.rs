@@ -12,7 +12,7 @@ mod agent_loop;
 mod support;
 
 use agent_loop::{Rng, FORMATS};
-use ankita::format::facts::TAIL_DRIVER;
+use ankita::tail::driver::TAIL_DRIVER;
 use ankita::tail::select::select_answer;
 use ankita::tail::trim_tail_json;
 use proptest::prelude::*;

@@ -12,7 +12,8 @@ mod agent_loop;
 mod support;
 
 use agent_loop::{write, Rng, Step, FORMATS};
-use ankita::format::facts::{describe_formats, TAIL_DRIVER};
+use ankita::format::describe_formats;
+use ankita::tail::driver::TAIL_DRIVER;
 use ankita::tail::trim_tail_json;
 use proptest::prelude::*;
 use serde_json::{json, Value};

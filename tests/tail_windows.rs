@@ -11,7 +11,7 @@ mod agent_loop;
 mod support;
 
 use agent_loop::{write, Rng, Step, FORMATS};
-use ankita::format::facts::TAIL_DRIVER;
+use ankita::tail::driver::TAIL_DRIVER;
 use ankita::tail::trim_tail_json;
 use proptest::prelude::*;
 use serde_json::{json, Value};

@@ -22,7 +22,7 @@ use std::ffi::c_char;
 /// `ankita_string_free`. Thread safety: may be called from any thread concurrently.
 #[no_mangle]
 pub extern "C" fn ankita_formats() -> *mut c_char {
-    boundary(|| Ok(with_ok(crate::format::describe_formats())))
+    boundary(|| Ok(with_ok(crate::tail::driver::describe_formats())))
 }
 
 /// `{"ok": true}` followed by the fields of `value` (an object).

@@ -17,9 +17,9 @@
 //! plain messages are given, where runs of whole turns lie and how calls pair with replies, how
 //! long the first tail is and how it widens are here.
 
+use super::driver::TAIL_DRIVER;
 use super::GapKind;
 use crate::error::Error;
-use crate::format::facts::TAIL_DRIVER;
 use crate::format::Format;
 use serde_json::{json, Map, Value};
 use std::ops::Range;

@@ -364,12 +364,12 @@ pub fn _all_dicts(messages: &Bound<'_, PyAny>) -> bool {
     })
 }
 
-/// Every format's facts (`ankita.format::describe_formats`): `{"default": name, "formats":
+/// Every format's facts (`ankita::tail::driver::describe_formats`): `{"default": name, "formats":
 /// [{"name", "takes_system", "merges_turns", "rebuilds_messages", "plain", ...}]}`, read by the
 /// Python package instead of a list of format names of its own.
 #[pyfunction]
 pub fn formats(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    to_py(py, &ankita::format::describe_formats())
+    to_py(py, &ankita::tail::driver::describe_formats())
 }
 
 /// The messages as JSON values for planning; with `stand_ins`, large screenshots are read as
