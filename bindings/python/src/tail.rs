@@ -225,7 +225,7 @@ fn shapes_of<'py>(
 ) -> Shapes {
     let reader = Reader::new(py, format);
     let turns = WholeTurns::new(py, &format.traits().turns);
-    let mut ids = Ids::new(py);
+    let mut ids = Ids::new();
     let mut shapes = Shapes::with_capacity(messages.len());
     for message in messages {
         if let Some(role) = reader.plain(message) {

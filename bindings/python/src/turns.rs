@@ -15,7 +15,7 @@ use ankita::format::facts::{Field, PartKind, Turns, Val};
 use ankita::tail::select::Shapes;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::PyString;
 use std::ffi::CString;
 
 use crate::convert::MAX_DEPTH;
@@ -62,46 +62,77 @@ impl Item {
     }
 }
 
-/// The numbers standing for ids and names in a history's shapes: the same str, the same
-/// number (0: none).
-pub(crate) struct Ids<'py> {
-    seen: Bound<'py, PyDict>,
+/// The numbers standing for ids and names in a history's shapes, as far as pairing needs
+/// them: a call's replies come right after its run of call messages, so a string is looked up
+/// among the calls of the latest run alone (compared, never hashed): a reply's id or name found
+/// there gets its call's number, one not found a new number — it could pair with nothing else,
+/// and the core, seeing no pair, gives those messages. Two different strs never share a
+/// number (0: none). A run of more than [`Ids::RUN`] calls pairs nothing.
+pub(crate) struct Ids {
+    /// The latest run's calls: id, its number, name, its number (borrowed strs).
+    run: Vec<[(*mut ffi::PyObject, u32); 2]>,
+    next: u32,
+    /// Whether the message before was one of calls (a run goes on).
+    in_run: bool,
 }
 
-impl<'py> Ids<'py> {
-    pub(crate) fn new(py: Python<'py>) -> Ids<'py> {
+impl Ids {
+    const RUN: usize = 64;
+
+    pub(crate) fn new() -> Ids {
         Ids {
-            seen: PyDict::new(py),
+            run: Vec::new(),
+            next: 1,
+            in_run: false,
         }
     }
 
-    /// The number of the str `text` (borrowed, maybe null: 0).
+    /// The next message is of no calls: the run ends.
+    pub(crate) fn end_run(&mut self) {
+        self.in_run = false;
+    }
+
+    /// The number of the str `text` (null: 0) among the run's ids (`k` 0) or names (1).
     ///
     /// # Safety
-    /// `text` is null or a live exact str, the GIL held.
-    unsafe fn number(&self, text: *mut ffi::PyObject) -> u32 {
+    /// `text` is null or a live exact str, as the run's are, the GIL held.
+    unsafe fn lookup(&mut self, text: *mut ffi::PyObject, k: usize) -> u32 {
         if text.is_null() {
             return 0;
         }
-        // SAFETY: forwarded; an exact str hashes and compares without running Python code.
-        unsafe {
-            let text = Bound::from_borrowed_ptr(self.seen.py(), text);
-            if let Ok(Some(n)) = self.seen.get_item(&text) {
-                return n.extract::<u32>().unwrap_or(0);
+        if self.run.len() <= Self::RUN {
+            for call in &self.run {
+                let (seen, n) = call[k];
+                // SAFETY: forwarded; exact strs compare without running Python code.
+                if !seen.is_null()
+                    && (seen == text || unsafe { ffi::PyUnicode_Compare(seen, text) } == 0)
+                {
+                    return n;
+                }
             }
-            let n = self.seen.len() as u32 + 1;
-            let _ = self.seen.set_item(text, n);
-            n
         }
+        self.next += 1;
+        self.next - 1
     }
 
-    /// An item's id and name as numbers.
+    /// The numbers of a call's id and name; the call joins the run.
     ///
     /// # Safety
-    /// As [`Ids::number`], for the item's strs.
-    unsafe fn pair(&self, item: &Item) -> (u32, u32) {
+    /// As [`Ids::lookup`], for the item's strs, which outlive the reading of the history.
+    unsafe fn call(&mut self, item: &Item) -> (u32, u32) {
         // SAFETY: forwarded.
-        unsafe { (self.number(item.id), self.number(item.name)) }
+        let (id, name) = unsafe { (self.lookup(item.id, 0), self.lookup(item.name, 1)) };
+        self.run.push([(item.id, id), (item.name, name)]);
+        (id, name)
+    }
+
+    /// The numbers of a reply's id and name.
+    ///
+    /// # Safety
+    /// As [`Ids::lookup`].
+    unsafe fn reply(&mut self, item: &Item) -> (u32, u32) {
+        // SAFETY: forwarded.
+        unsafe { (self.lookup(item.id, 0), self.lookup(item.name, 1)) }
     }
 }
 
@@ -189,16 +220,21 @@ impl<'py> WholeTurns<'py> {
         ids: &mut Ids,
         shapes: &mut Shapes,
     ) -> bool {
-        // SAFETY: as in `user_parts`; the items' strs are borrowed from `message`, alive for
-        // the call.
+        // SAFETY: as in `user_parts`; the items' strs are borrowed from `message`, alive while
+        // the caller's messages are (the whole reading of the history).
         unsafe {
             if let Some((calls, alone)) = self.items(&self.call, PartKind::Call, message) {
-                let calls: Vec<_> = calls.iter().map(|c| ids.pair(c)).collect();
+                if !ids.in_run {
+                    ids.run.clear();
+                }
+                ids.in_run = true;
+                let calls: Vec<_> = calls.iter().map(|c| ids.call(c)).collect();
                 shapes.push_calls(alone, calls);
                 return true;
             }
+            ids.end_run();
             if let Some((replies, _)) = self.items(&self.reply, PartKind::Reply, message) {
-                let replies: Vec<_> = replies.iter().map(|r| ids.pair(r)).collect();
+                let replies: Vec<_> = replies.iter().map(|r| ids.reply(r)).collect();
                 shapes.push_replies(replies);
                 return true;
             }
