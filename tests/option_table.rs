@@ -4,7 +4,7 @@
 //! Generated: the regions between `<options NAME>` and `</options>` marker comments of the
 //! Python option TypedDicts (_types.py), the stub's keywords of `_ankita.trim` (_ankita.pyi),
 //! the Node `TrimOptions` (index.d.ts) and the reference table of docs/options.md are written
-//! from the table: `regions_are_generated_from_the_table` fails with a diff when one is stale,
+//! from the table, and `MessageFormat` (_types.py, types/names.d.ts) from the formats' table: `regions_are_generated_from_the_table` fails with a diff when one is stale,
 //! and `UPDATE_OPTIONS=1 cargo test --release --test option_table regions` rewrites them.
 //!
 //! Checked, where a declaration is written by hand: the keywords and defaults of the native
@@ -58,6 +58,16 @@ fn regions() -> Vec<(&'static str, &'static str, String)> {
         (NATIVE_TRIM, "text-signature", text_signature()),
         (INDEX_D_TS, "trim-options", node_members()),
         (OPTIONS_MD, "reference", docs_table()),
+        (
+            TYPES_PY,
+            "message-format",
+            message_formats("MessageFormat = Literal[", "]"),
+        ),
+        (
+            NAMES_D_TS,
+            "message-format",
+            message_formats("export type MessageFormat = ", ";"),
+        ),
     ]
 }
 
@@ -65,6 +75,19 @@ const STUB_PYI: &str = "bindings/python/python/ankita/_ankita.pyi";
 const NATIVE_TRIM: &str = "bindings/python/src/trim.rs";
 const INDEX_D_TS: &str = "bindings/node/index.d.ts";
 const OPTIONS_MD: &str = "docs/options.md";
+const NAMES_D_TS: &str = "bindings/node/types/names.d.ts";
+
+/// The names of the core's formats (`ankita::format::FORMATS`, in order), quoted and joined as
+/// one line of a declaration: a format is one file and one line of that table, and the
+/// bindings' `MessageFormat` follow it.
+fn message_formats(open: &str, close: &str) -> String {
+    let names: Vec<String> = ankita::format::FORMATS
+        .iter()
+        .map(|adapter| format!("\"{}\"", adapter.traits().name))
+        .collect();
+    let separator = if close == "]" { ", " } else { " | " };
+    format!("{open}{}{close}\n", names.join(separator))
+}
 
 /// A Python annotation that typing can evaluate on Python 3.9: `Optional[Union[A, B]]`.
 fn python_annotation(option: &TrimOption) -> String {

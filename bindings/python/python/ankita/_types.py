@@ -7,7 +7,9 @@ from typing import Any, Literal, Optional, TypedDict, Union
 
 ImageFormat = Literal["png", "jpeg", "gif", "webp"]
 OnImageOverflow = Literal["placeholder", "drop", "error"]
+# <options message-format> generated from src/format/mod.rs (FORMATS) by tests/option_table.rs
 MessageFormat = Literal["openai", "anthropic", "responses", "gemini", "ai-sdk"]
+# </options>
 Tokenizer = Literal["bytes", "o200k_base", "cl100k_base"]
 
 
