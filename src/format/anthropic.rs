@@ -98,24 +98,13 @@ static TRAITS: Traits = Traits {
         text_keys: &["content", "text", "thinking"],
         data_keys: &["input"],
     },
+    breakpoints: super::Breakpoints::Anthropic,
     turns: super::turns::ANTHROPIC,
 };
 
 impl Adapter for Anthropic {
     fn traits(&self) -> &'static Traits {
         &TRAITS
-    }
-
-    fn cache_breakpoints(&self) -> bool {
-        true
-    }
-
-    fn place_breakpoint(
-        &self,
-        system: Option<&str>,
-        messages: &[Cow<'_, str>],
-    ) -> Option<super::Placed> {
-        super::anthropic_cache::place(system, messages)
     }
 
     /// Claude's rule (standard tier): a screenshot costs what Anthropic bills for it.

@@ -102,6 +102,7 @@ static TRAITS: Traits = Traits {
         text_keys: &["text"],
         data_keys: &["args", "response"],
     },
+    breakpoints: super::Breakpoints::None,
     turns: super::turns::GEMINI,
 };
 

@@ -186,6 +186,19 @@ pub struct Traits {
     /// What runs of whole turns look like ([`Turns`]), which the tail of a trim with a limit
     /// may leave out besides plain messages.
     pub turns: Turns,
+    /// The prompt-cache breakpoints the format takes (`cache_breakpoint`).
+    pub breakpoints: Breakpoints,
+}
+
+/// Which prompt-cache breakpoints a format takes (`cache_breakpoint`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Breakpoints {
+    None,
+    /// Anthropic's `cache_control` (`format::anthropic_cache`).
+    Anthropic,
+    /// OpenAI's `prompt_cache_breakpoint`, written as this wire writes it
+    /// (`format::openai_cache`).
+    OpenAi(openai_cache::Wire),
 }
 
 /// The format a part of type `part_type` was meant for, when it is not the format `here`'s:
@@ -315,23 +328,30 @@ pub trait Adapter: Sync {
 
     /// Whether the format has prompt-cache breakpoints (`cache_breakpoint`).
     fn cache_breakpoints(&self) -> bool {
-        false
+        self.traits().breakpoints != Breakpoints::None
     }
 
     /// For `cache_breakpoint`: why the request's `model` takes none of the format's
     /// breakpoints (a warning; nothing is placed), or `None` (see `format::openai_cache`).
-    fn breakpoint_refused(&self, _model: Option<&str>) -> Option<String> {
-        None
+    fn breakpoint_refused(&self, model: Option<&str>) -> Option<String> {
+        match self.traits().breakpoints {
+            Breakpoints::OpenAi(_) => openai_cache::refused(model),
+            _ => None,
+        }
     }
 
     /// Places a prompt-cache breakpoint in the answer's messages (JSON texts) and the outside
     /// system prompt's (see `format::anthropic_cache`, `format::openai_cache`).
     fn place_breakpoint(
         &self,
-        _system: Option<&str>,
-        _messages: &[std::borrow::Cow<'_, str>],
+        system: Option<&str>,
+        messages: &[std::borrow::Cow<'_, str>],
     ) -> Option<Placed> {
-        None
+        match self.traits().breakpoints {
+            Breakpoints::None => None,
+            Breakpoints::Anthropic => anthropic_cache::place(system, messages),
+            Breakpoints::OpenAi(wire) => openai_cache::place(wire, system, messages),
+        }
     }
 }
 

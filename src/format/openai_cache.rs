@@ -33,8 +33,8 @@ pub const MAX_BREAKPOINTS: usize = 4;
 const BREAKPOINT: &str = "{\"mode\":\"explicit\"}";
 
 /// Which wire format's blocks carry the breakpoint.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Wire {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
     Chat,
     Responses,
     AiSdk,

@@ -93,6 +93,7 @@ static TRAITS: Traits = Traits {
         text_keys: &["content", "text", "arguments", "output", "refusal", "input"],
         data_keys: &[],
     },
+    breakpoints: super::Breakpoints::OpenAi(super::openai_cache::Wire::Responses),
     turns: super::turns::RESPONSES,
 };
 
@@ -123,23 +124,6 @@ const COMPUTER: u8 = 2;
 impl Adapter for Responses {
     fn traits(&self) -> &'static Traits {
         &TRAITS
-    }
-
-    fn cache_breakpoints(&self) -> bool {
-        true
-    }
-
-    /// GPT-5.6 and later only (`format::openai_cache`).
-    fn breakpoint_refused(&self, model: Option<&str>) -> Option<String> {
-        super::openai_cache::refused(model)
-    }
-
-    fn place_breakpoint(
-        &self,
-        system: Option<&str>,
-        messages: &[Cow<'_, str>],
-    ) -> Option<super::Placed> {
-        super::openai_cache::place(super::openai_cache::Wire::Responses, system, messages)
     }
 
     /// An output item's parts are its `output`.

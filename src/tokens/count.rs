@@ -182,10 +182,58 @@ impl Counter {
 /// `o200k_base`), whose reads miss the cache. With 16,384 and 32,768 slots the corpora of
 /// `cargo bench --bench tokens -- --corpora` counted 13–16% and 7–9% slower.
 pub(crate) struct Hot {
+    slots: Direct<16>,
+    /// The ranks (`u32::MAX` for none) of the parts the merges of short pieces met lately:
+    /// the syllables of the words of a language recur across its words.
+    ranks: Direct<13>,
+}
+
+/// A direct-mapped table of `1 << BITS` slots from pieces of at most [`Hot::MAX_LEN`] bytes to
+/// a number, the newest kept.
+struct Direct<const BITS: u32> {
     slots: Box<[HotSlot]>,
-    /// The ranks (`count`; `u32::MAX` for none) of the parts the merges of short pieces met
-    /// lately: the syllables of the words of a language recur across its words.
-    ranks: Box<[HotSlot]>,
+}
+
+impl<const BITS: u32> Direct<BITS> {
+    fn new() -> Self {
+        Direct {
+            slots: vec![HotSlot::default(); 1 << BITS].into_boxed_slice(),
+        }
+    }
+
+    /// The number of `bytes` when the table has it.
+    #[inline(always)]
+    fn get(&mut self, bytes: &[u8]) -> Option<u32> {
+        if bytes.len() > Hot::MAX_LEN {
+            return None;
+        }
+        let key = HotKey::of(bytes);
+        let slot = self.slot(key);
+        (slot.head == key.head && slot.tail == key.tail && slot.len == key.len)
+            .then_some(slot.count)
+    }
+
+    /// Keeps the number of `bytes` (when short enough), in place of what its slot held.
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8], count: u32) {
+        if bytes.len() > Hot::MAX_LEN {
+            return;
+        }
+        let key = HotKey::of(bytes);
+        *self.slot(key) = HotSlot {
+            head: key.head,
+            tail: key.tail,
+            len: key.len,
+            count,
+        };
+    }
+
+    #[inline(always)]
+    fn slot(&mut self, key: HotKey) -> &mut HotSlot {
+        let i = (key.mix() >> (64 - BITS)) as usize;
+        // SAFETY: `i` has `BITS` bits; the table has `1 << BITS` slots.
+        unsafe { self.slots.get_unchecked_mut(i) }
+    }
 }
 
 /// A [`HotKey`] and its count, in 24 bytes (length 0: empty).
@@ -206,16 +254,45 @@ struct HotKey {
     len: u32,
 }
 
+impl HotKey {
+    /// The key of `bytes` (1 to 16 of them).
+    #[inline(always)]
+    fn of(bytes: &[u8]) -> HotKey {
+        let n = bytes.len();
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let (head, tail) = match n {
+            8.. => (word(0), word(n - 8)),
+            4..=7 => (half(0) as u64 | (half(n - 4) as u64) << ((n - 4) * 8), 0),
+            _ => {
+                let mut head = 0u64;
+                for (i, &b) in bytes.iter().enumerate() {
+                    head |= (b as u64) << (i * 8);
+                }
+                (head, 0)
+            }
+        };
+        HotKey {
+            head,
+            tail,
+            len: n as u32,
+        }
+    }
+
+    #[inline(always)]
+    fn mix(self) -> u64 {
+        (self.head ^ self.tail.rotate_left(29) ^ self.len as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
 impl Hot {
     const MAX_LEN: usize = 16;
-    const BITS: u32 = 16;
-
-    const RANK_BITS: u32 = 13;
 
     fn new() -> Box<Hot> {
         Box::new(Hot {
-            slots: vec![HotSlot::default(); 1 << Self::BITS].into_boxed_slice(),
-            ranks: vec![HotSlot::default(); 1 << Self::RANK_BITS].into_boxed_slice(),
+            slots: Direct::new(),
+            ranks: Direct::new(),
         })
     }
 
@@ -251,98 +328,25 @@ impl Hot {
         if bytes.is_empty() {
             return Some(u32::MAX);
         }
-        if bytes.len() > Self::MAX_LEN {
-            return None;
-        }
-        let key = Self::key(bytes);
-        let slot = self.rank_slot(key);
-        (slot.head == key.head && slot.tail == key.tail && slot.len == key.len)
-            .then_some(slot.count)
+        self.ranks.get(bytes)
     }
 
     /// Keeps the rank of `bytes` (when short enough) in the table of ranks.
     #[inline(always)]
     fn keep_rank(&mut self, bytes: &[u8], rank: u32) {
-        if bytes.len() > Self::MAX_LEN {
-            return;
-        }
-        let key = Self::key(bytes);
-        *self.rank_slot(key) = HotSlot {
-            head: key.head,
-            tail: key.tail,
-            len: key.len,
-            count: rank,
-        };
-    }
-
-    #[inline(always)]
-    fn rank_slot(&mut self, key: HotKey) -> &mut HotSlot {
-        let i = (Self::mix(key) >> (64 - Self::RANK_BITS)) as usize;
-        // SAFETY: `i` has `RANK_BITS` bits; the table has `1 << RANK_BITS` slots.
-        unsafe { self.ranks.get_unchecked_mut(i) }
-    }
-
-    #[inline(always)]
-    fn mix(key: HotKey) -> u64 {
-        (key.head ^ key.tail.rotate_left(29) ^ key.len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-    }
-
-    /// The key of `bytes` (1 to 16 of them).
-    #[inline(always)]
-    fn key(bytes: &[u8]) -> HotKey {
-        let n = bytes.len();
-        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-        let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-        let (head, tail) = match n {
-            8.. => (word(0), word(n - 8)),
-            4..=7 => (half(0) as u64 | (half(n - 4) as u64) << ((n - 4) * 8), 0),
-            _ => {
-                let mut head = 0u64;
-                for (i, &b) in bytes.iter().enumerate() {
-                    head |= (b as u64) << (i * 8);
-                }
-                (head, 0)
-            }
-        };
-        HotKey {
-            head,
-            tail,
-            len: n as u32,
-        }
+        self.ranks.put(bytes, rank);
     }
 
     /// The count of `bytes` when the table has it.
     #[inline(always)]
     fn get(&mut self, bytes: &[u8]) -> Option<u32> {
-        if bytes.len() > Self::MAX_LEN {
-            return None;
-        }
-        let key = Self::key(bytes);
-        let slot = self.slot(key);
-        (slot.head == key.head && slot.tail == key.tail && slot.len == key.len)
-            .then_some(slot.count)
+        self.slots.get(bytes)
     }
 
     /// Keeps the count of `bytes` (when short enough), in place of what its slot held.
     #[inline(always)]
     fn put(&mut self, bytes: &[u8], count: usize) {
-        if bytes.len() > Self::MAX_LEN {
-            return;
-        }
-        let key = Self::key(bytes);
-        *self.slot(key) = HotSlot {
-            head: key.head,
-            tail: key.tail,
-            len: key.len,
-            count: count as u32,
-        };
-    }
-
-    #[inline(always)]
-    fn slot(&mut self, key: HotKey) -> &mut HotSlot {
-        let i = (Self::mix(key) >> (64 - Self::BITS)) as usize;
-        // SAFETY: `i` has `BITS` bits; the table has `1 << BITS` slots.
-        unsafe { self.slots.get_unchecked_mut(i) }
+        self.slots.put(bytes, count as u32);
     }
 }
 
@@ -387,7 +391,7 @@ impl<'a> Cache<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::Hot;
+    use super::HotKey;
     use std::collections::HashMap;
 
     #[test]
@@ -401,7 +405,7 @@ mod tests {
         // up to 3 bytes, and a spread of longer ones: two strings share a key only when equal.
         let mut keys: HashMap<_, Vec<u8>> = HashMap::new();
         let mut add = |bytes: Vec<u8>| {
-            let key = Hot::key(&bytes);
+            let key = HotKey::of(&bytes);
             if let Some(other) = keys.insert(key, bytes.clone()) {
                 assert_eq!(other, bytes, "one key for two pieces");
             }
