@@ -124,7 +124,18 @@ impl<'a> TailRequest<'a> {
             None => Window::whole(),
             Some(w) => read_window(&doc, w)?,
         };
-        Ok(TailRequest {
+        Ok(Self::of(doc, messages, system, options, window))
+    }
+
+    /// The request of these parts.
+    fn of(
+        doc: Doc<'a>,
+        messages: Raw<'a>,
+        system: Option<Raw<'a>>,
+        options: TrimOptions,
+        window: Window<'a>,
+    ) -> TailRequest<'a> {
+        TailRequest {
             doc,
             messages,
             system,
@@ -134,7 +145,7 @@ impl<'a> TailRequest<'a> {
             gaps: window.gaps,
             sizes: window.sizes,
             stood_in: window.stood_in,
-        })
+        }
     }
 
     /// Reads a sanitize request of a history's messages: `{"messages": [...], "format"?,
@@ -180,17 +191,7 @@ impl<'a> TailRequest<'a> {
                 "window.sizes",
             ));
         }
-        Ok(TailRequest {
-            doc,
-            messages,
-            system: None,
-            options,
-            from: window.from,
-            earlier: window.earlier,
-            gaps: window.gaps,
-            sizes: window.sizes,
-            stood_in: window.stood_in,
-        })
+        Ok(Self::of(doc, messages, None, options, window))
     }
 
     /// Repairs the whole history (a request read by [`TailRequest::parse_sanitize`]): the
