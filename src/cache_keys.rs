@@ -19,7 +19,7 @@ pub struct CacheOptions {
     /// Anthropic format: a `cache_control` breakpoint on the last block of the last message
     /// before the newest user message.
     pub cache_breakpoint: bool,
-    /// The caller's summary of the messages up to an index ([`crate::summary`]).
+    /// The caller's summary of the messages up to an index (`crate::summary`).
     pub summary: Option<Summary>,
 }
 

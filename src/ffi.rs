@@ -1,4 +1,4 @@
-//! The C ABI. Every export runs inside [`boundary`]: arguments are checked for NULL and UTF-8,
+//! The C ABI. Every export runs inside `boundary`: arguments are checked for NULL and UTF-8,
 //! panics are caught and reported as `internal`, and the answer is always a JSON string that
 //! the caller releases with [`ankita_string_free`]. Nothing here holds global mutable state, so
 //! every function may be called from many threads at once.
@@ -54,7 +54,7 @@ enum Reply<'a> {
     Answer(Answer<'a>),
 }
 
-/// Like [`boundary`] for bodies that assemble an [`Answer`] or produce JSON text.
+/// Like `boundary` for bodies that assemble an [`Answer`] or produce JSON text.
 fn boundary_answer<'a>(body: impl FnOnce() -> Result<Reply<'a>, Error>) -> *mut c_char {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(Reply::Answer(answer))) => c_string(answer.len(), |buf| answer.write_into(buf)),

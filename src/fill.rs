@@ -4,18 +4,18 @@
 //! more than it had to (an image that alone exceeded the budget became a placeholder), or the
 //! group where selection stopped was one big tool loop that did not fit whole. In this order:
 //!
-//! 1. **Regrow** ([`Trimmer::regrow`]): texts cut by shedding in the kept messages get their
+//! 1. **Regrow** (`Trimmer::regrow`): texts cut by shedding in the kept messages get their
 //!    bytes back first — the exchange in progress, then the request, then the anchors, then the
 //!    rest — each up to its whole size.
 //! 2. Refill ([`crate::trim`]): older groups that now fit come back whole.
-//! 3. **Fill** ([`Trimmer::fill`]): the group where selection stopped
+//! 3. **Fill** (`Trimmer::fill`): the group where selection stopped
 //!    comes back shrunk into the room left — its texts cut head and tail to one level, never
 //!    below the floor, its images as `on_image_overflow` says — when after that it fits. A tool
 //!    exchange stays whole: every reply of a call, every item of a step; only texts shrink.
 //!
 //! `fill: false` turns regrow and fill off: whole groups only, as before.
 //!
-//! The group shrink ([`Trimmer::plan_shrunk`], [`Trimmer::apply_plan`]) is shared with the
+//! The group shrink (`Trimmer::plan_shrunk`, `Trimmer::apply_plan`) is shared with the
 //! user turn that starts the answer ([`crate::turn`]).
 
 use crate::model::{Change, UnitKind};

@@ -57,7 +57,7 @@ pub struct FilePrice {
     /// Whether the rule is a published price rather than an estimate.
     pub exact: bool,
     /// What the caller calls the file, where it gave a name (a file name, a document title, a
-    /// file id, a URL's last segment: [`crate::format::FilePart`]), as its placeholder and
+    /// file id, a URL's last segment: `crate::format::FilePart`), as its placeholder and
     /// report entry show it.
     pub name: Option<Box<str>>,
 }

@@ -1,5 +1,5 @@
 //! Shedding (DESIGN §6.7), the steps that act inside the kept messages once dropping whole
-//! groups is not enough, in their fixed order ([`STEPS`]): shrink the biggest texts (head and
+//! groups is not enough, in their fixed order (`STEPS`): shrink the biggest texts (head and
 //! tail kept around a visible marker), drop images that do not fit (a placeholder says what
 //! was omitted), drop attachment bodies (their first line stays), and last let the earlier
 //! anchors and the exchange in progress go whole.

@@ -93,7 +93,7 @@ pub struct TailRequest<'a> {
     /// length, in order, when the caller gives them (a trim that nothing limits keeps them).
     pub sizes: Option<Vec<(Raw<'a>, u64)>>,
     /// `window.stood_in`: with `sizes`, the UTF-8 and compact JSON lengths of every string the
-    /// given messages hold as a stand-in, in order ([`TailRequest::stood_in_costs`]).
+    /// given messages hold as a stand-in, in order (`TailRequest::stood_in_costs`).
     pub stood_in: Option<Vec<(u64, u64)>>,
 }
 

@@ -55,12 +55,12 @@ pub struct Plan<'a> {
     pub inputs: Vec<Raw<'a>>,
     /// The caller's messages (indices of `inputs`) whose tool calls' arguments
     /// `clear_tool_inputs` cleared: the answer's messages are written so last
-    /// ([`finish_answer`]).
+    /// (`finish_answer`).
     pub cleared_inputs: Vec<usize>,
 }
 
 /// Trims the caller's `messages` (and the format's outside `system`) to `options`, all but the
-/// answer's last steps ([`finish_answer`]), which need the answer's writer:
+/// answer's last steps (`finish_answer`), which need the answer's writer:
 /// [`crate::api::plan_trim`] takes both.
 pub(crate) fn plan_trim<'a>(
     doc: &Doc<'a>,

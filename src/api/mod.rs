@@ -30,6 +30,7 @@ use serde_json::{json, Map, Value};
 mod chunks;
 mod images;
 mod probing;
+pub mod typed;
 pub use images::RequestImage;
 use probing::add_warning;
 pub use probing::{

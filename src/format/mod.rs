@@ -168,7 +168,7 @@ pub struct Traits {
     /// string (the placed summary, [`crate::stable`]).
     pub user_text: [&'static str; 2],
     /// Part types (a content part's `type`) no other format uses: a message of another format
-    /// holding one was meant for this one ([`meant_for`]).
+    /// holding one was meant for this one (`meant_for`).
     pub part_types: &'static [&'static str],
     /// Keys of a part without a `type` that no other format uses (Gemini's `inlineData`, …).
     pub part_keys: &'static [&'static str],

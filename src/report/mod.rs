@@ -1,6 +1,6 @@
 //! What trimming did, in the caller's indices (DESIGN §8), so the application can tell the user.
 //!
-//! The pipeline records what it did to logical messages and units; [`Report::locate`] is the
+//! The pipeline records what it did to logical messages and units; `Report::locate` is the
 //! one mapping of every entry back to the caller's message and part (block) indices, whatever
 //! the format.
 

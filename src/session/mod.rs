@@ -494,7 +494,7 @@ impl TrimSession {
         Ok(())
     }
 
-    /// Plans the trim of the history held (see [`crate::trim::plan_trim`]).
+    /// Plans the trim of the history held (see `crate::trim::plan_trim`).
     pub fn plan(&mut self) -> Result<Plan<'_>, Error> {
         self.with_plan(|_, _, plan| plan)
     }
