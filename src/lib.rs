@@ -101,8 +101,6 @@ pub mod turn;
 #[doc(hidden)]
 pub mod wasm;
 
-#[doc(hidden)]
-pub use api::plan_trim;
 pub use api::typed::{count_tokens, probe_image, sanitize, trim, Sanitized, Trimmed};
 #[doc(hidden)]
 pub use api::{price_fields, probe_response, Request};
@@ -117,4 +115,4 @@ pub use request::{OnImageOverflow, TrimOptions, DEFAULT_MAX_MESSAGES};
 pub use session::TrimSession;
 pub use tokens::{Measure, Tokenizer};
 #[doc(hidden)]
-pub use trim::{plan_sanitize, Plan};
+pub use trim::{plan_sanitize, plan_trim, Plan};

@@ -237,7 +237,7 @@ impl<'a> TailRequest<'a> {
             )?;
             let (mut plan, _) =
                 plan_split_reach(&self.doc, session, &self.options, budget, None, false)?;
-            crate::api::finish_answer(&self.doc, system, &self.options, &mut plan);
+            crate::trim::finish_answer(&self.doc, system, &self.options, &mut plan);
             return Ok(TailPlan::Plan(Box::new(plan)));
         }
         let adapter = self.options.format.adapter();

@@ -19,6 +19,7 @@
 //! once; the steps keep running totals. Nothing here knows a wire format.
 
 use crate::error::{Error, ErrorCode};
+use crate::format::write::edited_text;
 use crate::format::{Edit, Format, Out, Placed, Pricing};
 use crate::model::{Role, Session, UnitKind};
 use crate::raw::{Doc, Raw};
@@ -59,10 +60,10 @@ pub struct Plan<'a> {
     pub cleared_inputs: Vec<usize>,
 }
 
-/// Trims the caller's `messages` (and the format's outside `system`) to `options`, all but the
-/// answer's last steps (`finish_answer`), which need the answer's writer:
-/// [`crate::api::plan_trim`] takes both.
-pub(crate) fn plan_trim<'a>(
+/// Trims the caller's `messages` (and the format's outside `system`) to `options`: the plan of
+/// the answer, its last steps taken (the calls `clear_tool_inputs` cleared written so, the
+/// cache breakpoint placed, `finish_answer`).
+pub fn plan_trim<'a>(
     doc: &Doc<'a>,
     messages: Raw<'a>,
     system: Option<Raw<'a>>,
@@ -70,7 +71,9 @@ pub(crate) fn plan_trim<'a>(
 ) -> Result<Plan<'a>, Error> {
     let budget = options.history_budget()?;
     let session = split(doc, messages, Start::Whole(system), options)?;
-    plan_split_reach(doc, session, options, budget, None, false).map(|(plan, _)| plan)
+    let mut plan = plan_split_reach(doc, session, options, budget, None, false)?.0;
+    finish_answer(doc, system, options, &mut plan);
+    Ok(plan)
 }
 
 /// How far back a trim's selection looked (an incremental session uses it to trim only the
@@ -558,14 +561,13 @@ struct Kept {
 /// The answer's last steps, on a plan whose messages are final: the calls whose arguments
 /// `clear_tool_inputs` cleared are written so ([`crate::format::inputs`]); then, with
 /// `cache_breakpoint`, the format places its prompt-cache breakpoint and the report says where.
-/// `render` writes the caller's message with an edit as its JSON text (the answer's writer).
 pub(crate) fn finish_answer<'a>(
     doc: &Doc<'a>,
     system: Option<Raw<'a>>,
     options: &TrimOptions,
     plan: &mut Plan<'a>,
-    render: impl Fn(Raw<'a>, &Edit) -> String,
 ) {
+    let render = |message: Raw<'a>, edit: &Edit| edited_text(doc, message, edit);
     write_cleared_inputs(doc, options, plan, &render);
     if options.cache.cache_breakpoint {
         place_breakpoint(system, options, plan, &render);

@@ -17,14 +17,15 @@
 //! ```
 
 use crate::error::{Error, ErrorCode};
-use crate::format::{Edit, Format, NewContent, NewPart, Out};
+use crate::format::write::{write_edited, Sink};
+use crate::format::{Format, Out};
 use crate::json::write_str;
 use crate::pricing::{self, ImageProfile, MediaPrice, DEFAULT_BYTES_PER_TOKEN};
 use crate::probe;
 use crate::raw::{get, kind, Doc, Fields, Kind, Raw};
 use crate::report::{Bytes, Report, RequestWarning, Style};
 use crate::request::{format_of, TrimOptions};
-use crate::trim::{plan_count, plan_sanitize, Plan};
+use crate::trim::{plan_count, plan_sanitize, plan_trim, Plan};
 use serde_json::{json, Map, Value};
 
 mod chunks;
@@ -147,20 +148,6 @@ impl<'a> Request<'a> {
     }
 }
 
-/// Trims the caller's `messages` (and the format's outside `system`) to `options`: the plan of
-/// the answer, its last steps taken (the calls `clear_tool_inputs` cleared written so, the cache
-/// breakpoint placed), as [`Request::plan`] gives it.
-pub fn plan_trim<'a>(
-    doc: &Doc<'a>,
-    messages: Raw<'a>,
-    system: Option<Raw<'a>>,
-    options: &TrimOptions,
-) -> Result<Plan<'a>, Error> {
-    let mut plan = crate::trim::plan_trim(doc, messages, system, options)?;
-    finish_answer(doc, system, options, &mut plan);
-    Ok(plan)
-}
-
 /// A request's document, its fields and its `messages` array; an error when the text is not
 /// JSON, not an object, or has no array of messages.
 pub(crate) fn read_request(doc: Doc<'_>) -> Result<(Doc<'_>, Fields<'_>, Raw<'_>), Error> {
@@ -181,25 +168,6 @@ pub(crate) fn read_request(doc: Doc<'_>) -> Result<(Doc<'_>, Fields<'_>, Raw<'_>
         None => return Err(Error::invalid_request("messages is missing", "messages")),
     };
     Ok((doc, fields, messages))
-}
-
-/// The answer's last steps ([`crate::trim::finish_answer`]), with the answer's writer.
-pub(crate) fn finish_answer<'a>(
-    doc: &Doc<'a>,
-    system: Option<Raw<'a>>,
-    options: &TrimOptions,
-    plan: &mut Plan<'a>,
-) {
-    crate::trim::finish_answer(doc, system, options, plan, |message, edit| {
-        edited_text(doc, message, edit)
-    });
-}
-
-/// The caller's message with its edit, as its own JSON text.
-fn edited_text<'a>(doc: &Doc<'a>, message: Raw<'a>, edit: &Edit) -> String {
-    let mut w = Answer::default();
-    write_edited(&mut w, doc, message, edit);
-    w.into_string()
 }
 
 /// The options of a request object's fields (every field but `messages`), and its `system`
@@ -399,91 +367,6 @@ fn write_messages<'a>(w: &mut Answer<'a>, doc: &Doc<'a>, messages: &[Raw<'a>], o
     w.push_str("]");
 }
 
-/// The caller's message with its edit: fields in their order, the content replaced, the tool
-/// calls left out when repair removed them.
-fn write_edited<'a>(w: &mut Answer<'a>, doc: &Doc<'a>, message: Raw<'a>, edit: &Edit) {
-    let fields = doc.fields(message).unwrap_or_default();
-    w.push_str("{");
-    let mut first = true;
-    let mut content_written = false;
-    for (key, value) in &fields {
-        if edit.remove_tool_calls && key == "tool_calls" {
-            continue;
-        }
-        if !first {
-            w.push_str(",");
-        }
-        first = false;
-        w.push_key(key);
-        match (&edit.content, key.as_ref()) {
-            (Some(content), "content") => {
-                write_content(w, doc, value, content);
-                content_written = true;
-            }
-            _ => w.push_raw(value),
-        }
-    }
-    if let (Some(content), false) = (&edit.content, content_written) {
-        if !first {
-            w.push_str(",");
-        }
-        w.push_key("content");
-        write_content(w, doc, "null", content);
-    }
-    w.push_str("}");
-}
-
-fn write_content<'a>(w: &mut Answer<'a>, doc: &Doc<'a>, old: Raw<'a>, content: &NewContent) {
-    match content {
-        NewContent::Text(text) => w.push_json_str(text),
-        NewContent::Parts(parts) => {
-            let old = doc.items(old).unwrap_or_default();
-            w.push_str("[");
-            for (k, part) in parts.iter().enumerate() {
-                if k > 0 {
-                    w.push_str(",");
-                }
-                match part {
-                    NewPart::Keep(p) => w.push_raw(old[*p]),
-                    NewPart::Text {
-                        from: Some(p),
-                        text,
-                    } => {
-                        // The part keeps its other fields; `text` is replaced (or added).
-                        let fields = doc.fields(old[*p]).unwrap_or_default();
-                        w.push_str("{");
-                        let mut replaced = false;
-                        for (n, (key, value)) in fields.iter().enumerate() {
-                            if n > 0 {
-                                w.push_str(",");
-                            }
-                            w.push_key(key);
-                            if key == "text" {
-                                w.push_json_str(text);
-                                replaced = true;
-                            } else {
-                                w.push_raw(value);
-                            }
-                        }
-                        if !replaced {
-                            w.push_str(if fields.is_empty() { "" } else { "," });
-                            w.push_key("text");
-                            w.push_json_str(text);
-                        }
-                        w.push_str("}");
-                    }
-                    NewPart::Text { from: None, text } => {
-                        w.push_str("{\"type\":\"text\",\"text\":");
-                        w.push_json_str(text);
-                        w.push_str("}");
-                    }
-                }
-            }
-            w.push_str("]");
-        }
-    }
-}
-
 /// An answer being assembled: runs of the caller's bytes and of new text, copied once into a
 /// buffer of the exact size at the end.
 #[derive(Default)]
@@ -566,11 +449,6 @@ impl<'a> Answer<'a> {
         self.len += self.buf.len() - before;
     }
 
-    fn push_key(&mut self, key: &str) {
-        self.push_json_str(key);
-        self.push_str(":");
-    }
-
     /// The answer's length in bytes.
     pub fn len(&self) -> usize {
         self.len
@@ -597,6 +475,20 @@ impl<'a> Answer<'a> {
         let mut out = Vec::with_capacity(self.len);
         self.write_into(&mut out);
         String::from_utf8(out).expect("the answer is made of UTF-8 pieces")
+    }
+}
+
+impl<'a> Sink<'a> for Answer<'a> {
+    fn push_str(&mut self, s: &str) {
+        Answer::push_str(self, s);
+    }
+
+    fn push_raw(&mut self, raw: &'a str) {
+        Answer::push_raw(self, raw);
+    }
+
+    fn push_json_str(&mut self, s: &str) {
+        Answer::push_json_str(self, s);
     }
 }
 

@@ -590,7 +590,7 @@ impl TrimSession {
             );
             held.prune(start.from, counts);
             *windowed += 1;
-            crate::api::finish_answer(&doc, system, options, &mut plan);
+            crate::trim::finish_answer(&doc, system, options, &mut plan);
             calibration.sent(sent(options, &plan));
             return Ok(then(&doc, system, plan));
         }
@@ -610,7 +610,7 @@ impl TrimSession {
         let (mut plan, reach) = plan_split_reach(&doc, session, options, budget, cache, windows)?;
         let held = split.as_ref().expect("split above");
         window.update(held, options.format.adapter(), &plan.report, 0, reach);
-        crate::api::finish_answer(&doc, system, options, &mut plan);
+        crate::trim::finish_answer(&doc, system, options, &mut plan);
         // The next trim goes on from this one's cut (crate::stable).
         if let Some(cut) = plan.report.cut {
             options.cache.cut = cut;
