@@ -20,12 +20,12 @@ impl Report<'_> {
         }
     }
 
-    /// Writes the report in `style`.
+    /// Writes the report in `style`: its costs, what happened to the messages and to their
+    /// media, what limited the trim, the warnings and repairs, then what only some trims have.
     pub fn write<W: Sink>(&self, out: &mut W, style: Style) {
-        let repairs_only = style == Style::Repairs;
         let merges = self.format.merges_turns();
         out.push('{');
-        if repairs_only {
+        if style == Style::Repairs {
             if merges {
                 let _ = write!(out, "\"format\":\"{}\",", self.format.name());
             }
@@ -33,6 +33,27 @@ impl Report<'_> {
             out.push('}');
             return;
         }
+        self.write_costs(out);
+        self.write_messages(out, style);
+        self.write_media(out);
+        self.write_limits(out);
+        self.write_warnings(out);
+        self.write_repaired(out, ",\"repaired\":", merges);
+        self.write_stages(out, merges);
+        out.push('}');
+    }
+
+    /// The unit of costs' keys (`from_tokens`, `to_bytes`).
+    fn unit(&self) -> &'static str {
+        if self.measure.in_tokens() {
+            "tokens"
+        } else {
+            "bytes"
+        }
+    }
+
+    /// The format, unit and tokenizer, the budget and the cost.
+    fn write_costs<W: Sink>(&self, out: &mut W) {
         let opt = |v: Option<u64>| v.map_or("null".to_owned(), |v| v.to_string());
         let in_tokens = self.measure.in_tokens();
         let _ = write!(
@@ -68,7 +89,11 @@ impl Report<'_> {
                 tokens(self.cost_bytes),
             );
         }
-        let unit = if in_tokens { "tokens" } else { "bytes" };
+    }
+
+    /// The messages counted, dropped (or their ranges, for a plan) and shrunk.
+    fn write_messages<W: Sink>(&self, out: &mut W, style: Style) {
+        let unit = self.unit();
         let _ = write!(
             out,
             "\"input_messages\":{},\"output_messages\":{},",
@@ -100,6 +125,13 @@ impl Report<'_> {
                 t.index, t.from_bytes, t.to_bytes
             );
         });
+    }
+
+    /// The images, documents, audio and attachments dropped.
+    fn write_media<W: Sink>(&self, out: &mut W) {
+        let opt = |v: Option<u64>| v.map_or("null".to_owned(), |v| v.to_string());
+        let in_tokens = self.measure.in_tokens();
+        let unit = self.unit();
         out.push_str(",\"dropped_images\":");
         write_list(out, &self.dropped_images, |out, d| {
             let format = d
@@ -161,6 +193,11 @@ impl Report<'_> {
                 d.index, d.part, d.bytes
             );
         });
+    }
+
+    /// What limited the trim, the messages refilled, the tool results cleared.
+    fn write_limits<W: Sink>(&self, out: &mut W) {
+        let unit = self.unit();
         out.push_str(",\"limited_by\":");
         match self.limited_by {
             Some(limit) => {
@@ -174,6 +211,10 @@ impl Report<'_> {
         write_list(out, &self.cleared_tool_results, |out, c| {
             let _ = write!(out, "{{\"index\":{},\"{unit}\":{}}}", c.index, c.cost);
         });
+    }
+
+    /// The request's warnings, then the messages'.
+    fn write_warnings<W: Sink>(&self, out: &mut W) {
         out.push_str(",\"warnings\":");
         out.push('[');
         for (k, w) in self.request_warnings.iter().enumerate() {
@@ -209,7 +250,13 @@ impl Report<'_> {
             out.push('}');
         }
         out.push(']');
-        self.write_repaired(out, ",\"repaired\":", merges);
+    }
+
+    /// What only some formats and trims have: blocks dropped in merged turns, how the answer
+    /// starts on the user's turn, the cut, the summary and the compaction, the cache
+    /// breakpoint.
+    fn write_stages<W: Sink>(&self, out: &mut W, merges: bool) {
+        let unit = self.unit();
         if merges {
             out.push_str(",\"dropped_blocks\":");
             write_list(out, &self.dropped_blocks, |out, d| {
@@ -276,7 +323,6 @@ impl Report<'_> {
                 None => out.push_str("null"),
             }
         }
-        out.push('}');
     }
 }
 
