@@ -279,96 +279,120 @@ impl Default for TrimOptions {
 
 impl TrimOptions {
     /// Reads the options from a request object, ignoring `messages`. Unknown keys are an error:
-    /// a typo must not silently change the budget. `null` means "not given".
+    /// a typo must not silently change the budget. `null` means "not given". The keys are read
+    /// one by one, then what depends on several: the cache keys, the image profile and the
+    /// measure, the model's window, the costs in tokens.
     pub fn from_map(request: &Map<String, Value>) -> Result<Self, Error> {
         let mut options = TrimOptions::default();
         for (key, value) in request {
-            if key == "max_messages" && value.is_null() {
-                // `null` is "no count limit" here (Python `None`), not "not given".
-                options.max_messages = usize::MAX;
-                continue;
-            }
-            if key == "messages" || value.is_null() {
-                continue;
-            }
-            match key.as_str() {
-                "max_bytes" => options.max_bytes = Some(uint(value, key)?),
-                "context_tokens" => options.context_tokens = Some(uint(value, key)?),
-                "max_output_tokens" => options.max_output_tokens = uint(value, key)?,
-                "overhead_bytes" => options.overhead_bytes = uint(value, key)?,
-                "overhead_tokens" | "tokenizer" | "token_factor" | "observed_usage" => {} // below: they interact
-                "trim_to" | "cut" | "summary" | "cache_breakpoint" => {} // crate::cache_keys
-                "bytes_per_token" => {
-                    options.bytes_per_token = uint(value, key)?;
-                    if options.bytes_per_token == 0 {
-                        return Err(Error::invalid_request("bytes_per_token must be at least 1", key));
-                    }
-                }
-                "max_messages" => {
-                    options.max_messages = usize::try_from(uint(value, key)?).unwrap_or(usize::MAX)
-                }
-                "tools" => {
-                    if !value.is_array() {
-                        return Err(Error::invalid_request(
-                            "tools must be an array of tool schemas",
-                            key,
-                        ));
-                    }
-                    options.tools_bytes = compact_len(value);
-                }
-                "memory" => options.memory_bytes = memory_bytes(value)?,
-                "image_profile" | "model" => {} // below: they interact
-                "strict_model" => {
-                    if !value.is_boolean() {
-                        return Err(Error::invalid_request(
-                            format!("strict_model must be true or false, not {value}"),
-                            key,
-                        ));
-                    }
-                }
-                "format" => options.format = format_of(request)?,
-                "system" => {
-                    if !format_of(request)?.takes_system() {
-                        return Err(Error::invalid_request(system_error(), key));
-                    }
-                }
-                "image_sizes" => options.image_sizes = image_sizes(value)?,
-                "file_sizes" => options.file_sizes = file_sizes(value)?,
-                "clear_tool_results" => {
-                    options.clear_tool_results = ClearToolResults::from_value(value)?
-                }
-                "fill" => {
-                    options.fill = value.as_bool().ok_or_else(|| {
-                        Error::invalid_request(format!("fill must be true or false, not {value}"), key)
-                    })?
-                }
-                "on_image_overflow" => {
-                    options.on_image_overflow = match value.as_str() {
-                        Some("placeholder") => OnImageOverflow::Placeholder,
-                        Some("drop") => OnImageOverflow::Drop,
-                        Some("error") => OnImageOverflow::Error,
-                        _ => {
-                            return Err(Error::invalid_request(
-                                format!(
-                                    "on_image_overflow must be \"placeholder\", \"drop\" or \"error\", not {}",
-                                    value
-                                ),
-                                key,
-                            ))
-                        }
-                    }
-                }
-                _ => {
+            options.read_key(request, key, value)?;
+        }
+        options.read_cache(request)?;
+        options.read_measure(request)?;
+        options.read_window(request);
+        options.read_token_costs(request)?;
+        Ok(options)
+    }
+
+    /// One key of the request, alone (the keys that interact are read after every key).
+    fn read_key(
+        &mut self,
+        request: &Map<String, Value>,
+        key: &str,
+        value: &Value,
+    ) -> Result<(), Error> {
+        let options = self;
+        if key == "max_messages" && value.is_null() {
+            // `null` is "no count limit" here (Python `None`), not "not given".
+            options.max_messages = usize::MAX;
+            return Ok(());
+        }
+        if key == "messages" || value.is_null() {
+            return Ok(());
+        }
+        match key {
+            "max_bytes" => options.max_bytes = Some(uint(value, key)?),
+            "context_tokens" => options.context_tokens = Some(uint(value, key)?),
+            "max_output_tokens" => options.max_output_tokens = uint(value, key)?,
+            "overhead_bytes" => options.overhead_bytes = uint(value, key)?,
+            "overhead_tokens" | "tokenizer" | "token_factor" | "observed_usage" => {} // below: they interact
+            "trim_to" | "cut" | "summary" | "cache_breakpoint" => {} // crate::cache_keys
+            "bytes_per_token" => {
+                options.bytes_per_token = uint(value, key)?;
+                if options.bytes_per_token == 0 {
                     return Err(Error::invalid_request(
-                        format!(
-                            "unknown request key {key:?}; known keys: messages, {}",
-                            option_names()
-                        ),
+                        "bytes_per_token must be at least 1",
                         key,
-                    ))
+                    ));
                 }
+            }
+            "max_messages" => {
+                options.max_messages = usize::try_from(uint(value, key)?).unwrap_or(usize::MAX)
+            }
+            "tools" => {
+                if !value.is_array() {
+                    return Err(Error::invalid_request(
+                        "tools must be an array of tool schemas",
+                        key,
+                    ));
+                }
+                options.tools_bytes = compact_len(value);
+            }
+            "memory" => options.memory_bytes = memory_bytes(value)?,
+            "image_profile" | "model" => {} // below: they interact
+            "strict_model" => {
+                if !value.is_boolean() {
+                    return Err(Error::invalid_request(
+                        format!("strict_model must be true or false, not {value}"),
+                        key,
+                    ));
+                }
+            }
+            "format" => options.format = format_of(request)?,
+            "system" => {
+                if !format_of(request)?.takes_system() {
+                    return Err(Error::invalid_request(system_error(), key));
+                }
+            }
+            "image_sizes" => options.image_sizes = image_sizes(value)?,
+            "file_sizes" => options.file_sizes = file_sizes(value)?,
+            "clear_tool_results" => {
+                options.clear_tool_results = ClearToolResults::from_value(value)?
+            }
+            "fill" => {
+                options.fill = value.as_bool().ok_or_else(|| {
+                    Error::invalid_request(format!("fill must be true or false, not {value}"), key)
+                })?
+            }
+            "on_image_overflow" => options.on_image_overflow = match value.as_str() {
+                Some("placeholder") => OnImageOverflow::Placeholder,
+                Some("drop") => OnImageOverflow::Drop,
+                Some("error") => OnImageOverflow::Error,
+                _ => return Err(Error::invalid_request(
+                    format!(
+                        "on_image_overflow must be \"placeholder\", \"drop\" or \"error\", not {}",
+                        value
+                    ),
+                    key,
+                )),
+            },
+            _ => {
+                return Err(Error::invalid_request(
+                    format!(
+                        "unknown request key {key:?}; known keys: messages, {}",
+                        option_names()
+                    ),
+                    key,
+                ))
             }
         }
+        Ok(())
+    }
+
+    /// The cache-stable keys (`trim_to`, `cut`, `summary`, `cache_breakpoint`), and whether the
+    /// format and the model take a breakpoint.
+    fn read_cache(&mut self, request: &Map<String, Value>) -> Result<(), Error> {
+        let options = self;
         options.cache = CacheOptions::from_map(request)?;
         if options.cache.cache_breakpoint && !options.format.adapter().cache_breakpoints() {
             return Err(Error::invalid_request(
@@ -392,6 +416,13 @@ impl TrimOptions {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// The image profile (`image_profile`, `model`) and the measure (`tokenizer`, `model`,
+    /// `token_factor`).
+    fn read_measure(&mut self, request: &Map<String, Value>) -> Result<(), Error> {
+        let options = self;
         let named = ["image_profile", "model"]
             .iter()
             .any(|k| request.get(*k).is_some_and(|v| !v.is_null()));
@@ -412,6 +443,13 @@ impl TrimOptions {
                 .warnings
                 .push(unknown_model(model, profile, Some(options.measure)));
         }
+        Ok(())
+    }
+
+    /// The model's context window and output reserve, when no budget is given; no count limit
+    /// by default when a window is.
+    fn read_window(&mut self, request: &Map<String, Value>) {
+        let options = self;
         let given = |key: &str| request.get(key).is_some_and(|v| !v.is_null());
         if let (Some(model), false, false) = (
             request.get("model").and_then(Value::as_str),
@@ -443,6 +481,12 @@ impl TrimOptions {
         {
             options.max_messages = usize::MAX;
         }
+    }
+
+    /// With costs in tokens: the overhead, the calibration by observed usage, the tool schemas
+    /// and the memory counted; without, the keys that need tokens are errors.
+    fn read_token_costs(&mut self, request: &Map<String, Value>) -> Result<(), Error> {
+        let options = self;
         if options.measure.in_tokens() {
             options.overhead_tokens = match request.get("overhead_tokens") {
                 None | Some(Value::Null) => {
@@ -489,7 +533,7 @@ impl TrimOptions {
                 "observed_usage",
             ));
         }
-        Ok(options)
+        Ok(())
     }
 
     /// The history budget in bytes (§7), in tokens when costs are tokens, or `None` when

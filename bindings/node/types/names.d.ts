@@ -5,7 +5,9 @@
 export type Tokenizer = "bytes" | "o200k_base" | "cl100k_base";
 
 /** The message formats the core reads. */
+// <options message-format> generated from src/format/mod.rs (FORMATS) by tests/option_table.rs
 export type MessageFormat = "openai" | "anthropic" | "responses" | "gemini" | "ai-sdk";
+// </options>
 
 /** The image formats whose header the core reads. */
 export type ImageFormat = "png" | "jpeg" | "gif" | "webp";
