@@ -9,6 +9,8 @@
 pub mod ai_sdk;
 pub mod anthropic;
 pub(crate) mod anthropic_cache;
+mod breakpoints;
+pub use breakpoints::Breakpoints;
 pub(crate) mod calls;
 mod costs;
 pub mod facts;
@@ -190,17 +192,6 @@ pub struct Traits {
     pub breakpoints: Breakpoints,
 }
 
-/// Which prompt-cache breakpoints a format takes (`cache_breakpoint`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Breakpoints {
-    None,
-    /// Anthropic's `cache_control` (`format::anthropic_cache`).
-    Anthropic,
-    /// OpenAI's `prompt_cache_breakpoint`, written as this wire writes it
-    /// (`format::openai_cache`).
-    OpenAi(openai_cache::Wire),
-}
-
 /// The format a part of type `part_type` was meant for, when it is not the format `here`'s:
 /// the first of [`FORMATS`] that declares the type.
 pub(crate) fn meant_for(part_type: &str, here: &str) -> Option<&'static str> {
@@ -334,10 +325,7 @@ pub trait Adapter: Sync {
     /// For `cache_breakpoint`: why the request's `model` takes none of the format's
     /// breakpoints (a warning; nothing is placed), or `None` (see `format::openai_cache`).
     fn breakpoint_refused(&self, model: Option<&str>) -> Option<String> {
-        match self.traits().breakpoints {
-            Breakpoints::OpenAi(_) => openai_cache::refused(model),
-            _ => None,
-        }
+        self.traits().breakpoints.refused(model)
     }
 
     /// Places a prompt-cache breakpoint in the answer's messages (JSON texts) and the outside
@@ -347,11 +335,7 @@ pub trait Adapter: Sync {
         system: Option<&str>,
         messages: &[std::borrow::Cow<'_, str>],
     ) -> Option<Placed> {
-        match self.traits().breakpoints {
-            Breakpoints::None => None,
-            Breakpoints::Anthropic => anthropic_cache::place(system, messages),
-            Breakpoints::OpenAi(wire) => openai_cache::place(wire, system, messages),
-        }
+        self.traits().breakpoints.place(system, messages)
     }
 }
 

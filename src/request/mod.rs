@@ -364,18 +364,22 @@ impl TrimOptions {
                     Error::invalid_request(format!("fill must be true or false, not {value}"), key)
                 })?
             }
-            "on_image_overflow" => options.on_image_overflow = match value.as_str() {
-                Some("placeholder") => OnImageOverflow::Placeholder,
-                Some("drop") => OnImageOverflow::Drop,
-                Some("error") => OnImageOverflow::Error,
-                _ => return Err(Error::invalid_request(
-                    format!(
+            "on_image_overflow" => {
+                options.on_image_overflow = match value.as_str() {
+                    Some("placeholder") => OnImageOverflow::Placeholder,
+                    Some("drop") => OnImageOverflow::Drop,
+                    Some("error") => OnImageOverflow::Error,
+                    _ => {
+                        return Err(Error::invalid_request(
+                            format!(
                         "on_image_overflow must be \"placeholder\", \"drop\" or \"error\", not {}",
                         value
                     ),
-                    key,
-                )),
-            },
+                            key,
+                        ))
+                    }
+                }
+            }
             _ => {
                 return Err(Error::invalid_request(
                     format!(

@@ -38,6 +38,10 @@ pub struct TailDriver {
     /// With a `scale`: `widen_by_scale × scale` times longer, at least `widen_at_least`.
     pub widen_by_scale: f64,
     pub widen_at_least: f64,
+    /// How many calls of a run of call messages a front end's shapes pair with their replies
+    /// (by comparing strings; a longer run's replies get numbers of their own, so the core gives
+    /// those messages): the cost of reading a history stays linear.
+    pub pair_run: usize,
 }
 
 /// The driver of every front end's tails (`tail` of `ankita_formats`).
@@ -54,6 +58,7 @@ pub const TAIL_DRIVER: TailDriver = TailDriver {
     widen_times: 4,
     widen_by_scale: 1.25,
     widen_at_least: 2.0,
+    pair_run: 64,
 };
 
 impl TailDriver {
@@ -72,6 +77,7 @@ impl TailDriver {
             "widen_times": self.widen_times,
             "widen_by_scale": self.widen_by_scale,
             "widen_at_least": self.widen_at_least,
+            "pair_run": self.pair_run,
         })
     }
 
@@ -136,7 +142,7 @@ mod tests {
         assert_eq!(tail["widen_by_scale"], 1.25);
         assert_eq!(tail["default_max_messages"], crate::DEFAULT_MAX_MESSAGES);
         assert_eq!(tail["whole_with"], json!(["clear_tool_results"]));
-        assert_eq!(tail.len(), 12);
+        assert_eq!(tail.len(), 13);
         let first = |options: Value| {
             let map = options.as_object().unwrap().clone();
             let given = |k: &str| map.get(k).is_some_and(|v| !v.is_null());

@@ -173,7 +173,7 @@ export const sessionStats = { made: 0, freed: 0 };
  *     min_before: number, first_with_budget: number, count_times: number, count_plus: number,
  *     first_at_least: number, default_max_messages: number, budget_keys: string[],
  *     default_budget_keys: string[], whole_with: string[], widen_times: number,
- *     widen_by_scale: number, widen_at_least: number,
+ *     widen_by_scale: number, widen_at_least: number, pair_run: number,
  *   },
  * }} FormatFacts what `ankita_formats` answers (but `ok`)
  */

@@ -19,6 +19,7 @@
 // format). Only the objects on the way to a replaced string are copied, and the long strings
 // are never serialised.
 
+import { native } from "#native";
 import { utf8Length } from "./bytes.js";
 import { formatFacts } from "./formats.js";
 import { restoreOriginals, withStandIns } from "./images.js";
@@ -113,9 +114,6 @@ export function plainRole(message, format) {
   return [plain.user, plain.model, ...plain.other_roles][role];
 }
 
-/** How many calls of a run the shapes pair (see {@link Numbers}). */
-const RUN = 64;
-
 /** A plain message's length no one measured (ankita_tail_select's shapes). */
 const NO_LENGTH = 0xffffffff;
 
@@ -139,7 +137,7 @@ export function shapesOf(messages, format, lengths) {
   const numbers = NUMBERS;
   numbers.reset();
   // Three words a message, most often; grown when calls or replies need more.
-  let words = new Uint32Array(3 * messages.length + 16);
+  let words = new Uint32Array(3 * (messages.length + 1));
   let at = 0;
   let calls = false;
   for (const message of messages) {
@@ -179,7 +177,8 @@ export function shapesOf(messages, format, lengths) {
  * looked up among the calls of the latest run alone (no string hashed): a reply's id or name
  * found there gets its call's number, one not found a new number — it could pair with nothing
  * else, and the core, seeing no pair, gives those messages. Two different strings never share
- * a number. A run of more than RUN calls pairs nothing (its replies get new numbers).
+ * a number. A run of more calls than the core's `pair_run` pairs nothing (its replies get new
+ * numbers).
  */
 class Numbers {
   constructor() {
@@ -189,12 +188,15 @@ class Numbers {
     this.numbers = [];
     this.count = 0;
     this.next = 1;
+    /** How many entries of the run are looked through (two a call). */
+    this.limit = 0;
   }
 
   /** A new history: no run, numbers from 1. */
   reset() {
     this.count = 0;
     this.next = 1;
+    this.limit = 2 * native().formats.tail.pair_run;
   }
 
   newRun() {
@@ -204,7 +206,7 @@ class Numbers {
   /** The number of a string met among the run's ids (`offset` 0) or names (1), or a new one. */
   lookup(text, offset) {
     const { run, numbers, count } = this;
-    if (count <= 2 * RUN) {
+    if (count <= this.limit) {
       for (let k = offset; k < count; k += 2) if (run[k] === text) return numbers[k];
     }
     return this.next++;

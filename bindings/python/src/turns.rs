@@ -12,6 +12,7 @@
 //! none of these kinds, and is given.
 
 use ankita::format::facts::{Field, PartKind, Turns, Val};
+use ankita::tail::driver::TAIL_DRIVER;
 use ankita::tail::select::Shapes;
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -67,7 +68,7 @@ impl Item {
 /// among the calls of the latest run alone (compared, never hashed): a reply's id or name found
 /// there gets its call's number, one not found a new number — it could pair with nothing else,
 /// and the core, seeing no pair, gives those messages. Two different strs never share a
-/// number (0: none). A run of more than [`Ids::RUN`] calls pairs nothing.
+/// number (0: none). A run of more calls than the core's `pair_run` pairs nothing.
 pub(crate) struct Ids {
     /// The latest run's calls: id, its number, name, its number (borrowed strs).
     run: Vec<[(*mut ffi::PyObject, u32); 2]>,
@@ -77,8 +78,6 @@ pub(crate) struct Ids {
 }
 
 impl Ids {
-    const RUN: usize = 64;
-
     pub(crate) fn new() -> Ids {
         Ids {
             run: Vec::new(),
@@ -100,7 +99,7 @@ impl Ids {
         if text.is_null() {
             return 0;
         }
-        if self.run.len() <= Self::RUN {
+        if self.run.len() <= TAIL_DRIVER.pair_run {
             for call in &self.run {
                 let (seen, n) = call[k];
                 // SAFETY: forwarded; exact strs compare without running Python code.
