@@ -270,18 +270,10 @@ enum Plan {
     Sanitize,
 }
 
-/// The format `options` name (absent or null: the default), if any.
-fn format_of(options: &Map<String, Value>) -> Option<Format> {
-    match options.get("format") {
-        None | Some(Value::Null) => Some(Format::default()),
-        Some(Value::String(name)) => Format::from_name(name),
-        Some(_) => None,
-    }
-}
-
 fn plan(call: Call, options: &Map<String, Value>, n: usize) -> Plan {
     let driver = &TAIL_DRIVER;
-    let Some(format) = format_of(options) else {
+    // A format that names none: the whole history's request answers the error.
+    let Ok(format) = crate::request::format_of(options) else {
         return Plan::Whole;
     };
     let traits = format.traits();

@@ -17,6 +17,7 @@
 //! Python objects where they are.
 
 use ankita::format::Format;
+use ankita::request::format_of;
 use ankita::tail::select::{
     self, After, Call, Next, Shapes, StandIns, Tail, ROLE_MODEL, ROLE_OTHER, ROLE_USER,
 };
@@ -410,20 +411,11 @@ pub(crate) fn sanitize_from_tail<'py>(
             Err(_) => return Ok(None),
         };
     }
-    let Some(format) = format_named(&options) else {
+    let Ok(format) = format_of(&options) else {
         return Ok(None);
     };
     let whole = writer(messages, stand_ins);
     converse(py, messages, Call::Sanitize, &options, format, &whole)
-}
-
-/// The format `options` name, if any.
-fn format_named(options: &Map<String, Value>) -> Option<Format> {
-    match options.get("format") {
-        None | Some(Value::Null) => Some(Format::default()),
-        Some(Value::String(name)) => Format::from_name(name),
-        Some(_) => None,
-    }
 }
 
 /// The trim of `messages` (the caller's, in order) from a tail, as the result's messages and
@@ -434,7 +426,7 @@ pub(crate) fn trim_from_tail<'py>(
     options: &Map<String, Value>,
     stand_ins: bool,
 ) -> PyResult<Option<Done<'py>>> {
-    let Some(format) = format_named(options) else {
+    let Ok(format) = format_of(options) else {
         return Ok(None);
     };
     let whole = writer(messages, stand_ins);
